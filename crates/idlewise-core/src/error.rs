@@ -1,0 +1,38 @@
+//! One error type for the engine. Every variant names what was wrong and where, so that the
+//! Python layer can point at a file, line or field without guessing.
+
+use thiserror::Error;
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum Error {
+    /// A device description is malformed or physically impossible.
+    #[error("device {source_name}: {field}: {message}")]
+    Device { source_name: String, field: String, message: String },
+
+    /// A policy spec string could not be understood or does not fit the device.
+    #[error("policy '{spec}': {message}")]
+    PolicySpec { spec: String, message: String },
+
+    /// A trace record is invalid. `index` is the 0-based record position in the columns.
+    #[error("record {index}, field '{field}': {message}")]
+    TraceRecord { index: usize, field: &'static str, message: String },
+
+    /// A trace as a whole is unusable (empty, columns of different lengths, ...).
+    #[error("trace: {0}")]
+    Trace(String),
+
+    /// A run option is out of range.
+    #[error("option '{option}': {message}")]
+    Option { option: String, message: String },
+}
+
+impl Error {
+    pub(crate) fn device(source_name: &str, field: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Device { source_name: source_name.to_string(), field: field.into(), message: message.into() }
+    }
+    pub(crate) fn spec(spec: &str, message: impl Into<String>) -> Self {
+        Error::PolicySpec { spec: spec.to_string(), message: message.into() }
+    }
+}

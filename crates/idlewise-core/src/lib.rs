@@ -1,0 +1,29 @@
+//! idlewise-core: the engine behind idlewise.
+//!
+//! A pure-Rust simulator that replays I/O traces against power-managed devices under
+//! power-management policies and keeps an exact ledger of energy, time and wear.
+//! Nothing here knows about Python; the binding crate converts at the boundary.
+//!
+//! Module map:
+//! - [`device`]: power modes, transitions (with cheapest multi-hop routes), service model;
+//! - [`trace`]: column views of a request stream and their validation;
+//! - [`policy`]: power-management policies, one file per family, built from spec strings;
+//! - [`replay`]: the single-device replay loop (the hot path);
+//! - [`metrics`]: the energy/time ledger and response-time statistics;
+//! - [`evaluate`]: runs policies next to always-on and the oracle and normalises results.
+
+pub mod device;
+pub mod error;
+pub mod evaluate;
+pub mod metrics;
+pub mod policy;
+pub mod replay;
+pub mod trace;
+pub mod units;
+
+pub use device::Device;
+pub use error::{Error, Result};
+pub use evaluate::{evaluate, Report};
+pub use policy::{Policy, PolicySpec};
+pub use replay::{replay, ReplayOptions};
+pub use trace::TraceView;

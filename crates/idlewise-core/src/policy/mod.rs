@@ -1,0 +1,286 @@
+//! Power-management policies. Each family lives in its own file and is selected by a spec
+//! string such as `timeout:2s`, `stpm:knob=50` or `randomized:seed=7`.
+//!
+//! A policy is consulted once per idle gap: when the queue empties it fills a [`Plan`] — the mode
+//! changes to make if nothing arrives — and when the gap ends it is told how long the gap was.
+//! The replay engine carries the plan out; policies never touch the ledger.
+
+mod always_on;
+mod breakeven;
+mod experts;
+mod oracle;
+mod predictive;
+mod randomized;
+mod stpm;
+mod timeout;
+
+use crate::device::{Device, READY};
+use crate::error::{Error, Result};
+use crate::units::parse_duration_s;
+
+/// One planned mode change: begin the transition to `mode` `at_s` seconds after the gap began
+/// (or as soon as the previous step's transition has finished, if later).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Step {
+    pub at_s: f64,
+    pub mode: usize,
+}
+
+/// What a policy wants to happen during one idle gap.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub steps: Vec<Step>,
+    /// Wake early so the device is ready exactly when the next request arrives. Only an offline
+    /// policy, which knows the gap, can honour this; the engine ignores it if the wake-up would
+    /// have had to start before the device settled.
+    pub prewake: bool,
+}
+
+impl Plan {
+    pub fn clear(&mut self) {
+        self.steps.clear();
+        self.prewake = false;
+    }
+
+    pub fn push(&mut self, at_s: f64, mode: usize) {
+        self.steps.push(Step { at_s, mode });
+    }
+}
+
+/// What a policy is told when a gap begins.
+#[derive(Debug, Clone, Copy)]
+pub struct GapStart {
+    /// Absolute time the queue emptied.
+    pub time_s: f64,
+    /// Length of the gap until the next arrival. Future knowledge: only offline policies
+    /// (the oracle) may read it; online policies learn gap lengths through [`Policy::end_gap`].
+    pub gap_s: f64,
+}
+
+/// Run-wide facts a policy may use when it is built.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BuildContext {
+    /// Platform base power (W) of the simulated system; STPM weighs delays with it.
+    pub base_power_w: f64,
+}
+
+pub trait Policy: Send {
+    /// The expanded spec this policy runs, e.g. `timeout:4s` or `stpm:knob=50,base=1.44W`.
+    fn name(&self) -> &str;
+    /// Fills `plan` for the gap that starts now. `plan` arrives empty.
+    fn plan_gap(&mut self, gap: &GapStart, plan: &mut Plan);
+    /// The gap that began with the last `plan_gap` ended after `idle_s` seconds (arrival minus
+    /// the time the queue emptied).
+    fn end_gap(&mut self, _idle_s: f64) {}
+}
+
+/// Documentation of one policy parameter, for `idlewise policies`.
+#[derive(Debug, Clone, Copy)]
+pub struct ParamDoc {
+    pub name: &'static str,
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+/// A policy family: its name, what it does, its parameters and how to build it.
+pub struct Family {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub params: &'static [ParamDoc],
+    pub example: &'static str,
+    build: fn(&PolicySpec, &Device, &BuildContext) -> Result<Box<dyn Policy>>,
+}
+
+/// Every policy family, in the order `idlewise policies` lists them.
+pub fn families() -> &'static [Family] {
+    static FAMILIES: [Family; 8] = [
+        always_on::FAMILY,
+        timeout::FAMILY,
+        breakeven::FAMILY,
+        randomized::FAMILY,
+        stpm::FAMILY,
+        experts::FAMILY,
+        predictive::FAMILY,
+        oracle::FAMILY,
+    ];
+    &FAMILIES
+}
+
+/// A parsed spec string: `family` or `family:arg,arg,...` where each arg is `key=value` or a bare
+/// value (for `timeout:2s`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicySpec {
+    pub text: String,
+    pub family: String,
+    pub args: Vec<(Option<String>, String)>,
+}
+
+impl PolicySpec {
+    pub fn parse(text: &str) -> Result<PolicySpec> {
+        let text = text.trim();
+        let (family, rest) = match text.split_once(':') {
+            Some((f, r)) => (f.trim(), Some(r)),
+            None => (text, None),
+        };
+        if !families().iter().any(|f| f.name == family) {
+            let names: Vec<&str> = families().iter().map(|f| f.name).collect();
+            return Err(Error::spec(text, format!("unknown policy '{family}'; known policies: {}", names.join(", "))));
+        }
+        let mut args = Vec::new();
+        if let Some(rest) = rest {
+            for part in rest.split(',') {
+                let part = part.trim();
+                if part.is_empty() {
+                    return Err(Error::spec(text, "empty parameter (stray comma or colon)"));
+                }
+                match part.split_once('=') {
+                    Some((k, v)) => args.push((Some(k.trim().to_string()), v.trim().to_string())),
+                    None => args.push((None, part.to_string())),
+                }
+            }
+        }
+        Ok(PolicySpec { text: text.to_string(), family: family.to_string(), args })
+    }
+
+    /// Builds the policy for a device. Errors name the spec and say what was expected.
+    pub fn build(&self, device: &Device, ctx: &BuildContext) -> Result<Box<dyn Policy>> {
+        let family = families().iter().find(|f| f.name == self.family).expect("family checked at parse");
+        (family.build)(self, device, ctx)
+    }
+
+    fn error(&self, message: impl Into<String>) -> Error {
+        Error::spec(&self.text, message)
+    }
+
+    /// Rejects bare values and keys not in `allowed`.
+    fn expect_keys(&self, allowed: &[&str]) -> Result<()> {
+        for (key, value) in &self.args {
+            match key {
+                None => {
+                    return Err(self.error(format!(
+                        "unexpected value '{value}'; write parameters as key=value ({})",
+                        if allowed.is_empty() { "this policy takes none".to_string() } else { allowed.join(", ") }
+                    )))
+                }
+                Some(k) if !allowed.contains(&k.as_str()) => {
+                    return Err(self.error(format!(
+                        "unknown parameter '{k}'; {}",
+                        if allowed.is_empty() { "this policy takes none".to_string() } else { format!("expected one of {}", allowed.join(", ")) }
+                    )))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn raw(&self, key: &str) -> Option<&str> {
+        self.args.iter().rev().find(|(k, _)| k.as_deref() == Some(key)).map(|(_, v)| v.as_str())
+    }
+
+    /// A plain number parameter within `[min, max]`.
+    fn number(&self, key: &str, default: f64, min: f64, max: f64) -> Result<f64> {
+        let Some(raw) = self.raw(key) else { return Ok(default) };
+        let value: f64 = raw.parse().map_err(|_| self.error(format!("parameter '{key}' must be a number, got '{raw}'")))?;
+        if !(value.is_finite() && value >= min && value <= max) {
+            return Err(self.error(format!("parameter '{key}' must be between {min} and {max}, got {value}")));
+        }
+        Ok(value)
+    }
+
+    /// A power parameter written with its unit (`1.44W` or `1440mW`).
+    fn power_w(&self, key: &str, default: f64) -> Result<f64> {
+        let Some(raw) = self.raw(key) else { return Ok(default) };
+        let (number, scale) = if let Some(n) = raw.strip_suffix("mW") {
+            (n, 1e-3)
+        } else if let Some(n) = raw.strip_suffix('W') {
+            (n, 1.0)
+        } else {
+            return Err(self.error(format!("parameter '{key}' is a power; write it with a unit, e.g. '1.44W' or '500mW', got '{raw}'")));
+        };
+        let value: f64 = number.trim().parse().map_err(|_| self.error(format!("parameter '{key}': '{raw}' is not a power")))?;
+        if !(value.is_finite() && value >= 0.0) {
+            return Err(self.error(format!("parameter '{key}' must be a non-negative power, got '{raw}'")));
+        }
+        Ok(value * scale)
+    }
+
+    fn duration_s(&self, raw: &str, what: &str) -> Result<f64> {
+        parse_duration_s(raw).map_err(|m| self.error(format!("{what}: {m}")))
+    }
+
+    fn seed(&self, key: &str, default: u64) -> Result<u64> {
+        let Some(raw) = self.raw(key) else { return Ok(default) };
+        raw.parse().map_err(|_| self.error(format!("parameter '{key}' must be a non-negative integer, got '{raw}'")))
+    }
+}
+
+/// Formats a float for an expanded spec: shortest form that round-trips to a readable value.
+pub(crate) fn fmt_num(v: f64) -> String {
+    let s = format!("{v:.6}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// The deepest mode of a device, or an error explaining that the policy needs one.
+pub(crate) fn require_low_power_mode(spec: &PolicySpec, device: &Device) -> Result<usize> {
+    device.deepest_mode().ok_or_else(|| {
+        spec.error(format!("device '{}' has only its ready mode; this policy needs a low-power mode to move to", device.name))
+    })
+}
+
+/// Keeps only cascade steps that go strictly deeper at strictly later times: a shallower mode
+/// whose threshold is not earlier than a deeper one's is never worth entering.
+pub(crate) fn monotone_cascade(device: &Device, mut steps: Vec<Step>) -> Vec<Step> {
+    steps.retain(|s| s.at_s.is_finite() && s.mode != READY);
+    steps.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+    let mut kept: Vec<Step> = Vec::with_capacity(steps.len());
+    for step in steps {
+        while let Some(last) = kept.last() {
+            if device.modes[last.mode].power_w <= device.modes[step.mode].power_w {
+                break; // `step` is not deeper: drop it below
+            }
+            if last.at_s >= step.at_s {
+                kept.pop();
+            } else {
+                break;
+            }
+        }
+        if kept.last().map_or(true, |last| device.modes[step.mode].power_w < device.modes[last.mode].power_w) {
+            kept.push(step);
+        }
+    }
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::tests::two_state;
+
+    #[test]
+    fn unknown_family_and_parameters_are_named() {
+        let err = PolicySpec::parse("timout:2s").unwrap_err().to_string();
+        assert!(err.contains("unknown policy 'timout'") && err.contains("timeout"), "{err}");
+        let d = two_state();
+        let ctx = BuildContext::default();
+        let err = PolicySpec::parse("stpm:knobb=5").unwrap().build(&d, &ctx).err().unwrap().to_string();
+        assert!(err.contains("unknown parameter 'knobb'"), "{err}");
+        let err = PolicySpec::parse("stpm:knob=150").unwrap().build(&d, &ctx).err().unwrap().to_string();
+        assert!(err.contains("between 0 and 100"), "{err}");
+        let err = PolicySpec::parse("timeout:2parsecs").unwrap().build(&d, &ctx).err().unwrap().to_string();
+        assert!(err.contains("unknown time unit"), "{err}");
+        let err = PolicySpec::parse("timeout:standby=2s").unwrap().build(&d, &ctx).err().unwrap().to_string();
+        assert!(err.contains("unknown mode 'standby'"), "{err}");
+        let err = PolicySpec::parse("stpm:base=3").unwrap().build(&d, &ctx).err().unwrap().to_string();
+        assert!(err.contains("with a unit"), "{err}");
+    }
+
+    #[test]
+    fn every_family_builds_with_defaults_on_a_two_state_device() {
+        let d = two_state();
+        for f in families() {
+            let p = PolicySpec::parse(f.example).unwrap().build(&d, &BuildContext::default());
+            assert!(p.is_ok(), "{}: {:?}", f.name, p.err());
+        }
+    }
+}

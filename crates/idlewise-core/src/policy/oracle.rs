@@ -1,0 +1,40 @@
+//! `oracle`: the offline optimum per gap (ALGORITHMS §2.4). Knowing the gap length `T`, it picks
+//! the mode with the least energy `E_down + E_up + P·(T − T_down − T_up)` (or `P_ready·T` to stay),
+//! among modes whose round trip fits in the gap, goes there at once and wakes early so the device
+//! is ready exactly at the next arrival: it adds no delay. Gaps are independent because every
+//! request needs the ready mode, so the sum of per-gap optima is the optimum over schedules that
+//! add no delay.
+
+use super::{BuildContext, Family, GapStart, Plan, Policy, PolicySpec};
+use crate::device::{Device, READY};
+use crate::error::Result;
+
+pub(super) const FAMILY: Family = Family {
+    name: "oracle",
+    summary: "Offline optimum per gap over all modes, with pre-wake (no added delay); the lower reference.",
+    params: &[],
+    example: "oracle",
+    build,
+};
+
+struct Oracle {
+    device: Device,
+}
+
+fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<dyn Policy>> {
+    spec.expect_keys(&[])?;
+    Ok(Box::new(Oracle { device: device.clone() }))
+}
+
+impl Policy for Oracle {
+    fn name(&self) -> &str {
+        "oracle"
+    }
+    fn plan_gap(&mut self, gap: &GapStart, plan: &mut Plan) {
+        let (mode, _) = self.device.best_mode_for_gap(gap.gap_s);
+        if mode != READY {
+            plan.push(0.0, mode);
+            plan.prewake = true;
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! `timeout`: fixed timeouts. `timeout:2s` moves to the deepest mode after 2 s of idleness;
+//! `timeout:low-power-idle=0.5s,standby=5s` is a cascade, each mode at its own idle time.
+
+use super::{BuildContext, Family, GapStart, ParamDoc, Plan, Policy, PolicySpec, Step};
+use crate::device::{Device, READY};
+use crate::error::Result;
+use crate::units::format_duration_s;
+
+pub(super) const FAMILY: Family = Family {
+    name: "timeout",
+    summary: "Fixed timeout(s): after the given idle time, move to the deepest mode, or to each named mode in turn.",
+    params: &[
+        ParamDoc { name: "<duration>", default: "required", help: "idle time before moving to the deepest mode, e.g. timeout:2s" },
+        ParamDoc { name: "<mode>=<duration>", default: "", help: "cascade: idle time before moving to each named mode, e.g. timeout:low-power-idle=0.5s,standby=5s" },
+    ],
+    example: "timeout:2s",
+    build,
+};
+
+struct Timeout {
+    name: String,
+    steps: Vec<Step>,
+}
+
+fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<dyn Policy>> {
+    if spec.args.is_empty() {
+        return Err(spec.error("needs a timeout, e.g. 'timeout:2s' or 'timeout:standby=5s'"));
+    }
+    let mut steps = Vec::new();
+    for (key, value) in &spec.args {
+        let at_s = spec.duration_s(value, "timeout")?;
+        let mode = match key {
+            None => super::require_low_power_mode(spec, device)?,
+            Some(name) => {
+                let known: Vec<&str> = device.modes.iter().skip(1).map(|m| m.name.as_str()).collect();
+                let m = device.mode_index(name).ok_or_else(|| {
+                    spec.error(format!("unknown mode '{name}' for device '{}'; its low-power modes are: {}", device.name, known.join(", ")))
+                })?;
+                if m == READY {
+                    return Err(spec.error(format!("'{name}' is the ready mode; a timeout moves to a low-power mode")));
+                }
+                m
+            }
+        };
+        steps.push(Step { at_s, mode });
+    }
+    steps.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+    let name = if spec.args.len() == 1 && spec.args[0].0.is_none() {
+        format!("timeout:{}", format_duration_s(steps[0].at_s))
+    } else {
+        let parts: Vec<String> =
+            steps.iter().map(|s| format!("{}={}", device.modes[s.mode].name, format_duration_s(s.at_s))).collect();
+        format!("timeout:{}", parts.join(","))
+    };
+    Ok(Box::new(Timeout { name, steps }))
+}
+
+impl Policy for Timeout {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn plan_gap(&mut self, _gap: &GapStart, plan: &mut Plan) {
+        plan.steps.extend_from_slice(&self.steps);
+    }
+}

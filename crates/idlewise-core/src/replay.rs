@@ -1,0 +1,291 @@
+//! Single-device trace replay: the hot loop.
+//!
+//! Semantics (pinned by tests, stated in `docs/semantics.md`):
+//! - The run spans the first arrival to the last completion; the device starts in
+//!   `initial_mode` (the ready mode unless asked otherwise) at the first arrival.
+//! - Open-loop arrivals, one FIFO server: `start = max(arrival, previous finish, device ready)`,
+//!   `response = finish − arrival`. Service time and energy come from the device's service model.
+//! - When the queue empties an idle gap begins; the policy plans its mode changes; the next
+//!   arrival wakes the device. A transition under way when a request arrives is finished first
+//!   (transitions are not aborted), then the wake-up starts.
+//! - Residency costs `power × time`; a transition costs its energy and takes its time.
+//!
+//! The loop touches only columns and a fixed-size ledger: no allocation per request (unless
+//! per-request response times are asked for) and one policy call per idle gap.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::device::{Device, Route, READY};
+use crate::error::{Error, Result};
+use crate::metrics::{Ledger, RunResult};
+use crate::policy::{GapStart, Plan, Policy};
+use crate::trace::TraceView;
+
+#[derive(Debug, Clone, Default)]
+pub struct ReplayOptions {
+    /// Platform base power (W) added over the makespan to give system energy.
+    pub base_power_w: f64,
+    /// Mode the device is in at the first arrival (index; 0 = ready).
+    pub initial_mode: usize,
+    /// Keep every request's response time in the result.
+    pub keep_per_request: bool,
+}
+
+/// How often (in requests) the progress counter is advanced.
+const PROGRESS_STRIDE: usize = 1 << 16;
+
+/// Replays a trace on a device under one policy. Validates the trace first.
+pub fn replay(trace: &TraceView, device: &Device, policy: &mut dyn Policy, opts: &ReplayOptions) -> Result<RunResult> {
+    trace.validate()?;
+    check_options(device, opts)?;
+    Ok(replay_validated(trace, device, policy, opts, None))
+}
+
+pub(crate) fn check_options(device: &Device, opts: &ReplayOptions) -> Result<()> {
+    if !(opts.base_power_w.is_finite() && opts.base_power_w >= 0.0) {
+        return Err(Error::Option { option: "base_power_w".into(), message: format!("must be a non-negative number of watts, got {}", opts.base_power_w) });
+    }
+    if opts.initial_mode >= device.mode_count() {
+        return Err(Error::Option {
+            option: "initial_mode".into(),
+            message: format!("device '{}' has {} modes, got index {}", device.name, device.mode_count(), opts.initial_mode),
+        });
+    }
+    Ok(())
+}
+
+struct Engine<'d> {
+    device: &'d Device,
+    ledger: Ledger,
+}
+
+impl<'d> Engine<'d> {
+    #[inline]
+    fn charge(&mut self, route: &Route, from: usize, to: usize) {
+        self.ledger.transition_time_s += route.time_s;
+        self.ledger.transition_energy_j += route.energy_j;
+        for &hop in &route.hops {
+            self.ledger.transition_counts[hop] += 1;
+        }
+        if to == READY {
+            self.ledger.wakeups_from[from] += 1;
+        }
+    }
+
+    /// Carries out `plan` for an idle gap that begins at `t0` in `start_mode` and ends with an
+    /// arrival at `arrival`. Returns the time the device is ready to serve (≥ `arrival`).
+    #[inline]
+    fn run_gap(&mut self, t0: f64, arrival: f64, start_mode: usize, plan: &Plan) -> f64 {
+        let device = self.device;
+        let mut t = t0;
+        let mut mode = start_mode;
+        for step in &plan.steps {
+            if step.mode == mode {
+                continue;
+            }
+            let begin = (t0 + step.at_s).max(t);
+            if begin >= arrival {
+                break;
+            }
+            // Two low-power modes with no route between them: the step cannot be taken.
+            let Some(route) = device.route(mode, step.mode) else { continue };
+            self.ledger.time_by_mode_s[mode] += begin - t;
+            self.charge(route, mode, step.mode);
+            t = begin + route.time_s;
+            mode = step.mode;
+            if t >= arrival {
+                break; // the transition is still under way when the request arrives
+            }
+        }
+        if mode == READY {
+            if t < arrival {
+                self.ledger.time_by_mode_s[READY] += arrival - t;
+                return arrival;
+            }
+            return t;
+        }
+        let up = device.up_route(mode);
+        if plan.prewake {
+            let wake_begin = arrival - up.time_s;
+            // The tolerance absorbs rounding in `t0 + T_down + (T − T_down − T_up)`.
+            if wake_begin >= t - 1e-9 * arrival.abs().max(1.0) {
+                self.ledger.time_by_mode_s[mode] += (wake_begin - t).max(0.0);
+                self.charge(up, mode, READY);
+                return arrival;
+            }
+        }
+        if t < arrival {
+            self.ledger.time_by_mode_s[mode] += arrival - t;
+            t = arrival;
+        }
+        self.charge(up, mode, READY);
+        t + up.time_s
+    }
+}
+
+/// The replay loop proper. `progress`, when given, is advanced every few thousand requests so
+/// another thread can draw a progress bar.
+pub(crate) fn replay_validated(
+    trace: &TraceView,
+    device: &Device,
+    policy: &mut dyn Policy,
+    opts: &ReplayOptions,
+    progress: Option<&AtomicU64>,
+) -> RunResult {
+    let n = trace.len();
+    let mut engine = Engine { device, ledger: Ledger::new(device, n, opts.keep_per_request) };
+    let mut plan = Plan::default();
+    plan.steps.reserve(device.mode_count() * 2 + 2);
+
+    let first_arrival_s = trace.arrival_s[0];
+    let mut free_at = first_arrival_s;
+    // Requests arriving before this time found the device waking up.
+    let mut woken_at = f64::NEG_INFINITY;
+    if opts.initial_mode != READY {
+        free_at = engine.run_gap(first_arrival_s, first_arrival_s, opts.initial_mode, &plan);
+        woken_at = free_at;
+    }
+    let mut head_bytes = 0.0;
+
+    for i in 0..n {
+        let arrival = trace.arrival_s[i];
+        if arrival > free_at {
+            plan.clear();
+            let gap_s = arrival - free_at;
+            policy.plan_gap(&GapStart { time_s: free_at, gap_s }, &mut plan);
+            let ready = engine.run_gap(free_at, arrival, READY, &plan);
+            policy.end_gap(gap_s);
+            if ready > arrival {
+                woken_at = ready;
+            }
+            free_at = ready;
+        }
+        if arrival < woken_at {
+            engine.ledger.delayed_requests += 1;
+        }
+        let offset_bytes = trace.offset_bytes[i] as f64;
+        let size_bytes = trace.size_bytes[i] as f64;
+        let (service_s, service_j) = device.service(size_bytes, trace.is_write[i] != 0, offset_bytes, head_bytes);
+        head_bytes = offset_bytes + size_bytes;
+        let start = free_at.max(arrival);
+        let finish = start + service_s;
+        engine.ledger.service_time_s += service_s;
+        engine.ledger.service_energy_j += service_j;
+        let response_s = finish - arrival;
+        engine.ledger.responses.record(response_s);
+        if let Some(all) = engine.ledger.per_request_response_s.as_mut() {
+            all.push(response_s);
+        }
+        free_at = finish;
+        if let Some(counter) = progress {
+            if i % PROGRESS_STRIDE == PROGRESS_STRIDE - 1 {
+                counter.fetch_add(PROGRESS_STRIDE as u64, Ordering::Relaxed);
+            }
+        }
+    }
+    if let Some(counter) = progress {
+        counter.fetch_add((n % PROGRESS_STRIDE) as u64, Ordering::Relaxed);
+    }
+    RunResult::from_ledger(engine.ledger, device, policy.name().to_string(), first_arrival_s, free_at, opts.base_power_w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::tests::two_state;
+    use crate::policy::{BuildContext, PolicySpec};
+
+    fn run(spec: &str, times: &[f64], sizes: &[i64], opts: &ReplayOptions) -> RunResult {
+        let d = two_state();
+        let offsets = vec![0i64; times.len()];
+        let ops = vec![0u8; times.len()];
+        let trace = TraceView::new(times, &offsets, sizes, &ops).unwrap();
+        let mut p = PolicySpec::parse(spec).unwrap().build(&d, &BuildContext { base_power_w: opts.base_power_w }).unwrap();
+        replay(&trace, &d, p.as_mut(), opts).unwrap()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9 * b.abs().max(1.0)
+    }
+
+    // Two-state device: ready 1 W, sleep 0 W, down 1 s/1 J, up 2 s/3 J; service = 10 ms +
+    // size/1 MB/s at 2 W. Requests of 990 kB take exactly 1 s (2 J).
+    const ONE_SECOND: i64 = 990_000;
+
+    #[test]
+    fn always_on_two_requests() {
+        let r = run("always-on", &[0.0, 10.0], &[ONE_SECOND, ONE_SECOND], &ReplayOptions::default());
+        assert!(close(r.makespan_s, 11.0));
+        assert!(close(r.time_by_mode_s[0], 9.0));
+        assert!(close(r.service_time_s, 2.0));
+        assert!(close(r.energy_j, 9.0 + 4.0));
+        assert_eq!(r.wakeups, 0);
+        assert!(close(r.mean_response_s, 1.0));
+        assert_eq!(r.delayed_requests, 0);
+    }
+
+    #[test]
+    fn timeout_sleeps_and_wake_delays_the_next_request() {
+        // Gap of 9 s; timeout 2 s: ready 2 s (2 J), down 1 s (1 J), sleep 6 s (0 J), wake 2 s (3 J).
+        let r = run("timeout:2s", &[0.0, 10.0], &[ONE_SECOND, ONE_SECOND], &ReplayOptions { base_power_w: 0.5, ..Default::default() });
+        assert!(close(r.time_by_mode_s[0], 2.0));
+        assert!(close(r.time_by_mode_s[1], 6.0));
+        assert!(close(r.transition_time_s, 3.0));
+        assert!(close(r.energy_j, 2.0 + 1.0 + 3.0 + 4.0));
+        assert!(close(r.makespan_s, 13.0));
+        assert!(close(r.system_energy_j, 10.0 + 0.5 * 13.0));
+        assert!(close(r.max_response_s, 3.0));
+        assert!(close(r.mean_response_s, 2.0));
+        assert_eq!((r.wakeups, r.delayed_requests), (1, 1));
+        assert!(close(r.accounted_time_s(), r.makespan_s));
+    }
+
+    #[test]
+    fn arrival_during_down_transition_waits_for_it_then_wakes() {
+        // Gap 2.5 s, timeout 2 s: down starts at gap+2 s, ends at gap+3 s, then 2 s wake.
+        let r = run("timeout:2s", &[0.0, 3.5], &[ONE_SECOND, ONE_SECOND], &ReplayOptions::default());
+        assert!(close(r.time_by_mode_s[0], 2.0));
+        assert!(close(r.time_by_mode_s[1], 0.0));
+        assert!(close(r.transition_time_s, 3.0));
+        // Request 2 arrives at 3.5, device ready at 1 + 2 + 1 + 2 = 6, finishes at 7.
+        assert!(close(r.max_response_s, 3.5));
+        assert!(close(r.energy_j, 2.0 + 4.0 + 4.0));
+    }
+
+    #[test]
+    fn oracle_prewakes_and_adds_no_delay() {
+        let r = run("oracle", &[0.0, 20.0, 23.0], &[ONE_SECOND; 3], &ReplayOptions::default());
+        // Gap 19 s: sleep (1 + 3 + 0) = 4 J < 19 J. Gap 2 s: too short, stay ready (2 J).
+        assert!(close(r.energy_j, 4.0 + 2.0 + 6.0));
+        assert!(close(r.mean_response_s, 1.0));
+        assert_eq!((r.wakeups, r.delayed_requests), (1, 0));
+        assert!(close(r.makespan_s, 24.0));
+        assert!(close(r.accounted_time_s(), r.makespan_s));
+    }
+
+    #[test]
+    fn queued_requests_are_fifo_and_busy_periods_have_no_gap() {
+        let r = run("timeout:0s", &[0.0, 0.5, 0.6], &[ONE_SECOND; 3], &ReplayOptions::default());
+        // Finishes at 1, 2, 3: responses 1, 1.5, 2.4; no gap, no wake-up.
+        assert!(close(r.mean_response_s, (1.0 + 1.5 + 2.4) / 3.0));
+        assert_eq!(r.wakeups, 0);
+        assert!(close(r.makespan_s, 3.0));
+    }
+
+    #[test]
+    fn initial_mode_starts_asleep() {
+        let r = run("always-on", &[0.0], &[ONE_SECOND], &ReplayOptions { initial_mode: 1, ..Default::default() });
+        assert!(close(r.makespan_s, 3.0));
+        assert!(close(r.energy_j, 3.0 + 2.0));
+        assert_eq!((r.wakeups, r.delayed_requests), (1, 1));
+    }
+
+    #[test]
+    fn rejects_bad_options() {
+        let d = two_state();
+        let trace = TraceView::new(&[0.0], &[0], &[1], &[0]).unwrap();
+        let mut p = PolicySpec::parse("always-on").unwrap().build(&d, &BuildContext::default()).unwrap();
+        assert!(replay(&trace, &d, p.as_mut(), &ReplayOptions { initial_mode: 5, ..Default::default() }).is_err());
+        assert!(replay(&trace, &d, p.as_mut(), &ReplayOptions { base_power_w: -1.0, ..Default::default() }).is_err());
+    }
+}

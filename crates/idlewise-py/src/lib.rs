@@ -1,0 +1,308 @@
+//! PyO3 bindings for idlewise-core: conversions between numpy/Python values and engine types,
+//! and nothing else. All simulation logic lives in `idlewise-core`.
+//!
+//! Errors become Python exceptions (`IdlewiseError`, a `ValueError`; `TraceRecordError` carries
+//! the offending record index and field so the Python reader can name the file and line). The
+//! GIL is released while a replay runs, so a Python thread can draw progress from a `Progress`.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use idlewise_core::device::{Device as CoreDevice, Provenance};
+use idlewise_core::error::Error;
+use idlewise_core::policy::{families, PolicySpec};
+use idlewise_core::{evaluate as core_evaluate, ReplayOptions, TraceView};
+use numpy::{PyArray1, PyReadonlyArray1};
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+create_exception!(_core, IdlewiseError, PyValueError, "Invalid input to idlewise: a device, policy, trace or option.");
+create_exception!(_core, TraceRecordError, IdlewiseError, "An invalid trace record; args are (message, record_index, field).");
+
+fn to_py_err(e: Error) -> PyErr {
+    match &e {
+        Error::TraceRecord { index, field, message } => TraceRecordError::new_err((message.clone(), *index, field.to_string())),
+        _ => IdlewiseError::new_err(e.to_string()),
+    }
+}
+
+/// A validated device model.
+#[pyclass(module = "idlewise._core", frozen)]
+struct Device {
+    inner: CoreDevice,
+}
+
+fn provenance<'py>(py: Python<'py>, dict: &Bound<'py, PyDict>, p: &Provenance) -> PyResult<()> {
+    let _ = py;
+    if !p.source.is_empty() {
+        dict.set_item("source", &p.source)?;
+    }
+    if !p.assumed.is_empty() {
+        dict.set_item("assumed", &p.assumed)?;
+    }
+    Ok(())
+}
+
+#[pymethods]
+impl Device {
+    /// Parses and validates a TOML description; `origin` names it in error messages.
+    #[staticmethod]
+    fn from_toml(text: &str, origin: &str) -> PyResult<Device> {
+        CoreDevice::from_toml(text, origin).map(|inner| Device { inner }).map_err(to_py_err)
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        &self.inner.name
+    }
+    #[getter]
+    fn kind(&self) -> &str {
+        self.inner.kind.as_str()
+    }
+    #[getter]
+    fn description(&self) -> &str {
+        &self.inner.description
+    }
+    #[getter]
+    fn source(&self) -> &str {
+        &self.inner.source
+    }
+    #[getter]
+    fn assumptions(&self) -> Vec<String> {
+        self.inner.assumptions.clone()
+    }
+
+    /// Modes in order (the first is the ready mode), each with its break-even time.
+    #[getter]
+    fn modes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty_bound(py);
+        for (i, m) in self.inner.modes.iter().enumerate() {
+            let d = PyDict::new_bound(py);
+            d.set_item("name", &m.name)?;
+            d.set_item("power_w", m.power_w)?;
+            d.set_item("serves", m.serves)?;
+            d.set_item("break_even_s", self.inner.break_even_s(i))?;
+            provenance(py, &d, &m.provenance)?;
+            list.append(d)?;
+        }
+        Ok(list)
+    }
+
+    #[getter]
+    fn transitions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty_bound(py);
+        for t in &self.inner.transitions {
+            let d = PyDict::new_bound(py);
+            d.set_item("from", &self.inner.modes[t.from].name)?;
+            d.set_item("to", &self.inner.modes[t.to].name)?;
+            d.set_item("time_s", t.time_s)?;
+            d.set_item("energy_j", t.energy_j)?;
+            provenance(py, &d, &t.provenance)?;
+            list.append(d)?;
+        }
+        Ok(list)
+    }
+
+    #[getter]
+    fn service<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = &self.inner.service;
+        let d = PyDict::new_bound(py);
+        d.set_item("overhead_s", s.overhead_s)?;
+        d.set_item("read_bandwidth_bytes_per_s", s.read_bandwidth_bytes_per_s)?;
+        d.set_item("write_bandwidth_bytes_per_s", s.write_bandwidth_bytes_per_s)?;
+        d.set_item("read_power_w", s.read_power_w)?;
+        d.set_item("write_power_w", s.write_power_w)?;
+        d.set_item("has_seek_model", s.seek.is_some())?;
+        provenance(py, &d, &s.provenance)?;
+        Ok(d)
+    }
+
+    #[getter]
+    fn start_stop_cycles(&self) -> Option<f64> {
+        self.inner.limits.start_stop_cycles
+    }
+
+    /// Time and energy to serve one request of `size_bytes` in the ready mode (no seek).
+    fn service_cost(&self, size_bytes: f64, is_write: bool) -> (f64, f64) {
+        self.inner.service(size_bytes, is_write, 0.0, 0.0)
+    }
+
+    /// Route (time_s, energy_j) between two modes by name, or None if there is none.
+    fn route(&self, from_mode: &str, to_mode: &str) -> PyResult<Option<(f64, f64)>> {
+        let index = |name: &str| {
+            self.inner.mode_index(name).ok_or_else(|| IdlewiseError::new_err(format!("device '{}' has no mode '{name}'", self.inner.name)))
+        };
+        let (a, b) = (index(from_mode)?, index(to_mode)?);
+        if a == b {
+            return Ok(Some((0.0, 0.0)));
+        }
+        Ok(self.inner.route(a, b).map(|r| (r.time_s, r.energy_j)))
+    }
+
+    fn mode_index(&self, name: &str) -> PyResult<usize> {
+        self.inner.mode_index(name).ok_or_else(|| {
+            let known: Vec<&str> = self.inner.modes.iter().map(|m| m.name.as_str()).collect();
+            IdlewiseError::new_err(format!("device '{}' has no mode '{name}'; its modes are: {}", self.inner.name, known.join(", ")))
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Device({})", self.inner.summary())
+    }
+}
+
+/// A counter of replayed requests that another Python thread can read while a run is going.
+#[pyclass(module = "idlewise._core", frozen)]
+struct Progress {
+    done: Arc<AtomicU64>,
+}
+
+#[pymethods]
+impl Progress {
+    #[new]
+    fn new() -> Self {
+        Progress { done: Arc::new(AtomicU64::new(0)) }
+    }
+    #[getter]
+    fn done(&self) -> u64 {
+        self.done.load(Ordering::Relaxed)
+    }
+}
+
+/// Checks trace columns; raises TraceRecordError naming the first bad record.
+#[pyfunction]
+fn validate_trace(
+    time_s: PyReadonlyArray1<f64>,
+    offset_bytes: PyReadonlyArray1<i64>,
+    size_bytes: PyReadonlyArray1<i64>,
+    is_write: PyReadonlyArray1<u8>,
+) -> PyResult<()> {
+    let trace = TraceView::new(time_s.as_slice()?, offset_bytes.as_slice()?, size_bytes.as_slice()?, is_write.as_slice()?).map_err(to_py_err)?;
+    trace.validate().map_err(to_py_err)
+}
+
+/// Parses a policy spec and builds it for a device, to fail fast on bad specs.
+#[pyfunction]
+#[pyo3(signature = (spec, device, base_power_w=0.0))]
+fn check_policy(spec: &str, device: &Device, base_power_w: f64) -> PyResult<()> {
+    let parsed = PolicySpec::parse(spec).map_err(to_py_err)?;
+    parsed.build(&device.inner, &idlewise_core::policy::BuildContext { base_power_w }).map(|_| ()).map_err(to_py_err)
+}
+
+/// The policy families with their parameters.
+#[pyfunction]
+fn policy_families(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let list = PyList::empty_bound(py);
+    for f in families() {
+        let d = PyDict::new_bound(py);
+        d.set_item("name", f.name)?;
+        d.set_item("summary", f.summary)?;
+        d.set_item("example", f.example)?;
+        let params = PyList::empty_bound(py);
+        for p in f.params {
+            let pd = PyDict::new_bound(py);
+            pd.set_item("name", p.name)?;
+            pd.set_item("default", p.default)?;
+            pd.set_item("help", p.help)?;
+            params.append(pd)?;
+        }
+        d.set_item("params", params)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+/// Replays the trace under each policy (plus the always-on and oracle references) and returns
+/// one dict per policy.
+#[pyfunction]
+#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, base_power_w=0.0, initial_mode=0, keep_per_request=false, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn evaluate<'py>(
+    py: Python<'py>,
+    time_s: PyReadonlyArray1<'py, f64>,
+    offset_bytes: PyReadonlyArray1<'py, i64>,
+    size_bytes: PyReadonlyArray1<'py, i64>,
+    is_write: PyReadonlyArray1<'py, u8>,
+    device: &Device,
+    policies: Vec<String>,
+    base_power_w: f64,
+    initial_mode: usize,
+    keep_per_request: bool,
+    progress: Option<&Progress>,
+) -> PyResult<Bound<'py, PyList>> {
+    let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
+    let (t, o, s, w) = (time_s.as_slice()?, offset_bytes.as_slice()?, size_bytes.as_slice()?, is_write.as_slice()?);
+    let trace = TraceView::new(t, o, s, w).map_err(to_py_err)?;
+    let opts = ReplayOptions { base_power_w, initial_mode, keep_per_request };
+    let counter = progress.map(|p| Arc::clone(&p.done));
+    let core_device = &device.inner;
+    let reports = py
+        .allow_threads(|| core_evaluate(&trace, core_device, &specs, &opts, counter.as_deref()))
+        .map_err(to_py_err)?;
+
+    let out = PyList::empty_bound(py);
+    for report in reports {
+        let r = report.run;
+        let d = PyDict::new_bound(py);
+        d.set_item("policy", &r.policy)?;
+        d.set_item("device", &r.device)?;
+        d.set_item("requests", r.requests)?;
+        d.set_item("first_arrival_s", r.first_arrival_s)?;
+        d.set_item("makespan_s", r.makespan_s)?;
+        d.set_item("energy_j", r.energy_j)?;
+        d.set_item("system_energy_j", r.system_energy_j)?;
+        d.set_item("base_power_w", r.base_power_w)?;
+        let by_mode_e = PyDict::new_bound(py);
+        let by_mode_t = PyDict::new_bound(py);
+        for (i, name) in r.mode_names.iter().enumerate() {
+            by_mode_e.set_item(name, r.energy_by_mode_j[i])?;
+            by_mode_t.set_item(name, r.time_by_mode_s[i])?;
+        }
+        d.set_item("energy_by_mode_j", by_mode_e)?;
+        d.set_item("time_by_mode_s", by_mode_t)?;
+        let transitions = PyDict::new_bound(py);
+        for (from, to, count) in &r.transition_counts {
+            transitions.set_item(format!("{from}->{to}"), *count)?;
+        }
+        d.set_item("transitions", transitions)?;
+        d.set_item("transition_time_s", r.transition_time_s)?;
+        d.set_item("transition_energy_j", r.transition_energy_j)?;
+        d.set_item("service_time_s", r.service_time_s)?;
+        d.set_item("service_energy_j", r.service_energy_j)?;
+        d.set_item("wakeups", r.wakeups)?;
+        d.set_item("cycle_wakeups", r.cycle_wakeups)?;
+        d.set_item("mean_response_s", r.mean_response_s)?;
+        d.set_item("p50_response_s", r.p50_response_s)?;
+        d.set_item("p95_response_s", r.p95_response_s)?;
+        d.set_item("p99_response_s", r.p99_response_s)?;
+        d.set_item("max_response_s", r.max_response_s)?;
+        d.set_item("delayed_requests", r.delayed_requests)?;
+        d.set_item("normalized_energy", report.normalized_energy)?;
+        d.set_item("normalized_system_energy", report.normalized_system_energy)?;
+        d.set_item("normalized_mean_response", report.normalized_mean_response)?;
+        d.set_item("energy_vs_oracle", report.energy_vs_oracle)?;
+        d.set_item("wakeups_per_day", report.cycle_wakeups_per_day)?;
+        d.set_item("rated_start_stop_cycles", r.rated_cycles)?;
+        d.set_item("years_to_rated_cycles", report.years_to_rated_cycles)?;
+        if let Some(all) = r.per_request_response_s {
+            d.set_item("response_s", PyArray1::from_vec_bound(py, all))?;
+        }
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Device>()?;
+    m.add_class::<Progress>()?;
+    m.add_function(wrap_pyfunction!(validate_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(check_policy, m)?)?;
+    m.add_function(wrap_pyfunction!(policy_families, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate, m)?)?;
+    m.add("IdlewiseError", m.py().get_type_bound::<IdlewiseError>())?;
+    m.add("TraceRecordError", m.py().get_type_bound::<TraceRecordError>())?;
+    Ok(())
+}
