@@ -280,6 +280,61 @@ mod tests {
         assert_eq!((r.wakeups, r.delayed_requests), (1, 1));
     }
 
+    fn device(toml_modes: &str) -> Device {
+        Device::from_toml(
+            &format!("name='t'\nkind='disk'\n{toml_modes}\n[service]\noverhead_s=0\nread_bandwidth_bytes_per_s=1e6\nwrite_bandwidth_bytes_per_s=1e6\nactive_power_w=2\n"),
+            "t.toml",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn delay_can_buy_energy_below_the_no_delay_oracle() {
+        // Sleep is free and instant to enter; waking is free but takes 2 s. A 1 s gap is too
+        // short for the oracle's round trip (it stays ready: 1 J), but `timeout:0s` sleeps
+        // through it for 0 J and makes the next request wait 2 s. Documented in semantics.md.
+        let d = device("[[modes]]\nname='on'\npower_w=1\nserves=true\n[[modes]]\nname='off'\npower_w=0\n[[transitions]]\nfrom='on'\nto='off'\ntime_s=0\nenergy_j=0\n[[transitions]]\nfrom='off'\nto='on'\ntime_s=2\nenergy_j=0");
+        let (t, o, s, w) = ([0.0, 2.0], [0i64; 2], [1_000_000i64; 2], [0u8; 2]);
+        let trace = TraceView::new(&t, &o, &s, &w).unwrap();
+        let specs = [PolicySpec::parse("timeout:0s").unwrap()];
+        let r = &crate::evaluate(&trace, &d, &specs, &ReplayOptions::default(), None).unwrap()[0];
+        assert!(close(r.run.energy_j, 4.0));
+        assert!(close(r.energy_vs_oracle, 4.0 / 5.0));
+        assert!(close(r.run.mean_response_s, 2.0));
+        assert_eq!(r.run.delayed_requests, 1);
+    }
+
+    #[test]
+    fn randomized_timeout_is_e_over_e_minus_1_competitive_in_expectation() {
+        // Instant transitions, b = 1 J, r = 1 W: B = 1 s. On gaps of exactly B the expected cost
+        // is e/(e-1)·b against OPT = b (ALGORITHMS 2.1), independent of the gap length.
+        let d = device("[[modes]]\nname='on'\npower_w=1\nserves=true\n[[modes]]\nname='off'\npower_w=0\n[[transitions]]\nfrom='on'\nto='off'\ntime_s=0\nenergy_j=0\n[[transitions]]\nfrom='off'\nto='on'\ntime_s=0\nenergy_j=1");
+        for gap in [0.3, 1.0, 2.0] {
+            let n = 40_000;
+            let t: Vec<f64> = (0..n).map(|i| i as f64 * gap).collect();
+            let (o, s, w) = (vec![0i64; n], vec![0i64; n], vec![0u8; n]);
+            let trace = TraceView::new(&t, &o, &s, &w).unwrap();
+            let specs = [PolicySpec::parse("randomized:seed=11").unwrap()];
+            let r = &crate::evaluate(&trace, &d, &specs, &ReplayOptions::default(), None).unwrap()[0];
+            let expected = std::f64::consts::E / (std::f64::consts::E - 1.0);
+            assert!((r.energy_vs_oracle - expected).abs() < 0.01, "gap {gap}: ratio {}", r.energy_vs_oracle);
+        }
+    }
+
+    #[test]
+    fn randomized_is_deterministic_per_seed() {
+        let d = two_state();
+        let t: Vec<f64> = (0..200).map(|i| i as f64 * 3.7).collect();
+        let (o, s, w) = (vec![0i64; 200], vec![1000i64; 200], vec![0u8; 200]);
+        let trace = TraceView::new(&t, &o, &s, &w).unwrap();
+        let go = |seed: u64| {
+            let mut p = PolicySpec::parse(&format!("randomized:seed={seed}")).unwrap().build(&d, &BuildContext::default()).unwrap();
+            replay(&trace, &d, p.as_mut(), &ReplayOptions::default()).unwrap().energy_j
+        };
+        assert_eq!(go(5), go(5));
+        assert_ne!(go(5), go(6));
+    }
+
     #[test]
     fn rejects_bad_options() {
         let d = two_state();

@@ -1,0 +1,25 @@
+"""idlewise: how much energy would this device have used on this workload under that power
+policy, what would it have cost in response time and wear, and how close is that to the best
+possible?
+
+Quick start::
+
+    import idlewise
+    trace = idlewise.read_trace("trace.csv")            # or Trace.from_arrays(...)
+    results = idlewise.simulate(trace, "hitachi-microdrive-1gb", ["timeout:2s", "breakeven"])
+    results.to_pandas()
+"""
+
+from ._core import policy_families
+from .devices import Device, catalog_names, load_device
+from .errors import IdlewiseError, TraceError
+from .results import Results
+from .simulate import simulate
+from .traces import Trace, read_csv, read_srt, read_trace
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Device", "IdlewiseError", "Results", "Trace", "TraceError", "catalog_names", "load_device",
+    "policy_families", "read_csv", "read_srt", "read_trace", "simulate",
+]

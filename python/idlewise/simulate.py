@@ -1,0 +1,81 @@
+"""Running policies on a trace. A thin layer: checks arguments, hands columns to the engine
+(which releases the GIL), and draws a progress bar when a run takes more than a second."""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+from . import _core
+from .devices import Device, load_device
+from .errors import IdlewiseError, TraceRecordError
+from .results import Results
+from .traces import Trace
+
+#: Seconds a run must last before a progress bar appears.
+PROGRESS_AFTER_S = 1.0
+
+
+def _run_with_progress(call, total: int, show: bool, label: str):
+    progress = _core.Progress()
+    outcome: dict = {}
+
+    def work():
+        try:
+            outcome["value"] = call(progress)
+        except BaseException as e:  # handed to the caller's thread below
+            outcome["error"] = e
+
+    worker = threading.Thread(target=work, name="idlewise-replay", daemon=True)
+    worker.start()
+    worker.join(PROGRESS_AFTER_S)
+    if worker.is_alive() and show:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                      transient=True) as bar:
+            task = bar.add_task(label, total=total, completed=progress.done)
+            while worker.is_alive():
+                worker.join(0.1)
+                bar.update(task, completed=progress.done)
+    worker.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initial_mode: str | None = None,
+             keep_response_times: bool = False, progress: bool | None = None) -> Results:
+    """Replays ``trace`` on ``device`` (a :class:`Device`, catalog name or TOML path) under each
+    policy spec, next to the always-on and oracle references.
+
+    ``initial_mode`` names the mode the device is in at the first arrival (default: ready).
+    ``progress``: draw a progress bar for runs over a second (default: when stderr is a terminal).
+    """
+    if not isinstance(trace, Trace):
+        raise IdlewiseError(f"simulate() needs a Trace, got {type(trace).__name__}; build one with Trace.from_arrays or read_trace")
+    device = load_device(device) if not isinstance(device, Device) else device
+    specs = [policies] if isinstance(policies, str) else list(policies)
+    if not specs:
+        raise IdlewiseError("no policy given; e.g. 'timeout:2s' (see `idlewise policies`)")
+    for spec in specs:
+        _core.check_policy(spec, device, float(base_power_w))
+    mode_index = 0 if initial_mode is None else device.mode_index(initial_mode)
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+
+    def call(counter):
+        return _core.evaluate(trace.time_s, trace.offset_bytes, trace.size_bytes, trace.is_write, device, specs,
+                              base_power_w=float(base_power_w), initial_mode=mode_index,
+                              keep_per_request=keep_response_times, progress=counter)
+
+    total = len(trace) * (len(specs) + 2)
+    try:
+        records = _run_with_progress(call, total, show, f"replaying {trace.name}")
+    except TraceRecordError as e:
+        raise trace.record_error(e) from None
+    for r in records:
+        r["trace"] = trace.name
+    return Results(records, trace.name)
+
+
+__all__ = ["simulate"]

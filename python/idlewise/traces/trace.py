@@ -1,0 +1,131 @@
+"""The :class:`Trace` column container.
+
+Columns are numpy arrays in the dtypes the engine borrows without copying. Validation of values
+(finite, ordered times; non-negative sizes) happens in the engine; errors come back with the
+record index, which a trace read from a file turns into ``file:line``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from .. import _core
+from ..errors import TraceError, TraceRecordError
+
+
+def _column(name: str, values, dtype, origin: str) -> np.ndarray:
+    array = np.asarray(values)
+    if array.ndim != 1:
+        raise TraceError(f"{origin}: column '{name}' must be one-dimensional, got shape {array.shape}")
+    if np.issubdtype(dtype, np.integer) and array.dtype.kind == "f":
+        bad = ~np.isfinite(array) | (array != np.floor(array))
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise TraceError(f"{origin}: record {i}, field '{name}': expected a whole number of bytes, got {array[i]}")
+    if array.dtype.kind not in "biuf":
+        raise TraceError(f"{origin}: column '{name}' must be numeric, got dtype {array.dtype}")
+    return np.ascontiguousarray(array, dtype=dtype)
+
+
+def _ops(op, is_write, n: int, origin: str) -> np.ndarray:
+    if op is not None and is_write is not None:
+        raise TraceError(f"{origin}: give either 'op' or 'is_write', not both")
+    if is_write is not None:
+        return _column("is_write", np.asarray(is_write).astype(np.uint8), np.uint8, origin)
+    if op is None:
+        return np.zeros(n, dtype=np.uint8)
+    ops = np.asarray(op)
+    if ops.dtype.kind in "biu":
+        return _column("op", ops, np.uint8, origin)
+    upper = np.char.upper(ops.astype(str))
+    is_w = upper == "W"
+    bad = ~(is_w | (upper == "R"))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise TraceError(f"{origin}: record {i}, field 'op': expected 'R' or 'W', got {ops[i]!r}")
+    return is_w.astype(np.uint8)
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A request stream as columns, in arrival order."""
+
+    time_s: np.ndarray
+    offset_bytes: np.ndarray
+    size_bytes: np.ndarray
+    is_write: np.ndarray
+    name: str = "trace"
+    #: File the trace came from, for error messages.
+    path: Optional[str] = None
+    #: 1-based file line of each record (None when not read from a line-oriented file).
+    lines: Optional[np.ndarray] = field(default=None, repr=False)
+    #: Records whose position changed when the trace was sorted by time (0 if not sorted).
+    records_moved: int = 0
+    #: What the reader skipped and why, e.g. {"summary lines": 3}.
+    skipped: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_arrays(cls, time_s, size_bytes, op=None, *, offset_bytes=None, is_write=None, name="trace",
+                    sort=False, path=None, lines=None, skipped=None) -> "Trace":
+        """Builds a trace from array-likes. ``op`` holds 'R'/'W' strings or 0/1; ``is_write`` booleans.
+
+        Times must be in order unless ``sort=True``, which sorts stably and records how many
+        records moved in :attr:`records_moved`.
+        """
+        origin = path or name
+        t = _column("time_s", time_s, np.float64, origin)
+        n = len(t)
+        size = _column("size_bytes", size_bytes, np.int64, origin)
+        offset = np.zeros(n, dtype=np.int64) if offset_bytes is None else _column("offset_bytes", offset_bytes, np.int64, origin)
+        w = _ops(op, is_write, n, origin)
+        for column_name, column in (("size_bytes", size), ("offset_bytes", offset), ("op", w)):
+            if len(column) != n:
+                raise TraceError(f"{origin}: column '{column_name}' has {len(column)} values but 'time_s' has {n}")
+        line_numbers = None if lines is None else np.asarray(lines, dtype=np.int64)
+        moved = 0
+        if sort and n:
+            if np.isnan(t).any():
+                i = int(np.argmax(np.isnan(t)))
+                where = f"line {line_numbers[i]}" if line_numbers is not None else f"record {i}"
+                raise TraceError(f"{origin}: {where}, field 'time_s': time must be a finite number, got nan")
+            order = np.argsort(t, kind="stable")
+            moved = int(np.count_nonzero(order != np.arange(n)))
+            t, size, offset, w = t[order], size[order], offset[order], w[order]
+            if line_numbers is not None:
+                line_numbers = line_numbers[order]
+        trace = cls(t, offset, size, w, name=name, path=path, lines=line_numbers, records_moved=moved,
+                    skipped=dict(skipped or {}))
+        trace.validate()
+        return trace
+
+    def __len__(self) -> int:
+        return len(self.time_s)
+
+    def validate(self) -> None:
+        """Raises :class:`TraceError` naming the file and line (or record) of the first bad record."""
+        try:
+            _core.validate_trace(self.time_s, self.offset_bytes, self.size_bytes, self.is_write)
+        except TraceRecordError as e:
+            raise self.record_error(e) from None
+        except _core.IdlewiseError as e:
+            raise TraceError(f"{self.path or self.name}: {e}") from None
+
+    def record_error(self, error: TraceRecordError) -> TraceError:
+        message, index, field_name = error.args
+        if self.lines is not None and 0 <= index < len(self.lines):
+            where = f"line {int(self.lines[index])}"
+        else:
+            where = f"record {index}"
+        return TraceError(f"{self.path or self.name}: {where}, field '{field_name}': {message}")
+
+    @property
+    def span_s(self) -> float:
+        return float(self.time_s[-1] - self.time_s[0]) if len(self) else 0.0
+
+    def describe(self) -> str:
+        reads = int(len(self) - self.is_write.sum())
+        return (f"{self.name}: {len(self):,} requests ({reads:,} reads, {len(self) - reads:,} writes) "
+                f"over {self.span_s:,.1f} s")
