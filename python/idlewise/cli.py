@@ -28,6 +28,12 @@ DEMO_POLICIES = ["always-on", "timeout:60s", "timeout:10s", "timeout:2s", "break
                  "stpm:knob=50", "experts", "predictive", "oracle"]
 
 
+def _console(stderr: bool = False) -> Console:
+    """A console that does not truncate tables when output goes to a file or pipe."""
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(stderr=stderr) if stream.isatty() else Console(stderr=stderr, width=200)
+
+
 def _fmt_time(seconds: float) -> str:
     if not math.isfinite(seconds):
         return "-"
@@ -65,7 +71,7 @@ def _print_results(results: Results, args, title: str) -> None:
         json.dump(results.to_dicts(json_safe=True), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     else:
-        Console().print(results_table(results, title))
+        _console().print(results_table(results, title))
 
 
 def cmd_demo(args) -> int:
@@ -82,7 +88,7 @@ def cmd_demo(args) -> int:
 
 def cmd_simulate(args) -> int:
     trace = read_trace(args.trace, format=args.format, sort=args.sort)
-    console = Console(stderr=True)
+    console = _console(stderr=True)
     if trace.records_moved and not args.json:
         console.print(f"sorted by time: moved {trace.records_moved:,} records")
     elif trace.records_moved:
@@ -95,7 +101,7 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_devices(args) -> int:
-    console = Console()
+    console = _console()
     if not args.name:
         table = Table(title="catalog devices (idlewise devices NAME for details)", title_justify="left")
         for column in ("name", "kind", "modes", "description"):
@@ -152,7 +158,7 @@ def cmd_policies(args) -> int:
     for f in families:
         params = "\n".join(f"{p['name']}" + (f" ({p['default']})" if p["default"] else "") + f": {p['help']}" for p in f["params"])
         table.add_row(f["name"], f["summary"], params or "-", f["example"])
-    Console().print(table)
+    _console().print(table)
     return 0
 
 

@@ -71,7 +71,8 @@ def read_csv(path: str | os.PathLike, *, sort: bool = False, name: str | None = 
     try:
         table = pacsv.read_csv(
             path,
-            convert_options=pacsv.ConvertOptions(column_types=_TYPES, strings_can_be_null=False, quoted_strings_can_be_null=False),
+            convert_options=pacsv.ConvertOptions(column_types=_TYPES, null_values=[], strings_can_be_null=False,
+                                                quoted_strings_can_be_null=False),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as e:
         raise TraceError(_diagnose(path) or f"{path}: {e}") from None
