@@ -98,6 +98,16 @@ def test_predictive_shuts_down_at_once_and_prewakes(microdrive):
     assert (short["wakeups"], short["delayed_requests"]) == (7, 4)
 
 
+def test_experts_first_gap_uses_the_uniform_average_of_the_grid(microdrive):
+    # Uniform initial weights: tau = B/25 * sum(1.15^-i, i = 0..24), B = standby break-even.
+    be_sb = next(m["break_even_s"] for m in microdrive.modes if m["name"] == "standby")
+    tau = be_sb / 25 * sum(1.15 ** -i for i in range(25))
+    r, s, sj = two_requests(microdrive, "experts", 10.0)
+    assert r["time_by_mode_s"]["performance-idle"] == pytest.approx(tau)
+    assert r["time_by_mode_s"]["standby"] == pytest.approx(10.0 - tau - 0.32)
+    assert r["max_response_s"] == pytest.approx(0.82 + s)
+
+
 def test_experts_moves_towards_immediate_spin_down_on_long_gaps(microdrive):
     service_s, _ = microdrive.service_cost(4096, False)
     times = np.cumsum([0.0] + [service_s + 60.0] * 300)

@@ -162,6 +162,16 @@ def cmd_policies(args) -> int:
     return 0
 
 
+def _watts(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a power in watts, got {text!r}") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"must be a non-negative number of watts, got {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="idlewise", description="Replay I/O traces against power-managed devices and policies.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -169,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="replay the bundled hplajw week on a catalog laptop disk under several policies")
     demo.add_argument("--device", default=DEMO_DEVICE, help=f"catalog name or TOML path (default {DEMO_DEVICE})")
     demo.add_argument("--policy", action="append", help="policy spec (repeatable; default: a representative set)")
-    demo.add_argument("--base-power", type=float, default=0.0, metavar="W", help="platform base power for system energy")
+    demo.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power for system energy")
     demo.add_argument("--json", action="store_true", help="print results as JSON")
     demo.set_defaults(func=cmd_demo)
 
@@ -177,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("trace", help="trace file (simple CSV 'time_s,offset_bytes,size_bytes,op' or HP SRT)")
     sim.add_argument("--device", required=True, help="catalog name or TOML path")
     sim.add_argument("--policy", action="append", required=True, help="policy spec, e.g. timeout:2s (repeatable)")
-    sim.add_argument("--base-power", type=float, default=0.0, metavar="W", help="platform base power added to system energy")
+    sim.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power added to system energy")
     sim.add_argument("--initial-mode", default=None, metavar="MODE", help="mode the device is in at the first request (default: ready)")
     sim.add_argument("--format", default="auto", choices=("auto",) + FORMATS, help="trace format (default: recognise)")
     sim.add_argument("--sort", action="store_true", help="sort records by time instead of refusing out-of-order times")
@@ -197,9 +207,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "base_power", 0.0) is not None and getattr(args, "base_power", 0.0) < 0:
-        print("idlewise: error: --base-power must be non-negative", file=sys.stderr)
-        return 2
     try:
         return args.func(args)
     except (IdlewiseError, OSError) as e:

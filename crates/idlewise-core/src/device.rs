@@ -538,7 +538,7 @@ impl Device {
         }
     }
 
-    /// Builds the mode table of the catalog name list shown by `idlewise devices`.
+    /// One line: name, kind and each mode's power.
     pub fn summary(&self) -> String {
         let modes: Vec<String> = self.modes.iter().map(|m| format!("{} {:.3} W", m.name, m.power_w)).collect();
         format!("{} ({}): {}", self.name, self.kind.as_str(), modes.join(", "))

@@ -98,15 +98,4 @@ def read_csv(path: str | os.PathLike, *, sort: bool = False, name: str | None = 
     )
 
 
-def write_csv(trace: Trace, path: str | os.PathLike) -> None:
-    """Writes a trace in the simple CSV format (readable back by :func:`read_csv`)."""
-    table = pa.table({
-        "time_s": trace.time_s,
-        "offset_bytes": trace.offset_bytes,
-        "size_bytes": trace.size_bytes,
-        "op": np.where(trace.is_write.astype(bool), "W", "R"),
-    })
-    pacsv.write_csv(table, os.fspath(path), write_options=pacsv.WriteOptions(quoting_style="none"))
-
-
-__all__ = ["read_csv", "write_csv", "COLUMNS"]
+__all__ = ["read_csv", "COLUMNS"]
