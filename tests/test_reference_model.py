@@ -56,7 +56,7 @@ def test_engine_matches_reference_model(gaps, sizes, timeout_s, device):
     times = np.cumsum([0.0] + gaps)
     sizes = sizes[: len(times)]
     ref_energy, ref_makespan, ref_mean = reference_replay(spec, times, sizes, timeout_s, target)
-    r = idlewise.simulate(trace_of(times, sizes), device, f"timeout:{target}={timeout_s * 1000:.9f}ms")[0]
+    r = idlewise.simulate(trace_of(times, sizes), device, f"timeout:{target}={timeout_s!r}s")[0]
     assert r["energy_j"] == pytest.approx(ref_energy, rel=1e-9, abs=1e-9)
     assert r["makespan_s"] == pytest.approx(ref_makespan, rel=1e-9, abs=1e-9)
     assert r["mean_response_s"] == pytest.approx(ref_mean, rel=1e-9, abs=1e-12)

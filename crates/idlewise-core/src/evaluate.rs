@@ -23,6 +23,7 @@ pub struct Report {
     pub normalized_mean_response: f64,
     /// Device energy / oracle device energy (the empirical competitive ratio).
     pub energy_vs_oracle: f64,
+    pub wakeups_per_day: f64,
     pub cycle_wakeups_per_day: f64,
     pub years_to_rated_cycles: Option<f64>,
 }
@@ -66,6 +67,7 @@ pub fn evaluate(
             normalized_system_energy: ratio(run.system_energy_j, always_on.system_energy_j),
             normalized_mean_response: ratio(run.mean_response_s, always_on.mean_response_s),
             energy_vs_oracle: ratio(run.energy_j, oracle.energy_j),
+            wakeups_per_day: run.wakeups_per_day(),
             cycle_wakeups_per_day: run.cycle_wakeups_per_day(),
             years_to_rated_cycles: run.years_to_rated_cycles(),
             run,

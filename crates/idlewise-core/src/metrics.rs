@@ -200,9 +200,18 @@ impl RunResult {
         self.time_by_mode_s.iter().sum::<f64>() + self.transition_time_s + self.service_time_s
     }
 
-    /// Rated-cycle wake-ups per day of trace time.
+    fn per_day(&self, count: u64) -> f64 {
+        if self.makespan_s <= 0.0 { 0.0 } else { count as f64 * 86_400.0 / self.makespan_s }
+    }
+
+    /// Wake-ups (from any low-power mode) per day of trace time.
+    pub fn wakeups_per_day(&self) -> f64 {
+        self.per_day(self.wakeups)
+    }
+
+    /// Wake-ups that consume a rated start/stop cycle, per day of trace time.
     pub fn cycle_wakeups_per_day(&self) -> f64 {
-        if self.makespan_s <= 0.0 { 0.0 } else { self.cycle_wakeups as f64 * 86_400.0 / self.makespan_s }
+        self.per_day(self.cycle_wakeups)
     }
 
     /// Years until the rated start/stop cycles are used up at this run's rate (`None` when the

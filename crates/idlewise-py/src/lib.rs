@@ -283,7 +283,8 @@ fn evaluate<'py>(
         d.set_item("normalized_system_energy", report.normalized_system_energy)?;
         d.set_item("normalized_mean_response", report.normalized_mean_response)?;
         d.set_item("energy_vs_oracle", report.energy_vs_oracle)?;
-        d.set_item("wakeups_per_day", report.cycle_wakeups_per_day)?;
+        d.set_item("wakeups_per_day", report.wakeups_per_day)?;
+        d.set_item("cycle_wakeups_per_day", report.cycle_wakeups_per_day)?;
         d.set_item("rated_start_stop_cycles", r.rated_cycles)?;
         d.set_item("years_to_rated_cycles", report.years_to_rated_cycles)?;
         if let Some(all) = r.per_request_response_s {
