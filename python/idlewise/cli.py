@@ -21,7 +21,7 @@ from .errors import IdlewiseError
 from .results import Results
 from .simulate import simulate
 from .traces import read_srt, read_trace
-from .traces.load import FORMATS
+from .traces import FORMATS
 
 DEMO_DEVICE = "hitachi-travelstar-5k320"
 DEMO_POLICIES = ["always-on", "timeout:60s", "timeout:10s", "timeout:2s", "breakeven", "randomized:seed=1",

@@ -3,17 +3,25 @@
 Columns are numpy arrays in the dtypes the engine borrows without copying. Validation of values
 (finite, ordered times; non-negative sizes) happens in the engine; errors come back with the
 record index, which a trace read from a file turns into ``file:line``.
+
+A trace read from a multi-device file keeps a ``stream`` column (the device number of each
+record); :meth:`Trace.select_stream` and :meth:`Trace.split_streams` give per-device traces.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import warnings
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import numpy as np
 
 from .. import _core
 from ..errors import TraceError, TraceRecordError
+
+
+class TraceWarning(UserWarning):
+    """Something in a trace looks wrong but is not an error (zero sizes, an implausible span)."""
 
 
 def _column(name: str, values, dtype, origin: str) -> np.ndarray:
@@ -66,10 +74,17 @@ class Trace:
     records_moved: int = 0
     #: What the reader skipped and why, e.g. {"summary lines": 3}.
     skipped: dict = field(default_factory=dict)
+    #: Device number of each record, for multi-device traces (None: a single device).
+    stream: Optional[np.ndarray] = field(default=None, repr=False)
+    #: Records (or lines) the reader examined, skipped ones included.
+    records_read: int = 0
+    #: The format the trace was read in.
+    format: str = "arrays"
 
     @classmethod
     def from_arrays(cls, time_s, size_bytes, op=None, *, offset_bytes=None, is_write=None, name="trace",
-                    sort=False, path=None, lines=None, skipped=None) -> "Trace":
+                    sort=False, path=None, lines=None, skipped=None, stream=None, records_read=None,
+                    format="arrays") -> "Trace":
         """Builds a trace from array-likes. ``op`` holds 'R'/'W' strings or 0/1; ``is_write`` booleans.
 
         Times must be in order unless ``sort=True``, which sorts stably and records how many
@@ -85,6 +100,9 @@ class Trace:
             if len(column) != n:
                 raise TraceError(f"{origin}: column '{column_name}' has {len(column)} values but 'time_s' has {n}")
         line_numbers = None if lines is None else np.asarray(lines, dtype=np.int64)
+        streams = None if stream is None else _column("stream", stream, np.int64, origin)
+        if streams is not None and len(streams) != n:
+            raise TraceError(f"{origin}: column 'stream' has {len(streams)} values but 'time_s' has {n}")
         moved = 0
         if sort and n:
             if np.isnan(t).any():
@@ -96,10 +114,62 @@ class Trace:
             t, size, offset, w = t[order], size[order], offset[order], w[order]
             if line_numbers is not None:
                 line_numbers = line_numbers[order]
+            if streams is not None:
+                streams = streams[order]
         trace = cls(t, offset, size, w, name=name, path=path, lines=line_numbers, records_moved=moved,
-                    skipped=dict(skipped or {}))
+                    skipped=dict(skipped or {}), stream=streams,
+                    records_read=n + sum((skipped or {}).values()) if records_read is None else records_read,
+                    format=format)
         trace.validate()
+        trace.warn_if_suspicious()
         return trace
+
+    def warn_if_suspicious(self) -> None:
+        """Warns (:class:`TraceWarning`) about zero sizes and spans that suggest a wrong time unit."""
+        origin = self.path or self.name
+        zero = int(np.count_nonzero(self.size_bytes == 0))
+        if zero:
+            warnings.warn(f"{origin}: {zero:,} records have size 0 (served in the overhead time alone)", TraceWarning, stacklevel=3)
+        if len(self) >= 100:
+            span = self.span_s
+            if span < 1e-3:
+                warnings.warn(f"{origin}: {len(self):,} requests within {span:.3g} s; is the time unit right?", TraceWarning, stacklevel=3)
+            elif span > 10 * 365.25 * 86400:
+                warnings.warn(f"{origin}: the trace spans {span / 86400 / 365.25:,.0f} years; is the time unit right?", TraceWarning, stacklevel=3)
+
+    def subset(self, mask_or_index, *, name: Optional[str] = None) -> "Trace":
+        """The records selected by a boolean mask or index array, in their order."""
+        def pick(a):
+            return None if a is None else a[mask_or_index]
+        return replace(self, time_s=self.time_s[mask_or_index], offset_bytes=self.offset_bytes[mask_or_index],
+                       size_bytes=self.size_bytes[mask_or_index], is_write=self.is_write[mask_or_index],
+                       lines=pick(self.lines), stream=pick(self.stream), name=name or self.name)
+
+    def streams(self) -> list[int]:
+        """Device numbers present (``[]`` for a single-device trace)."""
+        return [] if self.stream is None else [int(s) for s in np.unique(self.stream)]
+
+    def select_stream(self, stream: int) -> "Trace":
+        """The records of one device, as a single-device trace."""
+        if self.stream is None:
+            raise TraceError(f"{self.path or self.name}: the trace has a single device; there is no stream {stream} to select")
+        mask = self.stream == stream
+        if not mask.any():
+            raise TraceError(f"{self.path or self.name}: no records for stream {stream}; streams present: "
+                             f"{', '.join(map(str, self.streams()))}")
+        return replace(self.subset(mask, name=f"{self.name}#{stream}"), stream=None)
+
+    def split_streams(self) -> dict:
+        """One single-device trace per device number (the trace itself if it has one device)."""
+        if self.stream is None:
+            return {None: self}
+        return {s: self.select_stream(s) for s in self.streams()}
+
+    def read_report(self) -> str:
+        skipped = ", ".join(f"{n:,} {why}" for why, n in self.skipped.items() if n)
+        return (f"{self.path or self.name}: read {self.records_read:,} records as {self.format}, "
+                f"kept {len(self):,}" + (f", skipped {skipped}" if skipped else "")
+                + (f"; sorted, moving {self.records_moved:,}" if self.records_moved else ""))
 
     def __len__(self) -> int:
         return len(self.time_s)

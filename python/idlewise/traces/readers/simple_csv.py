@@ -14,8 +14,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from ..errors import TraceError
-from .trace import Trace
+from ...errors import TraceError
+from ..trace import Trace
 
 COLUMNS = ("time_s", "offset_bytes", "size_bytes", "op")
 _TYPES = {"time_s": pa.float64(), "offset_bytes": pa.int64(), "size_bytes": pa.int64(), "op": pa.string()}
@@ -95,6 +95,7 @@ def read_csv(path: str | os.PathLike, *, sort: bool = False, name: str | None = 
         path=path,
         lines=np.arange(2, table.num_rows + 2),
         sort=sort,
+        format="csv",
     )
 
 

@@ -15,8 +15,8 @@ import re
 
 import numpy as np
 
-from ..errors import TraceError
-from .trace import Trace
+from ...errors import TraceError
+from ..trace import Trace
 
 
 def _records(path: str):
@@ -45,9 +45,9 @@ def _records(path: str):
     return header, records
 
 
-def read_srt(path: str | os.PathLike, *, disk: int | None = 0, sort: bool = False, name: str | None = None) -> Trace:
-    """Reads an HP SRT trace. ``disk`` picks one disk by DiskSim's ``(devno >> 8) & 0xff``
-    mapping (``None`` keeps all); records of other disks are counted in ``trace.skipped``."""
+def read_srt(path: str | os.PathLike, *, disk: int | None = None, sort: bool = False, name: str | None = None) -> Trace:
+    """Reads an HP SRT trace; each disk (DiskSim's ``(devno >> 8) & 0xff`` mapping) is a stream.
+    ``disk`` keeps one disk only; records of other disks are counted in ``trace.skipped``."""
     path = os.fspath(path)
     header, records = _records(path)
     match = re.search(r"sectorsize\s*=\s*(\d+)", header)
@@ -64,10 +64,13 @@ def read_srt(path: str | os.PathLike, *, disk: int | None = 0, sort: bool = Fals
         r[:, 6].astype(np.int64),
         offset_bytes=r[:, 7].astype(np.int64) * sector_bytes,
         is_write=(r[:, 11] & 1) == 0,
-        name=name or os.path.basename(path) + ("" if disk is None else f"#disk{disk}"),
+        name=name or os.path.basename(path) + ("" if disk is None else f"#{disk}"),
         path=path,
         sort=sort,
         skipped=skipped,
+        stream=None if disk is not None else disks[keep].astype(np.int64),
+        records_read=len(records),
+        format="srt",
     )
 
 

@@ -1,0 +1,69 @@
+"""Workload transforms shown exactly on small inputs."""
+
+import numpy as np
+import pytest
+
+import idlewise
+from idlewise import IdlewiseError
+from idlewise.traces import apply_transform
+
+
+def small():
+    # time, offset
+    return idlewise.Trace.from_arrays([0.0, 1.0, 2.5, 4.0, 4.2, 9.0], [10] * 6,
+                                      offset_bytes=[50, 10, 40, 30, 20, 60], op=list("RWRWRR"))
+
+
+def test_compress_by_time_anchors_groups_at_their_first_request():
+    t = apply_transform(small(), "compress:3s")
+    # Groups: [0, 1, 2.5] start 0; [4, 4.2] start 4 (>= 0+3); [9] start 9.
+    assert list(t.time_s) == [0.0, 0.0, 0.0, 4.0, 4.0, 9.0]
+    assert list(t.offset_bytes) == [50, 10, 40, 30, 20, 60]
+    assert list(t.is_write) == [0, 1, 0, 1, 0, 0]
+
+
+def test_compress_reorder_sorts_each_group_by_offset():
+    t = apply_transform(small(), "compress-reorder:3s")
+    assert list(t.time_s) == [0.0, 0.0, 0.0, 4.0, 4.0, 9.0]
+    assert list(t.offset_bytes) == [10, 40, 50, 20, 30, 60]
+    assert list(t.is_write) == [1, 0, 0, 0, 1, 0]
+
+
+def test_count_based_compression():
+    t = apply_transform(small(), "compress-reorder:4ops")
+    assert list(t.time_s) == [0.0, 0.0, 0.0, 0.0, 4.2, 4.2]
+    assert list(t.offset_bytes) == [10, 30, 40, 50, 20, 60]
+    assert list(apply_transform(small(), "compress:2ops").time_s) == [0.0, 0.0, 2.5, 2.5, 4.2, 4.2]
+
+
+def test_window_scale_stream_and_chains():
+    assert list(apply_transform(small(), "window:1s..4.2s").time_s) == [1.0, 2.5, 4.0]
+    assert list(apply_transform(small(), "scale:0.5").time_s) == [0.0, 0.5, 1.25, 2.0, 2.1, 4.5]
+    chained = apply_transform(small(), "window:0s..5s+compress:2s")
+    # window keeps 0..4.2; groups anchored at 0 ([0, 1]) and 2.5 ([2.5, 4.0, 4.2], all < 4.5).
+    assert list(chained.time_s) == [0.0, 0.0, 2.5, 2.5, 2.5]
+    multi = idlewise.Trace.from_arrays([0.0, 1.0, 2.0], [1, 1, 1], stream=[3, 5, 3])
+    assert list(apply_transform(multi, "stream:3").time_s) == [0.0, 2.0]
+    assert apply_transform(small(), "none") is not None
+
+
+def test_compression_lengthens_idle_gaps_and_keeps_requests():
+    rng = np.random.default_rng(4)
+    times = np.cumsum(rng.exponential(1.0, 2000))
+    trace = idlewise.Trace.from_arrays(times, np.full(2000, 4096), offset_bytes=rng.integers(0, 1 << 30, 2000))
+    compressed = apply_transform(trace, "compress-reorder:64ops")
+    assert len(compressed) == len(trace)
+    assert sorted(compressed.offset_bytes) == sorted(trace.offset_bytes)
+    r = idlewise.simulate(compressed, "hitachi-microdrive-1gb", "timeout:2s")[0]
+    base = idlewise.simulate(trace, "hitachi-microdrive-1gb", "timeout:2s")[0]
+    assert r["energy_j"] < base["energy_j"]
+
+
+@pytest.mark.parametrize("spec, needle", [
+    ("compress", "incomplete transform"), ("compress:2parsecs", "unknown time unit"), ("compress:0ops", "at least 1"),
+    ("window:5s..1s", "ends before"), ("window:100s..200s", "no request"), ("scale:-1", "positive"),
+    ("rotate:90", "unknown or incomplete"), ("stream:1", "single device"),
+])
+def test_bad_transforms(spec, needle):
+    with pytest.raises(IdlewiseError, match=needle):
+        apply_transform(small(), spec)
