@@ -28,7 +28,7 @@ def read_blkparse(path, *, sort: bool = False, name: str | None = None) -> Trace
     refuse_binary(path, head_bytes(path), "blkparse")
     rows = {"Q": [], "D": []}
     skipped = {"events of other actions": 0, "events that are neither reads nor writes": 0,
-               "summary lines": 0, "events without a sector range": 0}
+               "events without data (flushes, barriers)": 0, "summary lines": 0, "events without a sector range": 0}
     examined = 0
     with open(path, encoding="utf-8", errors="replace") as f:
         in_summary = False
@@ -54,6 +54,9 @@ def read_blkparse(path, *, sort: bool = False, name: str | None = None) -> Trace
             data = DATA.match(rest)
             if not data:
                 skipped["events without a sector range"] += 1
+                continue
+            if int(data.group(2)) == 0:
+                skipped["events without data (flushes, barriers)"] += 1
                 continue
             rows[action].append((float(time_text), int(data.group(1)), int(data.group(2)), "W" in rwbs,
                                  int(major) * 256 + int(minor), line_number))
