@@ -21,7 +21,7 @@ from .errors import IdlewiseError
 from .results import Results
 from .simulate import simulate
 from .traces import read_srt, read_trace
-from .traces import FORMATS
+from .traces import FORMATS, READERS, apply_transform, write_parquet
 
 DEMO_DEVICE = "hitachi-travelstar-5k320"
 DEMO_POLICIES = ["always-on", "timeout:60s", "timeout:10s", "timeout:2s", "breakeven", "randomized:seed=1",
@@ -86,17 +86,105 @@ def cmd_demo(args) -> int:
     return 0
 
 
+def _report_read(trace, quiet: bool) -> None:
+    if not quiet:
+        print(f"idlewise: {trace.read_report()}", file=sys.stderr)
+
+
 def cmd_simulate(args) -> int:
-    trace = read_trace(args.trace, format=args.format, sort=args.sort)
-    console = _console(stderr=True)
-    if trace.records_moved and not args.json:
-        console.print(f"sorted by time: moved {trace.records_moved:,} records")
-    elif trace.records_moved:
-        print(f"idlewise: sorted by time: moved {trace.records_moved:,} records", file=sys.stderr)
-    for reason, count in trace.skipped.items():
-        print(f"idlewise: skipped {count:,} {reason}", file=sys.stderr)
-    results = simulate(trace, args.device, args.policy, base_power_w=args.base_power, initial_mode=args.initial_mode)
-    _print_results(results, args, f"{trace.describe()}\nreplayed on {args.device}")
+    trace = read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
+    _report_read(trace, args.json)
+    records = []
+    for stream, part in trace.split_streams().items():
+        part = apply_transform(part, args.transform) if args.transform else part
+        for r in simulate(part, args.device, args.policy, base_power_w=args.base_power, initial_mode=args.initial_mode):
+            r["stream"] = stream
+            records.append(r)
+    results = Results(records, trace.name)
+    title = f"{trace.describe()}" + (f" [{args.transform}]" if args.transform else "") + f"\nreplayed on {args.device}"
+    if trace.stream is not None and not args.json:
+        title += f", each of {len(trace.streams())} devices as its own disk (policy column shows #device)"
+        for r in records:
+            r["policy"] = f"#{r['stream']} {r['policy']}"
+    _print_results(results, args, title)
+    return 0
+
+
+def cmd_trace_convert(args) -> int:
+    trace = read_trace(args.input, format=args.format, sort=args.sort)
+    if not args.output.endswith(".parquet"):
+        raise IdlewiseError(f"{args.output}: convert writes Parquet; name the output *.parquet")
+    write_parquet(trace, args.output)
+    print(f"{trace.read_report()}\nwrote {len(trace):,} records to {args.output}")
+    return 0
+
+
+def cmd_trace_stats(args) -> int:
+    from .traces.stats import plot_gap_histogram, trace_stats
+
+    trace = read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
+    _report_read(trace, args.json)
+    parts = trace.split_streams()
+    stats = [trace_stats(apply_transform(p, args.transform) if args.transform else p, args.device) for p in parts.values()]
+    for (stream, _), st in zip(parts.items(), stats):
+        st["stream"] = stream
+    if args.plot:
+        plot_gap_histogram(stats, args.plot)
+    if args.json:
+        json.dump(stats, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    console = _console()
+    for st in stats:
+        sz, g = st["size_bytes"], st["gaps"]
+        console.print(f"[bold]{st['trace']}[/bold]" + (f" device {st['stream']}" if st["stream"] is not None else "")
+                      + f": {st['requests']:,} requests over {st['span_s']:,.1f} s; {st['read_fraction']:.1%} reads; "
+                      f"{st['bytes_read'] / 1e6:,.1f} MB read, {st['bytes_written'] / 1e6:,.1f} MB written")
+        console.print(f"  sizes (bytes): min {sz['min']:,}  median {sz['p50']:,.0f}  mean {sz['mean']:,.0f}  "
+                      f"p90 {sz['p90']:,.0f}  p99 {sz['p99']:,.0f}  max {sz['max']:,}")
+        console.print(f"  idle gaps ({g['definition']}): {g['count']:,}, {g['idle_total_s']:,.1f} s in all; "
+                      f"median {_fmt_time(g['median_s'])}, mean {_fmt_time(g['mean_s'])}, max {_fmt_time(g['max_s'])}")
+        table = Table(title="idle-gap histogram (log scale, 10 bins per decade)", title_justify="left")
+        for column in ("gap length", "gaps", "idle time", "share of idle time"):
+            table.add_column(column, justify="right")
+        total = g["idle_total_s"] or 1.0
+        for h in g["histogram"]:
+            table.add_row(f"{_fmt_time(h['from_s'])} - {_fmt_time(h['to_s'])}", f"{h['count']:,}", f"{h['idle_s']:,.1f} s",
+                          f"{h['idle_s'] / total:.1%}")
+        console.print(table)
+        for m in st.get("modes", []):
+            console.print(f"  {m['mode']}: break-even {_fmt_time(m['break_even_s'])}; {m['gaps_longer']:,} gaps longer, "
+                          f"holding {m['idle_share_longer']:.1%} of idle time (the most any policy could use)")
+    if args.plot:
+        console.print(f"wrote {args.plot}")
+    return 0
+
+
+def cmd_trace_formats(args) -> int:
+    table = Table(title="trace formats (--format; auto recognises each from its content)", title_justify="left")
+    table.add_column("format")
+    table.add_column("what it is")
+    for name, (_, description) in READERS.items():
+        table.add_row(name, description)
+    _console().print(table)
+    return 0
+
+
+def cmd_sweep(args) -> int:
+    from .sweep import TraceSource, plot_tradeoff, sweep, write_rows
+
+    sources = [TraceSource(path=p, format=args.format, stream=args.stream) for p in args.traces]
+    results = sweep(sources, args.device, args.policy, transforms=args.transform or ["none"], base_power_w=args.base_power,
+                    jobs=args.jobs, scheduler=args.scheduler)
+    if args.out:
+        write_rows(results, args.out)
+    if args.plot:
+        plot_tradeoff(results, args.plot)
+    if args.json:
+        json.dump(results.to_dicts(json_safe=True), sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        print(f"{len(results):,} runs" + (f"; rows in {args.out}" if args.out else "") + (f"; plot in {args.plot}" if args.plot else ""))
     return 0
 
 
@@ -172,6 +260,12 @@ def _watts(text: str) -> float:
     return value
 
 
+def _trace_options(parser) -> None:
+    parser.add_argument("--format", default="auto", choices=("auto",) + FORMATS, help="trace format (default: recognise)")
+    parser.add_argument("--stream", type=int, metavar="K", help="only device K of a multi-device trace")
+    parser.add_argument("--sort", action="store_true", help="sort records by time instead of refusing out-of-order times")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="idlewise", description="Replay I/O traces against power-managed devices and policies.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -189,10 +283,45 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--policy", action="append", required=True, help="policy spec, e.g. timeout:2s (repeatable)")
     sim.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power added to system energy")
     sim.add_argument("--initial-mode", default=None, metavar="MODE", help="mode the device is in at the first request (default: ready)")
-    sim.add_argument("--format", default="auto", choices=("auto",) + FORMATS, help="trace format (default: recognise)")
-    sim.add_argument("--sort", action="store_true", help="sort records by time instead of refusing out-of-order times")
+    _trace_options(sim)
+    sim.add_argument("--transform", metavar="T", help="workload transform, e.g. compress-reorder:64ops (chain with +)")
     sim.add_argument("--json", action="store_true", help="print a JSON list, one object per policy")
     sim.set_defaults(func=cmd_simulate)
+
+    tr = sub.add_parser("trace", help="convert traces and look at workloads")
+    trsub = tr.add_subparsers(dest="trace_command", required=True)
+    conv = trsub.add_parser("convert", help="convert a trace to Parquet, the native format")
+    conv.add_argument("input")
+    conv.add_argument("output", help="OUT.parquet")
+    conv.add_argument("--format", default="auto", choices=("auto",) + FORMATS)
+    conv.add_argument("--sort", action="store_true")
+    conv.set_defaults(func=cmd_trace_convert)
+    st = trsub.add_parser("stats", help="request mix, sizes and the idle-gap distribution")
+    st.add_argument("trace")
+    st.add_argument("--device", help="catalog name or TOML path: gaps as that device sees them, and its break-even shares")
+    _trace_options(st)
+    st.add_argument("--transform", metavar="T", help="workload transform first")
+    st.add_argument("--plot", metavar="FILE", help="draw the idle-gap histogram (PNG, PDF or SVG)")
+    st.add_argument("--json", action="store_true")
+    st.set_defaults(func=cmd_trace_stats)
+    fm = trsub.add_parser("formats", help="list the trace formats idlewise reads")
+    fm.set_defaults(func=cmd_trace_formats)
+
+    sw = sub.add_parser("sweep", help="run every trace x transform x device x policy, in parallel")
+    sw.add_argument("traces", nargs="+", help="trace files (each device of a multi-device trace is its own disk)")
+    sw.add_argument("--device", action="append", required=True, help="catalog name or TOML path (repeatable)")
+    sw.add_argument("--policy", action="append", required=True, help="spec, with at most one range START..STOP/STEP, "
+                    "e.g. timeout:0s..60s/2s or stpm:knob=0..100/10 (repeatable)")
+    sw.add_argument("--transform", action="append", help="workload transform (repeatable; each is a separate set of runs; 'none' = as is)")
+    sw.add_argument("--format", default="auto", choices=("auto",) + FORMATS)
+    sw.add_argument("--stream", type=int, metavar="K", help="only device K of multi-device traces")
+    sw.add_argument("--base-power", type=_watts, default=0.0, metavar="W")
+    sw.add_argument("--jobs", type=int, help="local worker processes (default: all cores)")
+    sw.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on an existing Dask cluster instead")
+    sw.add_argument("--out", metavar="FILE", help="write one row per run to FILE.parquet or FILE.csv")
+    sw.add_argument("--plot", metavar="FILE", help="draw energy against mean response, normalised to always-on")
+    sw.add_argument("--json", action="store_true")
+    sw.set_defaults(func=cmd_sweep)
 
     dev = sub.add_parser("devices", help="list catalog devices, or show one")
     dev.add_argument("name", nargs="?", help="catalog name or TOML path")

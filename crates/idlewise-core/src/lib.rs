@@ -25,5 +25,5 @@ pub use device::Device;
 pub use error::{Error, Result};
 pub use evaluate::{evaluate, Report};
 pub use policy::{Policy, PolicySpec};
-pub use replay::{replay, ReplayOptions};
+pub use replay::{idle_gaps, replay, ReplayOptions};
 pub use trace::TraceView;

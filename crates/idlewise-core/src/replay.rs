@@ -41,6 +41,28 @@ pub fn replay(trace: &TraceView, device: &Device, policy: &mut dyn Policy, opts:
     Ok(replay_validated(trace, device, policy, opts, None))
 }
 
+/// The idle gaps an always-on device sees: from each completion that empties the queue to the
+/// next arrival, in order. Computed by the same replay loop as every run, under a policy that
+/// never moves and only records gap lengths.
+pub fn idle_gaps(trace: &TraceView, device: &Device) -> Result<Vec<f64>> {
+    struct GapRecorder {
+        gaps: Vec<f64>,
+    }
+    impl Policy for GapRecorder {
+        fn name(&self) -> &str {
+            "always-on"
+        }
+        fn plan_gap(&mut self, _gap: &GapStart, _plan: &mut Plan) {}
+        fn end_gap(&mut self, idle_s: f64) {
+            self.gaps.push(idle_s);
+        }
+    }
+    trace.validate()?;
+    let mut recorder = GapRecorder { gaps: Vec::new() };
+    replay_validated(trace, device, &mut recorder, &ReplayOptions::default(), None);
+    Ok(recorder.gaps)
+}
+
 pub(crate) fn check_options(device: &Device, opts: &ReplayOptions) -> Result<()> {
     if !(opts.base_power_w.is_finite() && opts.base_power_w >= 0.0) {
         return Err(Error::Option { option: "base_power_w".into(), message: format!("must be a non-negative number of watts, got {}", opts.base_power_w) });
@@ -333,6 +355,17 @@ mod tests {
         };
         assert_eq!(go(5), go(5));
         assert_ne!(go(5), go(6));
+    }
+
+    #[test]
+    fn idle_gaps_start_at_completion() {
+        let d = two_state();
+        let (t, o, s, w) = ([0.0, 0.5, 5.0, 9.0], [0i64; 4], [ONE_SECOND; 4], [0u8; 4]);
+        let trace = TraceView::new(&t, &o, &s, &w).unwrap();
+        // Completions at 1, 2 (queued), 6, 10: gaps 5.0 - 2 = 3 and 9 - 6 = 3.
+        let gaps = idle_gaps(&trace, &d).unwrap();
+        assert_eq!(gaps.len(), 2);
+        assert!(close(gaps[0], 3.0) && close(gaps[1], 3.0));
     }
 
     #[test]

@@ -183,6 +183,22 @@ fn validate_trace(
     trace.validate().map_err(to_py_err)
 }
 
+/// Idle gaps (s) an always-on device sees, completion to next arrival, in order.
+#[pyfunction]
+fn idle_gaps<'py>(
+    py: Python<'py>,
+    time_s: PyReadonlyArray1<'py, f64>,
+    offset_bytes: PyReadonlyArray1<'py, i64>,
+    size_bytes: PyReadonlyArray1<'py, i64>,
+    is_write: PyReadonlyArray1<'py, u8>,
+    device: &Device,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let trace = TraceView::new(time_s.as_slice()?, offset_bytes.as_slice()?, size_bytes.as_slice()?, is_write.as_slice()?).map_err(to_py_err)?;
+    let core_device = &device.inner;
+    let gaps = py.allow_threads(|| idlewise_core::idle_gaps(&trace, core_device)).map_err(to_py_err)?;
+    Ok(PyArray1::from_vec_bound(py, gaps))
+}
+
 /// Parses a policy spec and builds it for a device, to fail fast on bad specs.
 #[pyfunction]
 #[pyo3(signature = (spec, device, base_power_w=0.0))]
@@ -303,6 +319,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_policy, m)?)?;
     m.add_function(wrap_pyfunction!(policy_families, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(idle_gaps, m)?)?;
     m.add("IdlewiseError", m.py().get_type_bound::<IdlewiseError>())?;
     m.add("TraceRecordError", m.py().get_type_bound::<TraceRecordError>())?;
     Ok(())

@@ -1,0 +1,261 @@
+"""Sweeps: every (trace, transform, device, policy) combination, in parallel on a local process
+pool or on an existing Dask cluster, one row per run.
+
+Policy specs may hold one range each, ``START..STOP/STEP`` with units where the parameter has
+them: ``timeout:0s..60s/2s`` expands to 31 specs, ``stpm:knob=0..100/10`` to 11. The runs of one
+(trace, transform, device) share a trace load and the always-on and oracle references, so a task
+is a chunk of specs for one such group; groups are split into chunks only as far as needed to keep
+every worker busy.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass
+from typing import Optional, Sequence, Union
+
+from . import _core
+from .devices import Device, load_device
+from .errors import IdlewiseError
+from .results import Results
+from .traces import Trace, apply_transform, read_trace
+from .units import parse_duration_s
+
+_RANGE = re.compile(r"(?P<a>[0-9]*\.?[0-9]+)(?P<ua>[a-z]*)\.\.(?P<b>[0-9]*\.?[0-9]+)(?P<ub>[a-z]*)/(?P<s>[0-9]*\.?[0-9]+)(?P<us>[a-z]*)")
+
+
+def _fmt(v: float) -> str:
+    text = f"{v:.9f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def expand_spec(spec: str) -> list[str]:
+    """Expands a ``START..STOP/STEP`` range in a policy spec into one spec per value."""
+    matches = list(_RANGE.finditer(spec))
+    if not matches:
+        return [spec]
+    if len(matches) > 1:
+        raise IdlewiseError(f"policy '{spec}': only one range per spec is supported; give several --policy values")
+    m = matches[0]
+    units = {m.group("ua"), m.group("ub"), m.group("us")} - {""}
+    try:
+        if units:
+            a, b, step = (parse_duration_s(m.group(k) + (m.group(u) or m.group("us") or m.group("ub") or m.group("ua")))
+                          for k, u in (("a", "ua"), ("b", "ub"), ("s", "us")))
+            suffix = "s"
+        else:
+            a, b, step = float(m.group("a")), float(m.group("b")), float(m.group("s"))
+            suffix = ""
+    except ValueError as e:
+        raise IdlewiseError(f"policy '{spec}': {e}") from None
+    if step <= 0 or b < a:
+        raise IdlewiseError(f"policy '{spec}': a range needs START <= STOP and a positive STEP")
+    count = int(math.floor((b - a) / step + 1e-9)) + 1
+    if count > 100_000:
+        raise IdlewiseError(f"policy '{spec}': the range expands to {count:,} specs; use a coarser step")
+    return [spec[: m.start()] + _fmt(round(a + i * step, 9)) + suffix + spec[m.end():] for i in range(count)]
+
+
+@dataclass(frozen=True)
+class TraceSource:
+    """A trace a worker can load: a file (read in the worker) or an in-memory trace (pickled)."""
+
+    path: Optional[str] = None
+    format: str = "auto"
+    stream: Optional[int] = None
+    trace: Optional[Trace] = None
+
+    @property
+    def label(self) -> str:
+        return self.trace.name if self.trace is not None else os.path.basename(self.path or "")
+
+
+_LOADED: dict = {}
+
+
+def _load(source: TraceSource) -> Trace:
+    if source.trace is not None:
+        return source.trace
+    key = (source.path, source.format, source.stream)
+    if key not in _LOADED:
+        _LOADED.clear()  # keep one trace per worker process
+        _LOADED[key] = read_trace(source.path, format=source.format, stream=source.stream)
+    return _LOADED[key]
+
+
+@dataclass(frozen=True)
+class Task:
+    source: TraceSource
+    transform: str
+    device: Union[str, Device]
+    specs: tuple
+    base_power_w: float
+
+
+def run_task(task: Task) -> list[dict]:
+    """Runs one chunk: every stream of the trace as its own device, each spec next to the references."""
+    trace = _load(task.source)
+    device = load_device(task.device)
+    rows = []
+    for stream, part in trace.split_streams().items():
+        transformed = apply_transform(part, task.transform)
+        records = _core.evaluate(transformed.time_s, transformed.offset_bytes, transformed.size_bytes,
+                                 transformed.is_write, device, list(task.specs), base_power_w=task.base_power_w)
+        for r in records:
+            r.update(trace=task.source.label, stream=stream, transform=task.transform, family=r["policy"].split(":")[0])
+            rows.append(r)
+    return rows
+
+
+def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 0.0, workers: int = 1) -> list[Task]:
+    """Expands specs, checks every spec against every device up front, and splits the work."""
+    sources = [t if isinstance(t, TraceSource) else TraceSource(trace=t) if isinstance(t, Trace) else TraceSource(path=os.fspath(t))
+               for t in traces]
+    for s in sources:
+        if s.path is not None and not os.path.exists(s.path):
+            raise IdlewiseError(f"{s.path}: no such file")
+    specs = [e for p in policies for e in expand_spec(p)]
+    if not specs:
+        raise IdlewiseError("no policy given")
+    device_refs = [d if isinstance(d, Device) or (isinstance(d, str) and not d.endswith(".toml")) else os.fspath(d) for d in devices]
+    for d in device_refs:
+        device = load_device(d)
+        for spec in specs:
+            _core.check_policy(spec, device, float(base_power_w))
+    for t in transforms:
+        if not t.strip():
+            raise IdlewiseError("empty transform; use 'none' for the trace as it is")
+    groups = [(s, t, d) for s in sources for t in transforms for d in device_refs]
+    chunks = max(1, min(len(specs), math.ceil(workers / len(groups)))) if workers > 1 else 1
+    size = math.ceil(len(specs) / chunks)
+    return [Task(s, t, d, tuple(specs[i:i + size]), float(base_power_w)) for s, t, d in groups for i in range(0, len(specs), size)]
+
+
+def _progress_bar(total: int, show: bool):
+    if not show:
+        return None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("runs"), TimeElapsedColumn(),
+                   TextColumn("left"), TimeRemainingColumn(), transient=True)
+    bar.start()
+    bar.add_task("runs", total=total)
+    return bar
+
+
+def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, transforms: Sequence[str] = ("none",),
+          base_power_w: float = 0.0, jobs: Optional[int] = None, scheduler: Optional[str] = None,
+          progress: Optional[bool] = None) -> Results:
+    """Runs every combination and returns one row per (trace, stream, transform, device, policy).
+
+    ``jobs``: local worker processes (default: all cores). ``scheduler``: address of an existing
+    Dask cluster (``tcp://HOST:PORT``) to run on instead. ``progress``: show a bar of runs done
+    and time left (default: when stderr is a terminal).
+    """
+    import sys
+
+    workers = jobs or os.cpu_count() or 1
+    if scheduler:
+        from dask.distributed import Client
+
+        client = Client(scheduler)
+        workers = max(1, sum(client.nthreads().values()))
+    tasks = plan(traces, devices, policies, transforms, base_power_w, workers)
+    bar = _progress_bar(sum(len(t.specs) for t in tasks), sys.stderr.isatty() if progress is None else progress)
+    results: list[list[dict]] = [[] for _ in tasks]
+
+    def done(i: int, rows: list[dict]) -> None:
+        results[i] = rows
+        if bar is not None:
+            bar.advance(bar.task_ids[0], len(tasks[i].specs))
+
+    try:
+        if scheduler:
+            from dask.distributed import as_completed
+
+            futures = client.map(run_task, tasks, pure=False)
+            index = {f.key: i for i, f in enumerate(futures)}
+            for future in as_completed(futures):
+                done(index[future.key], future.result())
+            client.close()
+        elif workers == 1 or len(tasks) == 1:
+            for i, task in enumerate(tasks):
+                done(i, run_task(task))
+        else:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor, as_completed as completed
+
+            with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=multiprocessing.get_context("spawn")) as pool:
+                futures = {pool.submit(run_task, task): i for i, task in enumerate(tasks)}
+                for future in completed(futures):
+                    done(futures[future], future.result())
+    finally:
+        if bar is not None:
+            bar.stop()
+    return Results([row for rows in results for row in rows])
+
+
+def plot_tradeoff(results: Results, path: str) -> None:
+    """Energy against mean response time, both normalised to always-on, one curve per policy family
+    and the oracle as a point; one panel per (trace, stream, transform, device). As seed 001
+    Figures 2-3 and seed 004 Figure 4b."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels: dict = {}
+    for r in results:
+        panels.setdefault((r["trace"], r.get("stream"), r["device"]), {}).setdefault(r["transform"], []).append(r)
+    n = len(panels)
+    cols = min(2, n)
+    fig, axes = plt.subplots(math.ceil(n / cols), cols, figsize=(6.5 * cols, 4.6 * math.ceil(n / cols)), squeeze=False)
+    styles = ["-", "--", ":", "-."]
+    for ax, ((trace, stream, device), by_transform) in zip(axes.flat, panels.items()):
+        colors: dict = {}
+        for k, (transform, rows) in enumerate(by_transform.items()):
+            families: dict = {}
+            for r in rows:
+                families.setdefault(r["family"], []).append(r)
+            for family, members in families.items():
+                xs = [m["normalized_mean_response"] for m in members]
+                ys = [m["normalized_energy"] for m in members]
+                color = colors.setdefault(family, f"C{len(colors)}")
+                label = family + ("" if transform == "none" else f" [{transform}]")
+                if family in ("oracle", "always-on") or len(members) == 1:
+                    ax.plot(xs, ys, marker="*" if family == "oracle" else "o", markersize=11 if family == "oracle" else 6,
+                            linestyle="none", color=color, label=label)
+                else:
+                    ax.plot(xs, ys, styles[k % len(styles)], marker=".", color=color, label=label)
+        ax.set_xscale("log")
+        ax.set_xlabel("mean response time / always-on")
+        ax.set_ylabel("energy / always-on")
+        ax.axhline(1.0, color="grey", linewidth=0.5)
+        ax.axvline(1.0, color="grey", linewidth=0.5)
+        ax.set_title(f"{trace}" + (f" #{stream}" if stream is not None else "") + f" on {device}", fontsize=9)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_rows(results: Results, path: str) -> None:
+    """Writes rows to ``.parquet`` or ``.csv`` (per-mode figures become ``energy_by_mode_j.<mode>`` columns)."""
+    table = results.to_arrow()
+    if path.endswith(".parquet"):
+        import pyarrow.parquet as pq
+
+        pq.write_table(table, path)
+    elif path.endswith(".csv"):
+        import pyarrow.csv as pacsv
+
+        pacsv.write_csv(table, path)
+    else:
+        raise IdlewiseError(f"{path}: --out must end in .parquet or .csv")
+
+
+__all__ = ["Task", "TraceSource", "expand_spec", "plan", "plot_tradeoff", "run_task", "sweep", "write_rows"]

@@ -1,0 +1,100 @@
+"""Sweeps: range expansion, equality with direct simulation, local pool, a real Dask LocalCluster
+on loopback, output files and plots."""
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+import idlewise
+from idlewise import IdlewiseError
+from idlewise.sweep import TraceSource, expand_spec, plot_tradeoff, sweep, write_rows
+
+SRT = "/work/shared/data/traces/hplajw/ajw.1week.srt"
+SPC = "/work/shared/data/traces/spc/financial1-prefix.ascii"
+
+
+def test_expand_ranges():
+    assert expand_spec("timeout:0s..6s/2s") == ["timeout:0s", "timeout:2s", "timeout:4s", "timeout:6s"]
+    assert expand_spec("stpm:knob=0..100/25") == [f"stpm:knob={k}" for k in (0, 25, 50, 75, 100)]
+    assert expand_spec("timeout:standby=500ms..1.5s/500ms") == ["timeout:standby=0.5s", "timeout:standby=1s", "timeout:standby=1.5s"]
+    assert expand_spec("timeout:0..1min/30s") == ["timeout:0s", "timeout:30s", "timeout:60s"]
+    assert len(expand_spec("timeout:0s..60s/0.6s")) == 101
+    assert expand_spec("breakeven") == ["breakeven"]
+    with pytest.raises(IdlewiseError, match="START <= STOP"):
+        expand_spec("timeout:5s..1s/1s")
+
+
+def small_trace():
+    rng = np.random.default_rng(9)
+    times = np.cumsum(rng.exponential(4.0, 3000))
+    return idlewise.Trace.from_arrays(times, rng.integers(512, 65536, 3000), name="synthetic")
+
+
+def key(r):
+    return (r["trace"], r["stream"], r["transform"], r["device"], r["policy"])
+
+
+def test_sweep_rows_equal_direct_simulation():
+    trace = small_trace()
+    rows = sweep([trace], ["hitachi-microdrive-1gb", "ibm-microdrive-340mb"], ["timeout:1s..3s/1s", "breakeven"],
+                 transforms=["none", "compress:10s"], jobs=1, progress=False)
+    assert len(rows) == 2 * 2 * 4
+    direct = idlewise.simulate(idlewise.traces.apply_transform(trace, "compress:10s"), "ibm-microdrive-340mb",
+                               ["timeout:1s", "timeout:2s", "timeout:3s", "breakeven"])
+    by_key = {key(r): r for r in rows}
+    for d in direct:
+        r = by_key[("synthetic", None, "compress:10s", "ibm-microdrive-340mb", d["policy"])]
+        assert r["energy_j"] == d["energy_j"] and r["mean_response_s"] == d["mean_response_s"]
+        assert r["family"] == d["policy"].split(":")[0]
+
+
+def test_local_pool_equals_serial_and_splits_streams():
+    sources = [TraceSource(path=SRT), TraceSource(path=SPC)]
+    kwargs = dict(devices=["hitachi-travelstar-5k320"], policies=["timeout:2s..10s/4s", "oracle"], progress=False)
+    serial = sweep(sources, jobs=1, **kwargs)
+    pooled = sweep(sources, jobs=2, **kwargs)
+    assert sorted(map(key, serial)) == sorted(map(key, pooled))
+    pooled_by_key = {key(r): r for r in pooled}
+    for r in serial:
+        assert pooled_by_key[key(r)]["energy_j"] == r["energy_j"]
+    # hplajw has 2 disks, Financial1 prefix 24 ASUs: each its own disk.
+    streams = {(r["trace"], r["stream"]) for r in serial}
+    assert {s for t, s in streams if t == "ajw.1week.srt"} == {0, 1}
+
+
+def test_dask_local_cluster_matches_local(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None, scheduler_port=0) as cluster:
+        kwargs = dict(devices=["hitachi-microdrive-1gb"], policies=["timeout:1s..5s/2s", "stpm:knob=50", "oracle"],
+                      transforms=["none", "compress-reorder:64ops"], progress=False)
+        remote = sweep([TraceSource(path=SRT, stream=0), small_trace()], scheduler=cluster.scheduler_address, **kwargs)
+    local = sweep([TraceSource(path=SRT, stream=0), small_trace()], jobs=1, **kwargs)
+    assert len(remote) == len(local) == 2 * 2 * 5
+    local_by_key = {key(r): r for r in local}
+    for r in remote:
+        assert r["energy_j"] == local_by_key[key(r)]["energy_j"]
+        assert r["p99_response_s"] == local_by_key[key(r)]["p99_response_s"]
+
+
+def test_outputs_and_plot(tmp_path):
+    rows = sweep([small_trace()], ["hitachi-microdrive-1gb"], ["timeout:0s..4s/2s", "oracle", "always-on"], jobs=1, progress=False)
+    write_rows(rows, str(tmp_path / "r.parquet"))
+    table = pq.read_table(tmp_path / "r.parquet")
+    assert table.num_rows == 5
+    assert {"policy", "trace", "device", "transform", "energy_j", "normalized_mean_response",
+            "energy_by_mode_j.standby"} <= set(table.column_names)
+    assert table.column("policy").to_pylist()[:3] == ["timeout:0s", "timeout:2s", "timeout:4s"]
+    write_rows(rows, str(tmp_path / "r.csv"))
+    assert (tmp_path / "r.csv").read_text().startswith('"policy"') or "policy" in (tmp_path / "r.csv").read_text().splitlines()[0]
+    plot_tradeoff(rows, str(tmp_path / "p.png"))
+    assert (tmp_path / "p.png").stat().st_size > 10_000
+    with pytest.raises(IdlewiseError, match=".parquet or .csv"):
+        write_rows(rows, str(tmp_path / "r.xlsx"))
+
+
+def test_bad_sweep_inputs():
+    with pytest.raises(IdlewiseError, match="no such file"):
+        sweep(["/nope.csv"], ["hitachi-microdrive-1gb"], ["breakeven"], progress=False)
+    with pytest.raises(IdlewiseError, match="unknown mode 'deep'"):
+        sweep([small_trace()], ["hitachi-microdrive-1gb"], ["timeout:deep=1s..2s/1s"], progress=False)
