@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -13,3 +15,10 @@ def trace_of(times, sizes=None, ops=None, offsets=None):
     times = np.asarray(times, dtype=float)
     sizes = np.full(len(times), 4096) if sizes is None else sizes
     return idlewise.Trace.from_arrays(times, sizes, op=ops, offset_bytes=offsets)
+
+
+# The shared folder sits beside the project checkout (../shared), on developers' machines and in CI.
+TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
+SRT = str(TRACES / "hplajw" / "ajw.1week.srt")
+SPC_ASCII = str(TRACES / "spc" / "financial1-prefix.ascii")
+DISKSIM = str(TRACES / "disksim" / "ascii.trace")

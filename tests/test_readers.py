@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import idlewise
+from conftest import SRT, SPC_ASCII, DISKSIM
 from idlewise import TraceError
 from idlewise.traces import TraceWarning, detect_format, read_trace, write_parquet
 
@@ -62,18 +63,17 @@ def test_blkparse_reports_what_it_skipped(tmp_path):
 
 
 def test_real_bundled_traces_match_their_readme():
-    base = "/work/shared/data/traces/"
-    srt = read_trace(base + "hplajw/ajw.1week.srt")
+    srt = read_trace(SRT)
     assert (len(srt), int(len(srt) - srt.is_write.sum()), int((srt.stream == 0).sum())) == (44519, 13040, 42252)
-    disksim = read_trace(base + "disksim/ascii.trace")
+    disksim = read_trace(DISKSIM)
     assert (len(disksim), int(len(disksim) - disksim.is_write.sum()), len(disksim.streams())) == (100000, 79634, 14)
-    spc = read_trace(base + "spc/financial1-prefix.ascii")
+    spc = read_trace(SPC_ASCII)
     assert (len(spc), int(len(spc) - spc.is_write.sum())) == (10000, 4077)
     assert spc.span_s == pytest.approx(259.6, abs=0.1)
 
 
 def test_parquet_round_trip_is_identical(tmp_path):
-    t = read_trace("/work/shared/data/traces/disksim/ascii.trace")
+    t = read_trace(DISKSIM)
     out = tmp_path / "t.parquet"
     write_parquet(t, out)
     back = read_trace(out)
@@ -148,7 +148,7 @@ def test_warnings_for_zero_sizes_and_implausible_spans(tmp_path):
 
 
 def test_stream_selection(tmp_path):
-    t = read_trace("/work/shared/data/traces/hplajw/ajw.1week.srt", stream=1)
+    t = read_trace(SRT, stream=1)
     assert len(t) == 2267 and t.stream is None
     with pytest.raises(TraceError, match="streams present: 0, 1"):
-        read_trace("/work/shared/data/traces/hplajw/ajw.1week.srt", stream=7)
+        read_trace(SRT, stream=7)

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 import idlewise
+from conftest import SRT, DISKSIM
 from idlewise.cli import main
 from idlewise.traces.stats import trace_stats
 
-SRT = "/work/shared/data/traces/hplajw/ajw.1week.srt"
 
 
 def test_stats_exact_on_a_small_trace():
@@ -39,7 +39,7 @@ def test_stats_cli_json_and_plot(tmp_path, capsys):
 
 def test_convert_and_simulate_multi_device(tmp_path, capsys):
     out = tmp_path / "a.parquet"
-    assert main(["trace", "convert", "/work/shared/data/traces/disksim/ascii.trace", str(out)]) == 0
+    assert main(["trace", "convert", DISKSIM, str(out)]) == 0
     capsys.readouterr()
     assert main(["simulate", str(out), "--device", "hitachi-microdrive-1gb", "--policy", "breakeven", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)

@@ -6,11 +6,10 @@ import pyarrow.parquet as pq
 import pytest
 
 import idlewise
+from conftest import SRT, SPC_ASCII
 from idlewise import IdlewiseError
 from idlewise.sweep import TraceSource, expand_spec, plot_tradeoff, sweep, write_rows
 
-SRT = "/work/shared/data/traces/hplajw/ajw.1week.srt"
-SPC = "/work/shared/data/traces/spc/financial1-prefix.ascii"
 
 
 def test_expand_ranges():
@@ -49,7 +48,7 @@ def test_sweep_rows_equal_direct_simulation():
 
 
 def test_local_pool_equals_serial_and_splits_streams():
-    sources = [TraceSource(path=SRT), TraceSource(path=SPC)]
+    sources = [TraceSource(path=SRT), TraceSource(path=SPC_ASCII)]
     kwargs = dict(devices=["hitachi-travelstar-5k320"], policies=["timeout:2s..10s/4s", "oracle"], progress=False)
     serial = sweep(sources, jobs=1, **kwargs)
     pooled = sweep(sources, jobs=2, **kwargs)

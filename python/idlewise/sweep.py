@@ -150,7 +150,8 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
           progress: Optional[bool] = None) -> Results:
     """Runs every combination and returns one row per (trace, stream, transform, device, policy).
 
-    ``jobs``: local worker processes (default: all cores). ``scheduler``: address of an existing
+    ``jobs``: local worker processes (default: all cores). They are spawned, so a script that
+    calls this must do so under ``if __name__ == "__main__":`` (or pass ``jobs=1``). ``scheduler``: address of an existing
     Dask cluster (``tcp://HOST:PORT``) to run on instead. ``progress``: show a bar of runs done
     and time left (default: when stderr is a terminal).
     """
@@ -187,10 +188,16 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor, as_completed as completed
 
-            with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=multiprocessing.get_context("spawn")) as pool:
-                futures = {pool.submit(run_task, task): i for i, task in enumerate(tasks)}
-                for future in completed(futures):
-                    done(futures[future], future.result())
+            from concurrent.futures.process import BrokenProcessPool
+
+            try:
+                with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=multiprocessing.get_context("spawn")) as pool:
+                    futures = {pool.submit(run_task, task): i for i, task in enumerate(tasks)}
+                    for future in completed(futures):
+                        done(futures[future], future.result())
+            except BrokenProcessPool:
+                raise IdlewiseError("a sweep worker process died. Workers are spawned and re-import the main module: "
+                                    "call sweep() from a script under `if __name__ == \"__main__\":`, or pass jobs=1") from None
     finally:
         if bar is not None:
             bar.stop()
