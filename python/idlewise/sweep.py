@@ -166,11 +166,16 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
     tasks = plan(traces, devices, policies, transforms, base_power_w, workers)
     bar = _progress_bar(sum(len(t.specs) for t in tasks), sys.stderr.isatty() if progress is None else progress)
     results: list[list[dict]] = [[] for _ in tasks]
+    # A multi-device trace gives one run per device and spec; how many devices is known only once
+    # a task has read it, so the bar's total grows as each source reports.
+    devices_in: dict = {}
 
     def done(i: int, rows: list[dict]) -> None:
         results[i] = rows
         if bar is not None:
-            bar.advance(bar.task_ids[0], len(tasks[i].specs))
+            devices_in[id(tasks[i].source)] = max(1, len(rows) // max(1, len(tasks[i].specs)))
+            total = sum(len(t.specs) * devices_in.get(id(t.source), 1) for t in tasks)
+            bar.update(bar.task_ids[0], total=total, advance=len(rows))
 
     try:
         if scheduler:

@@ -171,6 +171,16 @@ impl Progress {
     }
 }
 
+/// Borrows numpy columns as an engine trace view (no copy).
+fn trace_view<'a>(
+    time_s: &'a PyReadonlyArray1<'_, f64>,
+    offset_bytes: &'a PyReadonlyArray1<'_, i64>,
+    size_bytes: &'a PyReadonlyArray1<'_, i64>,
+    is_write: &'a PyReadonlyArray1<'_, u8>,
+) -> PyResult<TraceView<'a>> {
+    TraceView::new(time_s.as_slice()?, offset_bytes.as_slice()?, size_bytes.as_slice()?, is_write.as_slice()?).map_err(to_py_err)
+}
+
 /// Checks trace columns; raises TraceRecordError naming the first bad record.
 #[pyfunction]
 fn validate_trace(
@@ -179,8 +189,7 @@ fn validate_trace(
     size_bytes: PyReadonlyArray1<i64>,
     is_write: PyReadonlyArray1<u8>,
 ) -> PyResult<()> {
-    let trace = TraceView::new(time_s.as_slice()?, offset_bytes.as_slice()?, size_bytes.as_slice()?, is_write.as_slice()?).map_err(to_py_err)?;
-    trace.validate().map_err(to_py_err)
+    trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?.validate().map_err(to_py_err)
 }
 
 /// Idle gaps (s) an always-on device sees, completion to next arrival, in order.
@@ -193,7 +202,7 @@ fn idle_gaps<'py>(
     is_write: PyReadonlyArray1<'py, u8>,
     device: &Device,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-    let trace = TraceView::new(time_s.as_slice()?, offset_bytes.as_slice()?, size_bytes.as_slice()?, is_write.as_slice()?).map_err(to_py_err)?;
+    let trace = trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?;
     let core_device = &device.inner;
     let gaps = py.allow_threads(|| idlewise_core::idle_gaps(&trace, core_device)).map_err(to_py_err)?;
     Ok(PyArray1::from_vec_bound(py, gaps))
@@ -249,8 +258,7 @@ fn evaluate<'py>(
     progress: Option<&Progress>,
 ) -> PyResult<Bound<'py, PyList>> {
     let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
-    let (t, o, s, w) = (time_s.as_slice()?, offset_bytes.as_slice()?, size_bytes.as_slice()?, is_write.as_slice()?);
-    let trace = TraceView::new(t, o, s, w).map_err(to_py_err)?;
+    let trace = trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?;
     let opts = ReplayOptions { base_power_w, initial_mode, keep_per_request };
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;

@@ -41,6 +41,18 @@ def one_of(*allowed: str) -> Callable[[str], str]:
     return check
 
 
+def require(path: str, ok, values, field: str, expected: str) -> None:
+    """Raises a TraceError naming the first record where ``ok`` is false (line = record + 1:
+    the formats that use this have no header)."""
+    import numpy as np
+
+    if not np.all(ok):
+        i = int(np.argmax(~np.asarray(ok)))
+        value = values[i]
+        value = value.as_py() if hasattr(value, "as_py") else value
+        raise TraceError(f"{path}: line {i + 1}, field '{field}': expected {expected}, got {value!r}")
+
+
 def head_bytes(path: str, n: int = 65536) -> bytes:
     try:
         with open(path, "rb") as f:

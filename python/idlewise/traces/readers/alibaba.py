@@ -9,9 +9,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...errors import TraceError
 from ..trace import Trace
-from ._text import Field, integer, one_of, read_table
+from ._text import Field, integer, one_of, read_table, require
 
 FIELDS = [
     Field("device_id", pa.int64(), integer, "a device id"),
@@ -27,10 +26,7 @@ def read_alibaba(path, *, sort: bool = False, name: str | None = None) -> Trace:
     t = read_table(path, delimiter=",", fields=FIELDS, format_name="Alibaba")
     op = t.column("opcode")
     is_write = pc.equal(op, "W").to_numpy(zero_copy_only=False)
-    bad = ~(is_write | pc.equal(op, "R").to_numpy(zero_copy_only=False))
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise TraceError(f"{path}: line {i + 1}, field 'opcode': expected 'R' or 'W', got {op[i].as_py()!r}")
+    require(path, is_write | pc.equal(op, "R").to_numpy(zero_copy_only=False), op, "opcode", "'R' or 'W'")
     us = t.column("timestamp_us").to_numpy()
     return Trace.from_arrays(
         (us - us.min()) * 1e-6 if len(us) else us * 1e-6, t.column("length").to_numpy(),

@@ -12,9 +12,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...errors import TraceError
 from ..trace import Trace
-from ._text import Field, integer, one_of, read_table
+from ._text import Field, integer, one_of, read_table, require
 
 FIELDS = [
     Field("timestamp", pa.int64(), integer, "a FILETIME timestamp (100 ns ticks)"),
@@ -32,10 +31,7 @@ def read_msr(path, *, sort: bool = False, name: str | None = None) -> Trace:
     t = read_table(path, delimiter=",", fields=FIELDS, format_name="MSR Cambridge")
     kind = t.column("type")
     is_write = pc.equal(kind, "Write").to_numpy(zero_copy_only=False)
-    bad = ~(is_write | pc.equal(kind, "Read").to_numpy(zero_copy_only=False))
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise TraceError(f"{path}: line {i + 1}, field 'type': expected 'Read' or 'Write', got {kind[i].as_py()!r}")
+    require(path, is_write | pc.equal(kind, "Read").to_numpy(zero_copy_only=False), kind, "type", "'Read' or 'Write'")
     ticks = t.column("timestamp").to_numpy()
     return Trace.from_arrays(
         (ticks - ticks.min()) * 1e-7, t.column("size").to_numpy(), offset_bytes=t.column("offset").to_numpy(),

@@ -15,9 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...errors import TraceError
 from ..trace import Trace
-from ._text import Field, integer, number, one_of, read_table
+from ._text import Field, integer, number, one_of, read_table, require
 
 SECTOR_BYTES = 512
 CSV_FIELDS = [
@@ -40,10 +39,7 @@ def read_spc(path, *, sort: bool = False, name: str | None = None) -> Trace:
     path = os.fspath(path)
     t = read_table(path, delimiter=",", fields=CSV_FIELDS, format_name="UMass/SPC", extra_columns=True)
     op = pc.utf8_lower(t.column("opcode")).to_numpy(zero_copy_only=False)
-    bad = ~np.isin(op, ("r", "w"))
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise TraceError(f"{path}: line {i + 1}, field 'opcode': expected 'r' or 'w', got {op[i]!r}")
+    require(path, np.isin(op, ("r", "w")), op, "opcode", "'r' or 'w'")
     return Trace.from_arrays(
         t.column("timestamp").to_numpy(), t.column("size").to_numpy(),
         offset_bytes=t.column("lba").to_numpy() * SECTOR_BYTES, is_write=op == "w",
@@ -55,10 +51,7 @@ def read_spc_ascii(path, *, sort: bool = False, name: str | None = None) -> Trac
     path = os.fspath(path)
     t = read_table(path, delimiter=None, fields=ASCII_FIELDS, format_name="SPC ASCII (arrival_ns devno lsn size_sectors op)")
     op = t.column("op").to_numpy()
-    bad = (op != 0) & (op != 1)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise TraceError(f"{path}: line {i + 1}, field 'op': expected 1 (read) or 0 (write), got {op[i]}")
+    require(path, (op == 0) | (op == 1), op, "op", "1 (read) or 0 (write)")
     return Trace.from_arrays(
         t.column("arrival_ns").to_numpy() * 1e-9, t.column("size_sectors").to_numpy() * SECTOR_BYTES,
         offset_bytes=t.column("lsn").to_numpy() * SECTOR_BYTES, is_write=op == 0,

@@ -9,9 +9,8 @@ import os
 import numpy as np
 import pyarrow as pa
 
-from ...errors import TraceError
 from ..trace import Trace
-from ._text import Field, integer, number, one_of, read_table
+from ._text import Field, integer, number, one_of, read_table, require
 
 SECTOR_BYTES = 512
 FIELDS = [
@@ -27,10 +26,7 @@ def read_tencent(path, *, sort: bool = False, name: str | None = None) -> Trace:
     path = os.fspath(path)
     t = read_table(path, delimiter=",", fields=FIELDS, format_name="Tencent CBS")
     io = t.column("iotype").to_numpy()
-    bad = (io != 0) & (io != 1)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise TraceError(f"{path}: line {i + 1}, field 'iotype': expected 0 (read) or 1 (write), got {io[i]}")
+    require(path, (io == 0) | (io == 1), io, "iotype", "0 (read) or 1 (write)")
     ts = t.column("timestamp").to_numpy()
     return Trace.from_arrays(
         ts - ts.min(), t.column("size").to_numpy() * SECTOR_BYTES, offset_bytes=t.column("offset").to_numpy() * SECTOR_BYTES,
