@@ -8,11 +8,13 @@
 //! - [`device`]: power modes, transitions (with cheapest multi-hop routes), service model;
 //! - [`trace`]: column views of a request stream and their validation;
 //! - [`policy`]: power-management policies, one file per family, built from spec strings;
+//! - [`device_sim`]: one device's modes, server and ledger over time, driven by its policy;
 //! - [`replay`]: the single-device replay loop (the hot path);
 //! - [`metrics`]: the energy/time ledger and response-time statistics;
 //! - [`evaluate`]: runs policies next to always-on and the oracle and normalises results.
 
 pub mod device;
+pub mod device_sim;
 pub mod error;
 pub mod evaluate;
 pub mod metrics;

@@ -10,14 +10,16 @@
 //!   (transitions are not aborted), then the wake-up starts.
 //! - Residency costs `power × time`; a transition costs its energy and takes its time.
 //!
-//! The loop touches only columns and a fixed-size ledger: no allocation per request (unless
-//! per-request response times are asked for) and one policy call per idle gap.
+//! The per-device state machine lives in `device_sim.rs` (shared with the multi-device engine);
+//! this loop only feeds it columns: no allocation per request (unless per-request response times
+//! are asked for) and one policy call per idle gap.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::device::{Device, Route, READY};
+use crate::device::Device;
+use crate::device_sim::DeviceSim;
 use crate::error::{Error, Result};
-use crate::metrics::{Ledger, RunResult};
+use crate::metrics::RunResult;
 use crate::policy::{GapStart, Plan, Policy};
 use crate::trace::TraceView;
 
@@ -76,75 +78,6 @@ pub(crate) fn check_options(device: &Device, opts: &ReplayOptions) -> Result<()>
     Ok(())
 }
 
-struct Engine<'d> {
-    device: &'d Device,
-    ledger: Ledger,
-}
-
-impl<'d> Engine<'d> {
-    #[inline]
-    fn charge(&mut self, route: &Route, from: usize, to: usize) {
-        self.ledger.transition_time_s += route.time_s;
-        self.ledger.transition_energy_j += route.energy_j;
-        for &hop in &route.hops {
-            self.ledger.transition_counts[hop] += 1;
-        }
-        if to == READY {
-            self.ledger.wakeups_from[from] += 1;
-        }
-    }
-
-    /// Carries out `plan` for an idle gap that begins at `t0` in `start_mode` and ends with an
-    /// arrival at `arrival`. Returns the time the device is ready to serve (≥ `arrival`).
-    #[inline]
-    fn run_gap(&mut self, t0: f64, arrival: f64, start_mode: usize, plan: &Plan) -> f64 {
-        let device = self.device;
-        let mut t = t0;
-        let mut mode = start_mode;
-        for step in &plan.steps {
-            if step.mode == mode {
-                continue;
-            }
-            let begin = (t0 + step.at_s).max(t);
-            if begin >= arrival {
-                break;
-            }
-            // Two low-power modes with no route between them: the step cannot be taken.
-            let Some(route) = device.route(mode, step.mode) else { continue };
-            self.ledger.time_by_mode_s[mode] += begin - t;
-            self.charge(route, mode, step.mode);
-            t = begin + route.time_s;
-            mode = step.mode;
-            if t >= arrival {
-                break; // the transition is still under way when the request arrives
-            }
-        }
-        if mode == READY {
-            if t < arrival {
-                self.ledger.time_by_mode_s[READY] += arrival - t;
-                return arrival;
-            }
-            return t;
-        }
-        let up = device.up_route(mode);
-        if plan.prewake {
-            let wake_begin = arrival - up.time_s;
-            // The tolerance absorbs rounding in `t0 + T_down + (T − T_down − T_up)`.
-            if wake_begin >= t - 1e-9 * arrival.abs().max(1.0) {
-                self.ledger.time_by_mode_s[mode] += (wake_begin - t).max(0.0);
-                self.charge(up, mode, READY);
-                return arrival;
-            }
-        }
-        if t < arrival {
-            self.ledger.time_by_mode_s[mode] += arrival - t;
-            t = arrival;
-        }
-        self.charge(up, mode, READY);
-        t + up.time_s
-    }
-}
-
 /// The replay loop proper. `progress`, when given, is advanced every few thousand requests so
 /// another thread can draw a progress bar.
 pub(crate) fn replay_validated(
@@ -155,50 +88,9 @@ pub(crate) fn replay_validated(
     progress: Option<&AtomicU64>,
 ) -> RunResult {
     let n = trace.len();
-    let mut engine = Engine { device, ledger: Ledger::new(device, n, opts.keep_per_request) };
-    let mut plan = Plan::default();
-    plan.steps.reserve(device.mode_count() * 2 + 2);
-
-    let first_arrival_s = trace.arrival_s[0];
-    let mut free_at = first_arrival_s;
-    // Requests arriving before this time found the device waking up.
-    let mut woken_at = f64::NEG_INFINITY;
-    if opts.initial_mode != READY {
-        free_at = engine.run_gap(first_arrival_s, first_arrival_s, opts.initial_mode, &plan);
-        woken_at = free_at;
-    }
-    let mut head_bytes = 0.0;
-
+    let mut sim = DeviceSim::new(device, policy, opts, trace.arrival_s[0], n);
     for i in 0..n {
-        let arrival = trace.arrival_s[i];
-        if arrival > free_at {
-            plan.clear();
-            let gap_s = arrival - free_at;
-            policy.plan_gap(&GapStart { time_s: free_at, gap_s }, &mut plan);
-            let ready = engine.run_gap(free_at, arrival, READY, &plan);
-            policy.end_gap(gap_s);
-            if ready > arrival {
-                woken_at = ready;
-            }
-            free_at = ready;
-        }
-        if arrival < woken_at {
-            engine.ledger.delayed_requests += 1;
-        }
-        let offset_bytes = trace.offset_bytes[i] as f64;
-        let size_bytes = trace.size_bytes[i] as f64;
-        let (service_s, service_j) = device.service(size_bytes, trace.is_write[i] != 0, offset_bytes, head_bytes);
-        head_bytes = offset_bytes + size_bytes;
-        let start = free_at.max(arrival);
-        let finish = start + service_s;
-        engine.ledger.service_time_s += service_s;
-        engine.ledger.service_energy_j += service_j;
-        let response_s = finish - arrival;
-        engine.ledger.responses.record(response_s);
-        if let Some(all) = engine.ledger.per_request_response_s.as_mut() {
-            all.push(response_s);
-        }
-        free_at = finish;
+        sim.request(trace.arrival_s[i], trace.size_bytes[i] as f64, trace.is_write[i] != 0, trace.offset_bytes[i] as f64);
         if let Some(counter) = progress {
             if i % PROGRESS_STRIDE == PROGRESS_STRIDE - 1 {
                 counter.fetch_add(PROGRESS_STRIDE as u64, Ordering::Relaxed);
@@ -208,7 +100,8 @@ pub(crate) fn replay_validated(
     if let Some(counter) = progress {
         counter.fetch_add((n % PROGRESS_STRIDE) as u64, Ordering::Relaxed);
     }
-    RunResult::from_ledger(engine.ledger, device, policy.name().to_string(), first_arrival_s, free_at, opts.base_power_w)
+    let end = sim.free_at();
+    sim.finish(end)
 }
 
 #[cfg(test)]

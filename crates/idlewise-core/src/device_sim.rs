@@ -1,0 +1,325 @@
+//! One simulated device: its modes over time, its FIFO server and its ledger, driven by a policy.
+//!
+//! The single-device replay feeds it a trace; the multi-device system engine feeds several of
+//! them from one clock, asks them what mode they are in, and may wake them early (ghost hints).
+//! Both go through the same code, so a device behaves identically in either.
+//!
+//! Idle gaps are evaluated lazily: the policy's plan for a gap is made when the gap is first
+//! needed (the next request, a mode query, or a forced wake-up) and carried out up to that time.
+
+use crate::device::{Device, Route, READY};
+use crate::metrics::{Ledger, RunResult};
+use crate::policy::{GapStart, Plan, Policy};
+use crate::replay::ReplayOptions;
+
+/// Where a device is at a given instant.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DeviceState {
+    /// Serving requests (in the ready mode) until `until_s`.
+    Busy { until_s: f64 },
+    /// Resting in `mode`.
+    Mode { mode: usize },
+    /// Moving from `from` to `to`; the transition ends at `end_s`.
+    Transition { from: usize, to: usize, end_s: f64 },
+}
+
+/// Receives the segments of a plan as it is walked: the ledger when a gap is carried out, nothing
+/// when a mode is only queried.
+trait Sink {
+    fn residency(&mut self, mode: usize, duration_s: f64);
+    fn transition(&mut self, route: &Route, from: usize, to: usize);
+}
+
+struct Charge<'l>(&'l mut Ledger);
+
+impl Sink for Charge<'_> {
+    #[inline]
+    fn residency(&mut self, mode: usize, duration_s: f64) {
+        self.0.time_by_mode_s[mode] += duration_s;
+    }
+    #[inline]
+    fn transition(&mut self, route: &Route, from: usize, to: usize) {
+        self.0.transition_time_s += route.time_s;
+        self.0.transition_energy_j += route.energy_j;
+        for &hop in &route.hops {
+            self.0.transition_counts[hop] += 1;
+        }
+        if to == READY {
+            self.0.wakeups_from[from] += 1;
+        }
+    }
+}
+
+struct Observe;
+
+impl Sink for Observe {
+    #[inline]
+    fn residency(&mut self, _mode: usize, _duration_s: f64) {}
+    #[inline]
+    fn transition(&mut self, _route: &Route, _from: usize, _to: usize) {}
+}
+
+/// Carries out the plan's steps that begin before `horizon`: returns the mode reached, the time
+/// its last transition ends (or the gap start), and the last transition taken.
+#[inline]
+fn walk_steps<S: Sink>(
+    device: &Device,
+    t0: f64,
+    start_mode: usize,
+    plan: &Plan,
+    horizon: f64,
+    sink: &mut S,
+) -> (usize, f64, Option<(usize, usize)>) {
+    let mut t = t0;
+    let mut mode = start_mode;
+    let mut last = None;
+    for step in &plan.steps {
+        if step.mode == mode {
+            continue;
+        }
+        let begin = (t0 + step.at_s).max(t);
+        if begin >= horizon {
+            break;
+        }
+        // Two low-power modes with no route between them: the step cannot be taken.
+        let Some(route) = device.route(mode, step.mode) else { continue };
+        sink.residency(mode, begin - t);
+        sink.transition(route, mode, step.mode);
+        last = Some((mode, step.mode));
+        t = begin + route.time_s;
+        mode = step.mode;
+        if t >= horizon {
+            break; // the transition is still under way at the horizon
+        }
+    }
+    (mode, t, last)
+}
+
+/// An idle gap whose plan has been made and that has not ended yet.
+#[derive(Debug, Clone, Copy)]
+struct OpenGap {
+    start_s: f64,
+    start_mode: usize,
+}
+
+pub struct DeviceSim<'d, 'p> {
+    device: &'d Device,
+    policy: &'p mut dyn Policy,
+    ledger: Ledger,
+    plan: Plan,
+    gap: Option<OpenGap>,
+    /// The server is busy (or waking) until this time.
+    free_at: f64,
+    /// Requests arriving before this time found the device waking up.
+    woken_at: f64,
+    head_bytes: f64,
+    first_arrival_s: f64,
+    base_power_w: f64,
+}
+
+impl<'d, 'p> DeviceSim<'d, 'p> {
+    /// A device that is in `opts.initial_mode` at `start_s` (ready unless told otherwise).
+    pub fn new(device: &'d Device, policy: &'p mut dyn Policy, opts: &ReplayOptions, start_s: f64, expected_requests: usize) -> Self {
+        let mut plan = Plan::default();
+        plan.steps.reserve(device.mode_count() * 2 + 2);
+        DeviceSim {
+            device,
+            policy,
+            ledger: Ledger::new(device, expected_requests, opts.keep_per_request),
+            plan,
+            // A device that starts in a low-power mode is in a gap with an empty plan: the first
+            // request (or a forced wake-up) wakes it.
+            gap: (opts.initial_mode != READY).then_some(OpenGap { start_s, start_mode: opts.initial_mode }),
+            free_at: start_s,
+            woken_at: f64::NEG_INFINITY,
+            head_bytes: 0.0,
+            first_arrival_s: start_s,
+            base_power_w: opts.base_power_w,
+        }
+    }
+
+    pub fn device(&self) -> &Device {
+        self.device
+    }
+
+    /// Time the server is free (the last request finishes, or the device is awake again).
+    pub fn free_at(&self) -> f64 {
+        self.free_at
+    }
+
+    /// Opens the gap that begins when the server falls idle, asking the policy for its plan.
+    /// `gap_s` is the gap's length when known (trace replay), infinite otherwise.
+    #[inline]
+    fn open_gap(&mut self, gap_s: f64) {
+        self.plan.clear();
+        self.policy.plan_gap(&GapStart { time_s: self.free_at, gap_s }, &mut self.plan);
+        self.gap = Some(OpenGap { start_s: self.free_at, start_mode: READY });
+    }
+
+    /// Ends the open gap at `end_s` (a request arrives, or the device is told to wake): carries out
+    /// the plan up to then, wakes the device and returns when it is ready (>= `end_s`).
+    #[inline]
+    fn close_gap(&mut self, end_s: f64) -> f64 {
+        let Some(gap) = self.gap.take() else { return self.free_at.max(end_s) };
+        let device = self.device;
+        let mut sink = Charge(&mut self.ledger);
+        let (mode, mut t, _) = walk_steps(device, gap.start_s, gap.start_mode, &self.plan, end_s, &mut sink);
+        let ready = if mode == READY {
+            if t < end_s {
+                sink.residency(READY, end_s - t);
+                end_s
+            } else {
+                t
+            }
+        } else {
+            let up = device.up_route(mode);
+            let prewake_begin = end_s - up.time_s;
+            // The tolerance absorbs rounding in `t0 + T_down + (T − T_down − T_up)`.
+            if self.plan.prewake && prewake_begin >= t - 1e-9 * end_s.abs().max(1.0) {
+                sink.residency(mode, (prewake_begin - t).max(0.0));
+                sink.transition(up, mode, READY);
+                end_s
+            } else {
+                if t < end_s {
+                    sink.residency(mode, end_s - t);
+                    t = end_s;
+                }
+                sink.transition(up, mode, READY);
+                t + up.time_s
+            }
+        };
+        self.policy.end_gap(end_s - gap.start_s);
+        if ready > end_s {
+            self.woken_at = ready;
+        }
+        self.free_at = ready;
+        ready
+    }
+
+    /// Serves one request arriving at `arrival_s` (FIFO) and returns its finish time.
+    #[inline]
+    pub fn request(&mut self, arrival_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64) -> f64 {
+        if self.gap.is_some() {
+            self.close_gap(arrival_s);
+        } else if arrival_s > self.free_at {
+            self.open_gap(arrival_s - self.free_at);
+            self.close_gap(arrival_s);
+        }
+        if arrival_s < self.woken_at {
+            self.ledger.delayed_requests += 1;
+        }
+        let (service_s, service_j) = self.device.service(size_bytes, is_write, offset_bytes, self.head_bytes);
+        self.head_bytes = offset_bytes + size_bytes;
+        let finish = self.free_at.max(arrival_s) + service_s;
+        self.ledger.service_time_s += service_s;
+        self.ledger.service_energy_j += service_j;
+        let response_s = finish - arrival_s;
+        self.ledger.responses.record(response_s);
+        if let Some(all) = self.ledger.per_request_response_s.as_mut() {
+            all.push(response_s);
+        }
+        self.free_at = finish;
+        finish
+    }
+
+    /// Where the device is at time `t` (not before the last event it was given). Opens the idle
+    /// gap if the device has fallen idle, without knowing how long it will last.
+    pub fn state_at(&mut self, t: f64) -> DeviceState {
+        if self.gap.is_none() {
+            if t < self.free_at {
+                return DeviceState::Busy { until_s: self.free_at };
+            }
+            self.open_gap(f64::INFINITY);
+        }
+        let gap = self.gap.expect("gap opened above");
+        let (mode, end, last) = walk_steps(self.device, gap.start_s, gap.start_mode, &self.plan, t, &mut Observe);
+        match last {
+            Some((from, to)) if end > t => DeviceState::Transition { from, to, end_s: end },
+            _ => DeviceState::Mode { mode },
+        }
+    }
+
+    /// Wakes the device at `t` without a request (a proactive spin-up): any transition under way
+    /// finishes first. Returns when the device is ready. A no-op if it is not in an idle gap.
+    pub fn wake(&mut self, t: f64) -> f64 {
+        if self.gap.is_none() && t >= self.free_at {
+            self.open_gap(f64::INFINITY);
+        }
+        self.close_gap(t)
+    }
+
+    /// Ends the run at `end_s` (at least the last completion) and returns its account. An open
+    /// gap is closed without a wake-up: the device stays where the plan had taken it.
+    pub fn finish(mut self, end_s: f64) -> RunResult {
+        let end_s = end_s.max(self.free_at);
+        if self.gap.is_none() && end_s > self.free_at {
+            self.open_gap(f64::INFINITY);
+        }
+        if let Some(gap) = self.gap.take() {
+            let mut sink = Charge(&mut self.ledger);
+            let (mode, t, _) = walk_steps(self.device, gap.start_s, gap.start_mode, &self.plan, end_s, &mut sink);
+            if t < end_s {
+                sink.residency(mode, end_s - t);
+            }
+            self.free_at = end_s.max(t);
+        }
+        let policy_name = self.policy.name().to_string();
+        RunResult::from_ledger(self.ledger, self.device, policy_name, self.first_arrival_s, self.free_at, self.base_power_w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::tests::two_state;
+    use crate::policy::{BuildContext, PolicySpec};
+
+    // Two-state device: ready 1 W, sleep 0 W, down 1 s / 1 J, up 2 s / 3 J; 990 kB = 1 s service.
+    const ONE_SECOND: f64 = 990_000.0;
+
+    #[test]
+    fn state_queries_follow_the_plan_without_charging_it() {
+        let d = two_state();
+        let mut p = PolicySpec::parse("timeout:2s").unwrap().build(&d, &BuildContext::default()).unwrap();
+        let mut sim = DeviceSim::new(&d, p.as_mut(), &ReplayOptions::default(), 0.0, 4);
+        assert_eq!(sim.request(0.0, ONE_SECOND, false, 0.0), 1.0);
+        assert_eq!(sim.state_at(0.5), DeviceState::Busy { until_s: 1.0 });
+        assert_eq!(sim.state_at(2.0), DeviceState::Mode { mode: READY });
+        assert_eq!(sim.state_at(3.5), DeviceState::Transition { from: READY, to: 1, end_s: 4.0 });
+        assert_eq!(sim.state_at(7.0), DeviceState::Mode { mode: 1 });
+        // Queries charged nothing: a request at 10 s sees the whole plan once.
+        assert_eq!(sim.request(10.0, ONE_SECOND, false, 0.0), 13.0);
+        let r = sim.finish(13.0);
+        assert!((r.energy_j - (2.0 + 1.0 + 3.0 + 4.0)).abs() < 1e-12);
+        assert!((r.accounted_time_s() - r.makespan_s).abs() < 1e-12);
+    }
+
+    #[test]
+    fn forced_wake_finishes_a_down_transition_first() {
+        let d = two_state();
+        let mut p = PolicySpec::parse("timeout:2s").unwrap().build(&d, &BuildContext::default()).unwrap();
+        let mut sim = DeviceSim::new(&d, p.as_mut(), &ReplayOptions::default(), 0.0, 4);
+        sim.request(0.0, ONE_SECOND, false, 0.0);
+        // Idle from 1 s; down from 3 s to 4 s; woken at 3.5 s: ready at 4 + 2 = 6 s.
+        assert_eq!(sim.wake(3.5), 6.0);
+        assert_eq!(sim.state_at(6.5), DeviceState::Mode { mode: READY });
+        // A request at 6.5 s is served at once and was not delayed by power management.
+        assert_eq!(sim.request(6.5, ONE_SECOND, false, 0.0), 7.5);
+        let r = sim.finish(7.5);
+        assert_eq!((r.wakeups, r.delayed_requests), (1, 0));
+        assert!((r.accounted_time_s() - r.makespan_s).abs() < 1e-12);
+    }
+
+    #[test]
+    fn finishing_inside_a_gap_keeps_the_device_where_the_plan_took_it() {
+        let d = two_state();
+        let mut p = PolicySpec::parse("timeout:0s").unwrap().build(&d, &BuildContext::default()).unwrap();
+        let mut sim = DeviceSim::new(&d, p.as_mut(), &ReplayOptions::default(), 0.0, 1);
+        sim.request(0.0, ONE_SECOND, false, 0.0);
+        let r = sim.finish(11.0);
+        // Down 1 s (1 J), then 9 s asleep at 0 W; no wake-up at the end.
+        assert!((r.energy_j - (2.0 + 1.0)).abs() < 1e-12);
+        assert_eq!(r.wakeups, 0);
+        assert!((r.makespan_s - 11.0).abs() < 1e-12);
+    }
+}
