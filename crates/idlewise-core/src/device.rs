@@ -88,6 +88,9 @@ struct ServiceFile {
     active_power_w: f64,
     read_power_w: Option<f64>,
     write_power_w: Option<f64>,
+    /// Network cards: in a low-power mode that still serves (802.11 PSM), downloaded data waits
+    /// at the access point for the next beacon, sent every `beacon_period_s`.
+    beacon_period_s: Option<f64>,
     seek: Option<SeekFile>,
     #[serde(default)]
     source: String,
@@ -201,6 +204,7 @@ pub struct Service {
     pub write_bandwidth_bytes_per_s: f64,
     pub read_power_w: f64,
     pub write_power_w: f64,
+    pub beacon_period_s: Option<f64>,
     pub seek: Option<SeekCurve>,
     pub provenance: Provenance,
 }
@@ -332,6 +336,9 @@ impl Device {
         let write_power_w = s.write_power_w.unwrap_or(s.active_power_w);
         check_value(origin, "service.read_power_w", read_power_w, true)?;
         check_value(origin, "service.write_power_w", write_power_w, true)?;
+        if let Some(b) = s.beacon_period_s {
+            check_value(origin, "service.beacon_period_s", b, false)?;
+        }
         let seek = match s.seek {
             None => None,
             Some(k) => {
@@ -376,6 +383,7 @@ impl Device {
             write_bandwidth_bytes_per_s: s.write_bandwidth_bytes_per_s,
             read_power_w,
             write_power_w,
+            beacon_period_s: s.beacon_period_s,
             seek,
             provenance: Provenance { source: s.source, assumed: s.assumed },
         };
@@ -536,6 +544,24 @@ impl Device {
                 }
             }
         }
+    }
+
+    /// True when some mode other than the ready mode can serve requests (802.11 PSM).
+    pub fn serves_in_low_power(&self) -> bool {
+        self.modes.iter().skip(1).any(|m| m.serves)
+    }
+
+    /// Time and energy to serve a request that arrives at `arrival_s` while the device rests in a
+    /// low-power mode that serves (802.11 PSM): the request goes out at once; downloaded data
+    /// reaches the access point after `overhead_s` and waits there for the next beacon (beacons
+    /// at whole multiples of `beacon_period_s`), dozing at the mode's power, then transfers at the
+    /// read power. Uploads do not wait for a beacon.
+    pub fn service_in_mode(&self, mode: usize, arrival_s: f64, size_bytes: f64, is_write: bool) -> (f64, f64) {
+        let (time_s, energy_j) = self.service(size_bytes, is_write, 0.0, 0.0);
+        let Some(beacon) = self.service.beacon_period_s.filter(|_| !is_write) else { return (time_s, energy_j) };
+        let data_at_ap = arrival_s + self.service.overhead_s;
+        let wait_s = (data_at_ap / beacon).ceil() * beacon - data_at_ap;
+        (time_s + wait_s, energy_j + wait_s * self.modes[mode].power_w)
     }
 
     /// One line: name, kind and each mode's power.

@@ -115,6 +115,10 @@ pub struct DeviceSim<'d, 'p> {
     head_bytes: f64,
     first_arrival_s: f64,
     base_power_w: f64,
+    /// The mode the server is in: the ready mode, or a low-power mode that serves (PSM).
+    serving_mode: usize,
+    /// Checked once: whether any low-power mode can serve at all (skips work for disks).
+    low_power_serving: bool,
 }
 
 impl<'d, 'p> DeviceSim<'d, 'p> {
@@ -135,6 +139,8 @@ impl<'d, 'p> DeviceSim<'d, 'p> {
             head_bytes: 0.0,
             first_arrival_s: start_s,
             base_power_w: opts.base_power_w,
+            serving_mode: READY,
+            low_power_serving: device.serves_in_low_power(),
         }
     }
 
@@ -153,7 +159,7 @@ impl<'d, 'p> DeviceSim<'d, 'p> {
     fn open_gap(&mut self, gap_s: f64) {
         self.plan.clear();
         self.policy.plan_gap(&GapStart { time_s: self.free_at, gap_s }, &mut self.plan);
-        self.gap = Some(OpenGap { start_s: self.free_at, start_mode: READY });
+        self.gap = Some(OpenGap { start_s: self.free_at, start_mode: self.serving_mode });
     }
 
     /// Ends the open gap at `end_s` (a request arrives, or the device is told to wake): carries out
@@ -193,24 +199,51 @@ impl<'d, 'p> DeviceSim<'d, 'p> {
             self.woken_at = ready;
         }
         self.free_at = ready;
+        self.serving_mode = READY;
         ready
+    }
+
+    /// If the device rests at `arrival_s` in a low-power mode that serves and the policy wants to
+    /// serve there, ends the gap without waking and returns true.
+    fn stay_to_serve(&mut self, arrival_s: f64) -> bool {
+        let Some(gap) = self.gap else { return false };
+        let (mode, t, _) = walk_steps(self.device, gap.start_s, gap.start_mode, &self.plan, arrival_s, &mut Observe);
+        if mode == READY || t > arrival_s || !self.device.modes[mode].serves || !self.policy.serve_in_mode(mode, arrival_s) {
+            return false;
+        }
+        let mut sink = Charge(&mut self.ledger);
+        let (mode, t, _) = walk_steps(self.device, gap.start_s, gap.start_mode, &self.plan, arrival_s, &mut sink);
+        sink.residency(mode, arrival_s - t);
+        self.policy.end_gap(arrival_s - gap.start_s);
+        self.gap = None;
+        self.free_at = arrival_s;
+        self.serving_mode = mode;
+        true
     }
 
     /// Serves one request arriving at `arrival_s` (FIFO) and returns its finish time.
     #[inline]
     pub fn request(&mut self, arrival_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64) -> f64 {
-        if self.gap.is_some() {
-            self.close_gap(arrival_s);
-        } else if arrival_s > self.free_at {
+        if self.low_power_serving {
+            self.policy.note_transfer(arrival_s);
+        }
+        if self.gap.is_none() && arrival_s > self.free_at {
             self.open_gap(arrival_s - self.free_at);
+        }
+        if self.gap.is_some() && !(self.low_power_serving && self.stay_to_serve(arrival_s)) {
             self.close_gap(arrival_s);
         }
         if arrival_s < self.woken_at {
             self.ledger.delayed_requests += 1;
         }
-        let (service_s, service_j) = self.device.service(size_bytes, is_write, offset_bytes, self.head_bytes);
+        let start_s = self.free_at.max(arrival_s);
+        let (service_s, service_j) = if self.serving_mode == READY {
+            self.device.service(size_bytes, is_write, offset_bytes, self.head_bytes)
+        } else {
+            self.device.service_in_mode(self.serving_mode, start_s, size_bytes, is_write)
+        };
         self.head_bytes = offset_bytes + size_bytes;
-        let finish = self.free_at.max(arrival_s) + service_s;
+        let finish = start_s + service_s;
         self.ledger.service_time_s += service_s;
         self.ledger.service_energy_j += service_j;
         let response_s = finish - arrival_s;

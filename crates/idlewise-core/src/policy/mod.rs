@@ -10,8 +10,10 @@ mod breakeven;
 mod experts;
 mod oracle;
 mod predictive;
+mod psm;
 mod randomized;
 mod stpm;
+mod stpm_network;
 mod timeout;
 
 use crate::device::{Device, READY};
@@ -72,6 +74,14 @@ pub trait Policy: Send {
     /// The gap that began with the last `plan_gap` ended after `idle_s` seconds (arrival minus
     /// the time the queue emptied).
     fn end_gap(&mut self, _idle_s: f64) {}
+    /// A request arrives at `arrival_s` while the device rests in `mode`, a low-power mode that
+    /// can serve (802.11 PSM). True: serve it there; false (the default): wake to the ready mode.
+    fn serve_in_mode(&mut self, _mode: usize, _arrival_s: f64) -> bool {
+        false
+    }
+    /// Every request's arrival, before it is served (for policies that watch traffic, such as
+    /// the network STPM's runs of transfers). Ghost hints arrive here too.
+    fn note_transfer(&mut self, _arrival_s: f64) {}
 }
 
 /// Documentation of one policy parameter, for `idlewise policies`.
@@ -93,7 +103,7 @@ pub struct Family {
 
 /// Every policy family, in the order `idlewise policies` lists them.
 pub fn families() -> &'static [Family] {
-    static FAMILIES: [Family; 8] = [
+    static FAMILIES: [Family; 9] = [
         always_on::FAMILY,
         timeout::FAMILY,
         breakeven::FAMILY,
@@ -101,6 +111,7 @@ pub fn families() -> &'static [Family] {
         stpm::FAMILY,
         experts::FAMILY,
         predictive::FAMILY,
+        psm::FAMILY,
         oracle::FAMILY,
     ];
     &FAMILIES
@@ -174,7 +185,7 @@ impl PolicySpec {
         Ok(())
     }
 
-    fn raw(&self, key: &str) -> Option<&str> {
+    pub(crate) fn raw(&self, key: &str) -> Option<&str> {
         self.args.iter().rev().find(|(k, _)| k.as_deref() == Some(key)).map(|(_, v)| v.as_str())
     }
 
@@ -280,7 +291,15 @@ mod tests {
         let d = two_state();
         for f in families() {
             let p = PolicySpec::parse(f.example).unwrap().build(&d, &BuildContext::default());
-            assert!(p.is_ok(), "{}: {:?}", f.name, p.err());
+            if f.name == "psm" {
+                assert!(p.err().unwrap().to_string().contains("no low-power mode that serves"));
+            } else {
+                assert!(p.is_ok(), "{}: {:?}", f.name, p.err());
+            }
+        }
+        let card = crate::policy::stpm_network::tests::cisco();
+        for spec in ["psm", "stpm:knob=50", "always-on", "oracle", "breakeven"] {
+            assert!(PolicySpec::parse(spec).unwrap().build(&card, &BuildContext::default()).is_ok(), "{spec}");
         }
     }
 }

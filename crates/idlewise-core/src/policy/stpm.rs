@@ -19,10 +19,12 @@ use crate::error::Result;
 
 pub(super) const FAMILY: Family = Family {
     name: "stpm",
-    summary: "Self-tuning power management (seed 000 eqs. 2-3): per-mode break-even with base power, weighted by a 0-100 knob.",
+    summary: "Self-tuning power management (seed 000): disks: per-mode break-even with base power (eqs. 2-3); network cards: CAM/PSM by runs of transfers; one 0-100 knob.",
     params: &[
         ParamDoc { name: "knob", default: "50", help: "0 = save energy ... 100 = performance (no power management)" },
         ParamDoc { name: "base", default: "the run's base power", help: "platform base power that pays for delays, e.g. base=1.44W" },
+        ParamDoc { name: "run_gap", default: "500ms", help: "network devices: transfers closer than this form a run" },
+        ParamDoc { name: "window", default: "100", help: "network devices: runs kept in the run-length histogram" },
     ],
     example: "stpm:knob=50",
     build,
@@ -48,6 +50,9 @@ pub(crate) fn stpm_break_even_s(device: &Device, mode: usize, knob: f64, base_po
 }
 
 fn build(spec: &PolicySpec, device: &Device, ctx: &BuildContext) -> Result<Box<dyn Policy>> {
+    if device.kind == crate::device::DeviceKind::Network {
+        return super::stpm_network::build(spec, device, ctx);
+    }
     spec.expect_keys(&["knob", "base"])?;
     let knob = spec.number("knob", 50.0, 0.0, 100.0)?;
     let base_power_w = spec.power_w("base", ctx.base_power_w)?;

@@ -1,0 +1,189 @@
+//! The network half of `stpm` (seed 000 §4.2.1; Anand, Nightingale & Flinn, MobiCom 2003), chosen
+//! by `stpm` for devices of kind `network`. The seed describes it only in outline, so this is the
+//! toolkit form of ALGORITHMS.md §4.4, with every constant a parameter:
+//!
+//! - Transfers less than `run_gap` apart form a *run*; the lengths (in transfers) of the last
+//!   `window` runs form a histogram. Ghost hints count as transfers.
+//! - When a transfer arrives with the card in PSM, `k` transfers into the current run, the
+//!   expected rest of the run is `n = E[L − k + 1 | L ≥ k]` transfers (0 without history). Staying
+//!   in PSM delays each by half a beacon period on average: delay `n·B/2`, energy `P_base·n·B/2`.
+//!   Switching to CAM delays this transfer by the switch time `T_up`, and costs `E_up + E_down`,
+//!   the extra CAM power over the rest of the run and its tail, `(P_cam − P_psm)·(n·s + run_gap)`
+//!   with `s` the mean spacing of transfers in runs, plus `P_base·T_up`.
+//! - Each is weighed like the cache's equation 4, `K·delay + (100 − K)·energy`; the card goes to
+//!   CAM when that is cheaper. In CAM it returns to PSM after `run_gap` without a transfer.
+
+use std::collections::VecDeque;
+
+use super::{fmt_num, BuildContext, GapStart, Plan, Policy, PolicySpec};
+use crate::device::{Device, READY};
+use crate::error::Result;
+
+pub(super) struct NetworkStpm {
+    name: String,
+    psm: usize,
+    knob: f64,
+    base_power_w: f64,
+    run_gap_s: f64,
+    window: usize,
+    beacon_s: f64,
+    up_time_s: f64,
+    switch_energy_j: f64,
+    extra_cam_power_w: f64,
+    runs: VecDeque<u32>,
+    current_run: u32,
+    last_transfer_s: f64,
+    mean_spacing_s: f64,
+}
+
+pub(super) fn build(spec: &PolicySpec, device: &Device, ctx: &BuildContext) -> Result<Box<dyn Policy>> {
+    spec.expect_keys(&["knob", "base", "run_gap", "window"])?;
+    let knob = spec.number("knob", 50.0, 0.0, 100.0)?;
+    let base_power_w = spec.power_w("base", ctx.base_power_w)?;
+    let run_gap_s = match spec.raw("run_gap") {
+        Some(raw) => spec.duration_s(raw, "run_gap")?,
+        None => 0.5,
+    };
+    let window = spec.number("window", 100.0, 1.0, 1e6)? as usize;
+    let psm = super::psm::serving_low_power_mode(spec, device)?;
+    let beacon_s = device.service.beacon_period_s.ok_or_else(|| {
+        spec.error(format!("device '{}' gives no service.beacon_period_s, which network STPM needs", device.name))
+    })?;
+    let (up, down) = (device.up_route(psm), device.down_route(psm));
+    Ok(Box::new(NetworkStpm {
+        name: format!("stpm:knob={},base={}W", fmt_num(knob), fmt_num(base_power_w)),
+        psm,
+        knob,
+        base_power_w,
+        run_gap_s,
+        window,
+        beacon_s,
+        up_time_s: up.time_s,
+        switch_energy_j: up.energy_j + down.energy_j,
+        extra_cam_power_w: device.modes[READY].power_w - device.modes[psm].power_w,
+        runs: VecDeque::with_capacity(window),
+        current_run: 0,
+        last_transfer_s: f64::NEG_INFINITY,
+        mean_spacing_s: beacon_s,
+    }))
+}
+
+impl NetworkStpm {
+    /// Expected transfers left in the current run, this one included.
+    fn expected_remaining(&self) -> f64 {
+        let k = self.current_run.max(1);
+        let (count, sum) = self.runs.iter().filter(|&&l| l >= k).fold((0u32, 0u64), |(c, s), &l| (c + 1, s + u64::from(l)));
+        if count == 0 { 0.0 } else { sum as f64 / f64::from(count) - f64::from(k) + 1.0 }
+    }
+
+    fn cam_is_cheaper(&self) -> bool {
+        let n = self.expected_remaining();
+        if n <= 0.0 {
+            return false;
+        }
+        let k = self.knob;
+        let psm_delay = n * self.beacon_s / 2.0;
+        let psm_cost = k * psm_delay + (100.0 - k) * self.base_power_w * psm_delay;
+        let cam_energy = self.switch_energy_j
+            + self.extra_cam_power_w * (n * self.mean_spacing_s + self.run_gap_s)
+            + self.base_power_w * self.up_time_s;
+        let cam_cost = k * self.up_time_s + (100.0 - k) * cam_energy;
+        cam_cost < psm_cost
+    }
+}
+
+impl Policy for NetworkStpm {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn plan_gap(&mut self, _gap: &GapStart, plan: &mut Plan) {
+        plan.push(self.run_gap_s, self.psm);
+    }
+
+    fn serve_in_mode(&mut self, mode: usize, _arrival_s: f64) -> bool {
+        mode == self.psm && !self.cam_is_cheaper()
+    }
+
+    fn note_transfer(&mut self, arrival_s: f64) {
+        let spacing = arrival_s - self.last_transfer_s;
+        if spacing > self.run_gap_s {
+            if self.current_run > 0 {
+                if self.runs.len() == self.window {
+                    self.runs.pop_front();
+                }
+                self.runs.push_back(self.current_run);
+            }
+            self.current_run = 0;
+        } else if spacing.is_finite() {
+            self.mean_spacing_s = 0.9 * self.mean_spacing_s + 0.1 * spacing;
+        }
+        self.current_run += 1;
+        self.last_transfer_s = arrival_s;
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::device_sim::DeviceSim;
+    use crate::replay::ReplayOptions;
+
+    pub(crate) fn cisco() -> Device {
+        Device::from_toml(include_str!("../../../../python/idlewise/catalog/cisco-350.toml"), "cisco-350.toml").unwrap()
+    }
+
+    fn run(spec: &str, base_power_w: f64, times: &[f64], size: f64) -> crate::metrics::RunResult {
+        let d = cisco();
+        let mut p = PolicySpec::parse(spec).unwrap().build(&d, &BuildContext { base_power_w }).unwrap();
+        let mut sim = DeviceSim::new(&d, p.as_mut(), &ReplayOptions { base_power_w, ..Default::default() }, times[0], times.len());
+        for &t in times {
+            let t = t.max(sim.free_at());
+            sim.request(t, size, false, 0.0);
+        }
+        let end = sim.free_at();
+        sim.finish(end)
+    }
+
+    #[test]
+    fn psm_download_waits_for_the_next_beacon() {
+        // 32 KiB download requested at t = 1.03 s in PSM: data at the AP at 1.07 s (40 ms RTT),
+        // delivered from the 1.1 s beacon: wait 30 ms at 0.39 W, then 40 ms + 32768/375000 s.
+        let d = cisco();
+        let psm = d.mode_index("psm").unwrap();
+        let (t, e) = d.service_in_mode(psm, 1.03, 32768.0, false);
+        let transfer = 0.040 + 32768.0 / 375_000.0;
+        assert!((t - (0.030 + transfer)).abs() < 1e-12, "{t}");
+        assert!((e - (0.030 * 0.39 + transfer * 1.64)).abs() < 1e-12);
+        // Uploads go out at once.
+        assert_eq!(d.service_in_mode(psm, 1.03, 1000.0, true), d.service(1000.0, true, 0.0, 0.0));
+    }
+
+    #[test]
+    fn static_psm_serves_every_transfer_without_switching() {
+        let r = run("psm", 0.0, &[0.0, 5.0, 10.0], 32768.0);
+        assert_eq!(r.wakeups, 0);
+        // Down to PSM once (0.41 s, 0.53 J), never back to CAM.
+        assert_eq!(r.transition_counts, vec![("cam".to_string(), "psm".to_string(), 1)]);
+        assert!((r.accounted_time_s() - r.makespan_s).abs() < 1e-9);
+    }
+
+    #[test]
+    fn stpm_switches_to_cam_for_long_runs_when_performance_matters() {
+        // Runs of 30 transfers 100 ms apart, 3 s between runs. After the first run the histogram
+        // predicts long runs: at knob 95 the card goes to CAM early in each run; at knob 5 the
+        // switch's energy outweighs the delay it saves and the card stays in PSM.
+        let mut times = Vec::new();
+        for run in 0..6 {
+            for i in 0..30 {
+                times.push(run as f64 * 6.0 + i as f64 * 0.1);
+            }
+        }
+        let fast = run("stpm:knob=95", 1.44, &times, 4096.0);
+        let thrifty = run("stpm:knob=5", 1.44, &times, 4096.0);
+        assert!(fast.wakeups >= 5, "knob 95 should switch to CAM in the runs after the first: {}", fast.wakeups);
+        assert_eq!(thrifty.wakeups, 0);
+        assert!(fast.mean_response_s < thrifty.mean_response_s);
+        assert!(fast.energy_j > thrifty.energy_j);
+    }
+}
