@@ -144,7 +144,7 @@ impl<'d, 'p> DeviceSim<'d, 'p> {
         }
     }
 
-    pub fn device(&self) -> &Device {
+    pub fn device(&self) -> &'d Device {
         self.device
     }
 
@@ -279,6 +279,17 @@ impl<'d, 'p> DeviceSim<'d, 'p> {
             self.open_gap(f64::INFINITY);
         }
         self.close_gap(t)
+    }
+
+    /// Hands a ghost hint to the device's policy; wakes the device if the policy asks. Returns the
+    /// time the device will be ready if it was woken.
+    pub fn ghost_hint(&mut self, now_s: f64, benefit: f64) -> Option<f64> {
+        let mode = match self.state_at(now_s) {
+            DeviceState::Mode { mode } => mode,
+            DeviceState::Transition { to, .. } => to,
+            DeviceState::Busy { .. } => READY,
+        };
+        self.policy.ghost_hint(now_s, mode, benefit).then(|| self.wake(now_s))
     }
 
     /// Ends the run at `end_s` (at least the last completion) and returns its account. An open

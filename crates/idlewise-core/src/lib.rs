@@ -11,7 +11,8 @@
 //! - [`device_sim`]: one device's modes, server and ledger over time, driven by its policy;
 //! - [`replay`]: the single-device replay loop (the hot path);
 //! - [`metrics`]: the energy/time ledger and response-time statistics;
-//! - [`evaluate`]: runs policies next to always-on and the oracle and normalises results.
+//! - [`evaluate`]: runs policies next to always-on and the oracle and normalises results;
+//! - [`system`]: several devices on one clock: power manager, energy-aware cache, ghost hints.
 
 pub mod device;
 pub mod device_sim;
@@ -20,6 +21,7 @@ pub mod evaluate;
 pub mod metrics;
 pub mod policy;
 pub mod replay;
+pub mod system;
 pub mod trace;
 pub mod units;
 

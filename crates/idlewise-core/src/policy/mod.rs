@@ -82,6 +82,12 @@ pub trait Policy: Send {
     /// Every request's arrival, before it is served (for policies that watch traffic, such as
     /// the network STPM's runs of transfers). Ghost hints arrive here too.
     fn note_transfer(&mut self, _arrival_s: f64) {}
+    /// A ghost hint (seed 000 §4.4) at `now_s` while the device rests in `mode`: an application
+    /// would have used this device had it been in its ready mode, and would have saved `benefit`
+    /// (knob-weighted, `K·seconds + (100 − K)·joules`). True: wake the device now.
+    fn ghost_hint(&mut self, _now_s: f64, _mode: usize, _benefit: f64) -> bool {
+        false
+    }
 }
 
 /// Documentation of one policy parameter, for `idlewise policies`.

@@ -105,6 +105,12 @@ impl Policy for NetworkStpm {
         mode == self.psm && !self.cam_is_cheaper()
     }
 
+    fn ghost_hint(&mut self, now_s: f64, mode: usize, _benefit: f64) -> bool {
+        // Seed 000 §4.4: a hint to the network manager counts as a transfer in the current run.
+        self.note_transfer(now_s);
+        mode == self.psm && self.cam_is_cheaper()
+    }
+
     fn note_transfer(&mut self, arrival_s: f64) {
         let spacing = arrival_s - self.last_transfer_s;
         if spacing > self.run_gap_s {

@@ -1,0 +1,221 @@
+//! The energy-aware cache manager of seed 000 (§4.3, Figure 6) and its ghost hints (§4.4).
+//!
+//! For a cached item it predicts the time and energy of reading it from the disk and from the
+//! network, each device as it is now (queried through the power manager), and weighs them with
+//! the knob: `cost = time·K + energy·(100 − K)` (equation 4). Energy is the system's: the device's
+//! transition and transfer energy plus the platform base power over the time taken. The cheaper
+//! source decides the status (present, or present-but-fetch-from-network).
+//!
+//! Ghost hints: the manager also prices the source it did not use as if that device were in its
+//! ready mode; if that would have beaten the choice it made, it sends that device's manager a
+//! hint carrying the weighted benefit.
+//!
+//! Writes (`PutData`, `PutMetadata`, `Rename`, `Delete`) are background work: while the disk is in
+//! a low-power mode they wait in a write queue (capped at 4 MB by default; a write that would
+//! overflow it flushes the queue at once), flushed when the disk next enters its ready mode.
+
+use std::collections::HashMap;
+
+use crate::device::READY;
+use crate::device_sim::DeviceState;
+
+use super::power_manager::{DeviceHandle, PowerManager};
+
+/// What `CacheStatus` returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheStatus {
+    Absent,
+    Present,
+    /// Present, but fetching it from the network is cheaper now (advisory).
+    PresentFetchFromNetwork,
+}
+
+/// Predicted cost of one read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    pub time_s: f64,
+    pub energy_j: f64,
+}
+
+/// One deferred background operation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum QueuedWrite {
+    Data { object: u64, size_bytes: f64 },
+    Metadata { object: u64 },
+    Rename { object: u64 },
+    Delete { object: u64 },
+}
+
+/// Bytes a metadata update, rename or delete writes to the disk.
+pub const METADATA_BYTES: f64 = 512.0;
+
+impl QueuedWrite {
+    pub fn size_bytes(&self) -> f64 {
+        match self {
+            QueuedWrite::Data { size_bytes, .. } => *size_bytes,
+            _ => METADATA_BYTES,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CacheCounters {
+    pub storage_reads: u64,
+    pub network_reads: u64,
+    pub disk_hints: u64,
+    pub network_hints: u64,
+    pub writes_queued: u64,
+    pub writes_flushed: u64,
+    pub forced_flushes: u64,
+}
+
+pub struct CacheManager {
+    pub knob: f64,
+    pub base_power_w: f64,
+    pub adaptive: bool,
+    pub ghost_hints: bool,
+    pub queue_cap_bytes: f64,
+    /// Object -> size of the cached copy.
+    items: HashMap<u64, f64>,
+    metadata: HashMap<u64, ()>,
+    queue: Vec<QueuedWrite>,
+    queued_bytes: f64,
+    pub counters: CacheCounters,
+}
+
+impl CacheManager {
+    pub fn new(knob: f64, base_power_w: f64, adaptive: bool, ghost_hints: bool, queue_cap_bytes: f64) -> Self {
+        CacheManager {
+            knob,
+            base_power_w,
+            adaptive,
+            ghost_hints,
+            queue_cap_bytes,
+            items: HashMap::new(),
+            metadata: HashMap::new(),
+            queue: Vec::new(),
+            queued_bytes: 0.0,
+            counters: CacheCounters::default(),
+        }
+    }
+
+    /// Puts an item in the cache without simulating the write (the cache's state at the start).
+    pub fn preload(&mut self, object: u64, size_bytes: f64) {
+        self.items.insert(object, size_bytes);
+    }
+
+    pub fn cost(&self, e: Estimate) -> f64 {
+        e.time_s * self.knob + e.energy_j * (100.0 - self.knob)
+    }
+
+    /// Reading `size_bytes` from a device as it is at `t` (or, with `ideal`, as if it were in its
+    /// ready mode and idle).
+    pub fn estimate(&self, pm: &mut PowerManager, h: DeviceHandle, t: f64, size_bytes: f64, ideal: bool) -> Estimate {
+        let device = pm.device(h);
+        let state = if ideal { DeviceState::Mode { mode: READY } } else { pm.query_current_mode(h, t) };
+        let (wait_s, wait_j, serve_mode) = match state {
+            DeviceState::Busy { until_s } => (until_s - t, 0.0, READY),
+            DeviceState::Mode { mode } if mode == READY || device.modes[mode].serves => (0.0, 0.0, mode),
+            DeviceState::Mode { mode } => {
+                let up = device.up_route(mode);
+                (up.time_s, up.energy_j, READY)
+            }
+            DeviceState::Transition { to, end_s, .. } => {
+                let (time, energy) = if to == READY || device.modes[to].serves {
+                    (0.0, 0.0)
+                } else {
+                    let up = device.up_route(to);
+                    (up.time_s, up.energy_j)
+                };
+                (end_s - t + time, energy, if device.modes[to].serves { to } else { READY })
+            }
+        };
+        let (time, energy) = if serve_mode == READY {
+            device.service(size_bytes, false, 0.0, 0.0)
+        } else {
+            device.service_in_mode(serve_mode, t + wait_s, size_bytes, false)
+        };
+        let time_s = wait_s + time;
+        Estimate { time_s, energy_j: wait_j + energy + self.base_power_w * time_s }
+    }
+
+    /// `CacheStatus`: whether the item is cached and, for the adaptive cache, which source is
+    /// cheaper now. Issues ghost hints as a side effect (when enabled). Returns the status and
+    /// the hints to deliver as `(device, weighted benefit)`.
+    pub fn cache_status(
+        &mut self,
+        pm: &mut PowerManager,
+        storage: DeviceHandle,
+        network: Option<DeviceHandle>,
+        t: f64,
+        object: u64,
+    ) -> (CacheStatus, Vec<(DeviceHandle, f64)>) {
+        let Some(&size) = self.items.get(&object) else { return (CacheStatus::Absent, Vec::new()) };
+        let Some(net) = network.filter(|_| self.adaptive) else { return (CacheStatus::Present, Vec::new()) };
+        let disk_now = self.cost(self.estimate(pm, storage, t, size, false));
+        let net_now = self.cost(self.estimate(pm, net, t, size, false));
+        let (status, chosen) = if net_now < disk_now {
+            (CacheStatus::PresentFetchFromNetwork, net_now)
+        } else {
+            (CacheStatus::Present, disk_now)
+        };
+        let mut hints = Vec::new();
+        if self.ghost_hints {
+            let (other, other_ideal) = if status == CacheStatus::Present {
+                (net, self.cost(self.estimate(pm, net, t, size, true)))
+            } else {
+                (storage, self.cost(self.estimate(pm, storage, t, size, true)))
+            };
+            if other_ideal < chosen {
+                hints.push((other, chosen - other_ideal));
+                if other == storage {
+                    self.counters.disk_hints += 1;
+                } else {
+                    self.counters.network_hints += 1;
+                }
+            }
+        }
+        (status, hints)
+    }
+
+    pub fn size_of(&self, object: u64) -> Option<f64> {
+        self.items.get(&object).copied()
+    }
+
+    /// Queues a background write; returns true when the queue must be flushed now (it would
+    /// overflow its cap, or the disk is ready and the write can go at once).
+    pub fn enqueue(&mut self, write: QueuedWrite, disk_ready: bool) -> bool {
+        match write {
+            QueuedWrite::Data { object, size_bytes } => {
+                self.items.insert(object, size_bytes);
+            }
+            QueuedWrite::Metadata { object } => {
+                self.metadata.insert(object, ());
+            }
+            QueuedWrite::Delete { object } => {
+                self.items.remove(&object);
+                self.metadata.remove(&object);
+            }
+            QueuedWrite::Rename { .. } => {}
+        }
+        let overflow = self.queued_bytes + write.size_bytes() > self.queue_cap_bytes;
+        self.queue.push(write);
+        self.queued_bytes += write.size_bytes();
+        self.counters.writes_queued += 1;
+        if overflow && !disk_ready {
+            self.counters.forced_flushes += 1;
+        }
+        overflow || disk_ready
+    }
+
+    /// Takes every queued write, to be written to the disk now.
+    pub fn drain(&mut self) -> Vec<QueuedWrite> {
+        self.counters.writes_flushed += self.queue.len() as u64;
+        self.queued_bytes = 0.0;
+        std::mem::take(&mut self.queue)
+    }
+
+    pub fn pending(&self) -> usize {
+        self.queue.len()
+    }
+}

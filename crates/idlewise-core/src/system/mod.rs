@@ -1,0 +1,290 @@
+//! Several devices on one clock (seed 000): a storage device and a network device, each driven by
+//! its own power-management policy, serving an application whose reads an energy-aware cache
+//! routes to one or the other.
+//!
+//! The application trace is a list of events `(time, object, size, read/write, cached)`: a read
+//! fetches an object (from the disk cache if the cache manager says so, else from the network; a
+//! miss is then written to the cache in the background), a write sends an object over the network
+//! (an upload, like sending mail). Seed 000 replays "preserving the interactive think-time between
+//! each event": in the default closed-loop mode each event is issued when the previous one has
+//! completed plus the gap the trace had between them; open-loop issues each at its trace time.
+//!
+//! Devices are [`DeviceSim`]s, the same state machines as the single-device replay, registered
+//! with the [`PowerManager`]; the cache manager sees them only through it.
+
+pub mod cache;
+pub mod power_manager;
+
+use crate::device::{Device, READY};
+use crate::device_sim::{DeviceSim, DeviceState};
+use crate::error::{Error, Result};
+use crate::metrics::{ResponseStats, RunResult};
+use crate::policy::{BuildContext, PolicySpec};
+use crate::replay::ReplayOptions;
+
+use cache::{CacheCounters, CacheManager, CacheStatus, QueuedWrite};
+use power_manager::{DeviceHandle, PowerManager};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppOp {
+    Read,
+    Write,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AppEvent {
+    pub time_s: f64,
+    pub object: u64,
+    pub size_bytes: f64,
+    pub op: AppOp,
+    /// The object is in the disk cache when the run starts.
+    pub cached: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SystemConfig {
+    /// The global knob, 0 (energy) to 100 (performance), used by the cache manager.
+    pub knob: f64,
+    pub base_power_w: f64,
+    /// Adaptive (choose disk or network per read) or static (always the disk when cached).
+    pub adaptive: bool,
+    pub ghost_hints: bool,
+    pub write_queue_cap_bytes: f64,
+    /// Issue each event after the previous one completes plus the trace's think time.
+    pub closed_loop: bool,
+    /// Mode index each device is in when the run starts (0 = ready).
+    pub storage_initial_mode: usize,
+    pub network_initial_mode: usize,
+}
+
+impl Default for SystemConfig {
+    fn default() -> Self {
+        SystemConfig {
+            knob: 50.0,
+            base_power_w: 1.44,
+            adaptive: true,
+            ghost_hints: true,
+            write_queue_cap_bytes: 4.0 * 1024.0 * 1024.0,
+            closed_loop: true,
+            storage_initial_mode: 0,
+            network_initial_mode: 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SystemReport {
+    pub requests: u64,
+    pub makespan_s: f64,
+    pub mean_response_s: f64,
+    pub p95_response_s: f64,
+    pub max_response_s: f64,
+    /// Storage + network + base power over the makespan.
+    pub energy_j: f64,
+    pub storage_energy_j: f64,
+    pub network_energy_j: f64,
+    pub base_energy_j: f64,
+    pub counters: CacheCounters,
+    pub uploads: u64,
+    pub ghost_hints: u64,
+    /// Wake-ups of the storage device, and how many of them ghost hints caused.
+    pub spin_ups: u64,
+    pub hint_spin_ups: u64,
+    pub writes_pending_at_end: u64,
+    /// Seed 000 §5.3: platform idle power with the disk in its deepest mode and the network in
+    /// its lowest serving mode, times the run's length without power management.
+    pub energy_lower_bound_j: f64,
+    pub storage: RunResult,
+    pub network: Option<RunResult>,
+}
+
+/// Bytes between the disk addresses of consecutive object ids (objects do not overlap).
+const OBJECT_STRIDE_BYTES: f64 = 1024.0 * 1024.0;
+
+fn validate(events: &[AppEvent], cfg: &SystemConfig, has_network: bool) -> Result<()> {
+    if events.is_empty() {
+        return Err(Error::Trace("the application trace has no events".into()));
+    }
+    if !(cfg.knob.is_finite() && (0.0..=100.0).contains(&cfg.knob)) {
+        return Err(Error::Option { option: "knob".into(), message: format!("must be between 0 and 100, got {}", cfg.knob) });
+    }
+    if !(cfg.base_power_w.is_finite() && cfg.base_power_w >= 0.0) {
+        return Err(Error::Option { option: "base_power_w".into(), message: format!("must be non-negative, got {}", cfg.base_power_w) });
+    }
+    let mut known = std::collections::HashSet::new();
+    let mut previous = f64::NEG_INFINITY;
+    for (i, e) in events.iter().enumerate() {
+        if !e.time_s.is_finite() || e.time_s < previous {
+            return Err(Error::TraceRecord { index: i, field: "time_s", message: format!("times must be finite and in order, got {} after {previous}", e.time_s) });
+        }
+        previous = e.time_s;
+        if !(e.size_bytes.is_finite() && e.size_bytes >= 0.0) {
+            return Err(Error::TraceRecord { index: i, field: "size_bytes", message: format!("size must be non-negative, got {}", e.size_bytes) });
+        }
+        if !has_network {
+            if e.op == AppOp::Write {
+                return Err(Error::TraceRecord { index: i, field: "op", message: "a write (send) needs a network device".into() });
+            }
+            if !e.cached && !known.contains(&e.object) {
+                return Err(Error::TraceRecord {
+                    index: i,
+                    field: "object",
+                    message: format!("object {} is read but was never cached or written, and there is no network to fetch it from", e.object),
+                });
+            }
+        }
+        if e.cached || e.op == AppOp::Read {
+            known.insert(e.object);
+        }
+    }
+    Ok(())
+}
+
+/// Runs the application trace on the system. `storage` and `network` are devices with the spec of
+/// the policy that manages each.
+pub fn run_system(
+    events: &[AppEvent],
+    storage: (&Device, &PolicySpec),
+    network: Option<(&Device, &PolicySpec)>,
+    cfg: &SystemConfig,
+) -> Result<SystemReport> {
+    validate(events, cfg, network.is_some())?;
+    let mut report = run(events, storage, network, cfg)?;
+    // The lower bound needs the run's length without power management.
+    let always_on = PolicySpec::parse("always-on")?;
+    let unmanaged = run(events, (storage.0, &always_on), network.map(|(d, _)| (d, &always_on)), cfg)?;
+    let storage_floor = storage.0.modes.iter().map(|m| m.power_w).fold(f64::INFINITY, f64::min);
+    let network_floor = network.map_or(0.0, |(d, _)| {
+        d.modes.iter().filter(|m| m.serves).map(|m| m.power_w).fold(f64::INFINITY, f64::min)
+    });
+    report.energy_lower_bound_j = (cfg.base_power_w + storage_floor + network_floor) * unmanaged.makespan_s;
+    Ok(report)
+}
+
+fn run(events: &[AppEvent], storage: (&Device, &PolicySpec), network: Option<(&Device, &PolicySpec)>, cfg: &SystemConfig) -> Result<SystemReport> {
+    let ctx = BuildContext { base_power_w: cfg.base_power_w };
+    let storage_opts = ReplayOptions { initial_mode: cfg.storage_initial_mode, ..Default::default() };
+    let network_opts = ReplayOptions { initial_mode: cfg.network_initial_mode, ..Default::default() };
+    crate::replay::check_options(storage.0, &storage_opts)?;
+    if let Some((d, _)) = network {
+        crate::replay::check_options(d, &network_opts)?;
+    }
+    let mut storage_policy = storage.1.build(storage.0, &ctx)?;
+    let mut network_policy = match network {
+        Some((d, spec)) => Some(spec.build(d, &ctx)?),
+        None => None,
+    };
+    let start = events[0].time_s;
+    let mut pm = PowerManager::default();
+    let disk = pm.register_device(DeviceSim::new(storage.0, storage_policy.as_mut(), &storage_opts, start, events.len()));
+    let net = match (network, network_policy.as_mut()) {
+        (Some((d, _)), Some(p)) => Some(pm.register_device(DeviceSim::new(d, p.as_mut(), &network_opts, start, events.len()))),
+        _ => None,
+    };
+    let mut cache = CacheManager::new(cfg.knob, cfg.base_power_w, cfg.adaptive, cfg.ghost_hints && cfg.adaptive, cfg.write_queue_cap_bytes);
+    for e in events.iter().filter(|e| e.cached) {
+        if cache.size_of(e.object).is_none() {
+            cache.preload(e.object, e.size_bytes);
+        }
+    }
+    // The write-back thread waits for the disk to enter its ready mode.
+    pm.register_callback(disk, READY);
+
+    let mut responses = ResponseStats::default();
+    let (mut uploads, mut hint_spin_ups) = (0u64, 0u64);
+    let mut completion = start;
+    let mut end = start;
+    for (i, e) in events.iter().enumerate() {
+        let issue = if cfg.closed_loop && i > 0 { completion + (e.time_s - events[i - 1].time_s) } else { e.time_s };
+        let finish = match e.op {
+            AppOp::Write => {
+                uploads += 1;
+                pm.sim(net.expect("validated: writes need a network")).request(issue, e.size_bytes, true, 0.0)
+            }
+            AppOp::Read => {
+                let (status, hints) = cache.cache_status(&mut pm, disk, net, issue, e.object);
+                for (device, benefit) in hints {
+                    if let Some(ready) = pm.sim(device).ghost_hint(issue, benefit) {
+                        if device == disk {
+                            hint_spin_ups += 1;
+                            flush_if_called_back(&mut pm, &mut cache, disk, ready);
+                        }
+                    }
+                }
+                match status {
+                    CacheStatus::Present => {
+                        cache.counters.storage_reads += 1;
+                        let size = cache.size_of(e.object).unwrap_or(e.size_bytes);
+                        let done = pm.sim(disk).request(issue, size, false, e.object as f64 * OBJECT_STRIDE_BYTES);
+                        flush_if_called_back(&mut pm, &mut cache, disk, done);
+                        done
+                    }
+                    CacheStatus::PresentFetchFromNetwork | CacheStatus::Absent => {
+                        cache.counters.network_reads += 1;
+                        let done = pm.sim(net.expect("validated: misses need a network")).request(issue, e.size_bytes, false, 0.0);
+                        if status == CacheStatus::Absent {
+                            let ready = matches!(pm.query_current_mode(disk, done), DeviceState::Busy { .. } | DeviceState::Mode { mode: READY });
+                            if cache.enqueue(QueuedWrite::Data { object: e.object, size_bytes: e.size_bytes }, ready) {
+                                write_back(&mut pm, &mut cache, disk, done);
+                            }
+                        }
+                        done
+                    }
+                }
+            }
+        };
+        responses.record(finish - issue);
+        completion = finish;
+        end = end.max(finish);
+    }
+    end = end.max(pm.sim(disk).free_at());
+    if let Some(n) = net {
+        end = end.max(pm.sim(n).free_at());
+    }
+    let storage_run = pm.deregister_device(disk, end).expect("registered");
+    let network_run = net.and_then(|n| pm.deregister_device(n, end));
+    let makespan_s = storage_run.makespan_s.max(network_run.as_ref().map_or(0.0, |r| r.makespan_s));
+    let network_energy_j = network_run.as_ref().map_or(0.0, |r| r.energy_j);
+    let base_energy_j = cfg.base_power_w * makespan_s;
+    let counters = cache.counters.clone();
+    Ok(SystemReport {
+        requests: responses.count(),
+        makespan_s,
+        mean_response_s: responses.mean_s(),
+        p95_response_s: responses.quantile_s(0.95),
+        max_response_s: responses.max_s(),
+        energy_j: storage_run.energy_j + network_energy_j + base_energy_j,
+        storage_energy_j: storage_run.energy_j,
+        network_energy_j,
+        base_energy_j,
+        ghost_hints: counters.disk_hints + counters.network_hints,
+        counters,
+        uploads,
+        spin_ups: storage_run.wakeups,
+        hint_spin_ups,
+        writes_pending_at_end: cache.pending() as u64,
+        energy_lower_bound_j: 0.0,
+        storage: storage_run,
+        network: network_run,
+    })
+}
+
+/// The disk is in its ready mode from `at`: if the write-back callback was waiting for that,
+/// write the queue and wait again.
+fn flush_if_called_back(pm: &mut PowerManager, cache: &mut CacheManager, disk: DeviceHandle, at: f64) {
+    if pm.notify(disk, READY) {
+        if cache.pending() > 0 {
+            write_back(pm, cache, disk, at);
+        }
+        pm.register_callback(disk, READY);
+    }
+}
+
+fn write_back(pm: &mut PowerManager, cache: &mut CacheManager, disk: DeviceHandle, at: f64) {
+    for w in cache.drain() {
+        let offset = match w {
+            QueuedWrite::Data { object, .. } | QueuedWrite::Metadata { object } | QueuedWrite::Rename { object } | QueuedWrite::Delete { object } => object,
+        };
+        pm.sim(disk).request(at, w.size_bytes(), true, offset as f64 * OBJECT_STRIDE_BYTES);
+    }
+}

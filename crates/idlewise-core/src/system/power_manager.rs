@@ -1,0 +1,100 @@
+//! The OS power manager of seed 000 (§4.1, Figure 5): the one place applications ask about the
+//! devices of a simulated system — their modes, the cost of changing modes, the mode each is in
+//! now — and register to be called back when a device enters a mode. Device "drivers" (the
+//! simulated devices) report mode changes through `notify`.
+
+use crate::device::Device;
+use crate::device_sim::{DeviceSim, DeviceState};
+use crate::metrics::RunResult;
+
+/// A registered device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DeviceHandle(pub usize);
+
+/// What `QueryModeInfo` returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModeInfo {
+    pub name: String,
+    pub power_w: f64,
+    /// Whether the device can read or write data in this mode.
+    pub serves: bool,
+}
+
+/// What `QueryTransitionCost` returns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TransitionCost {
+    pub time_s: f64,
+    pub energy_j: f64,
+}
+
+pub struct PowerManager<'d, 'p> {
+    devices: Vec<Option<DeviceSim<'d, 'p>>>,
+    callbacks: Vec<(DeviceHandle, usize)>,
+}
+
+impl<'d, 'p> Default for PowerManager<'d, 'p> {
+    fn default() -> Self {
+        PowerManager { devices: Vec::new(), callbacks: Vec::new() }
+    }
+}
+
+impl<'d, 'p> PowerManager<'d, 'p> {
+    /// `RegisterDevice`: a driver discloses its device (modes and transition costs come with it).
+    pub fn register_device(&mut self, sim: DeviceSim<'d, 'p>) -> DeviceHandle {
+        self.devices.push(Some(sim));
+        DeviceHandle(self.devices.len() - 1)
+    }
+
+    /// `DeregisterDevice`: the device leaves the system; its account up to `end_s` is returned.
+    pub fn deregister_device(&mut self, handle: DeviceHandle, end_s: f64) -> Option<RunResult> {
+        self.callbacks.retain(|(h, _)| *h != handle);
+        self.devices.get_mut(handle.0)?.take().map(|sim| sim.finish(end_s))
+    }
+
+    pub fn sim(&mut self, handle: DeviceHandle) -> &mut DeviceSim<'d, 'p> {
+        self.devices[handle.0].as_mut().expect("device is registered")
+    }
+
+    pub fn device(&self, handle: DeviceHandle) -> &'d Device {
+        self.devices[handle.0].as_ref().expect("device is registered").device()
+    }
+
+    /// `QueryNumModes`.
+    pub fn query_num_modes(&self, handle: DeviceHandle) -> usize {
+        self.device(handle).mode_count()
+    }
+
+    /// `QueryModeInfo`.
+    pub fn query_mode_info(&self, handle: DeviceHandle, mode: usize) -> ModeInfo {
+        let m = &self.device(handle).modes[mode];
+        ModeInfo { name: m.name.clone(), power_w: m.power_w, serves: m.serves }
+    }
+
+    /// `QueryTransitionCost`: the cheapest chain of transitions between two modes.
+    pub fn query_transition_cost(&self, handle: DeviceHandle, from: usize, to: usize) -> Option<TransitionCost> {
+        if from == to {
+            return Some(TransitionCost { time_s: 0.0, energy_j: 0.0 });
+        }
+        self.device(handle).route(from, to).map(|r| TransitionCost { time_s: r.time_s, energy_j: r.energy_j })
+    }
+
+    /// `QueryCurrentMode` at time `t`.
+    pub fn query_current_mode(&mut self, handle: DeviceHandle, t: f64) -> DeviceState {
+        self.sim(handle).state_at(t)
+    }
+
+    /// `RegisterCallback`: be told when the device next enters `mode`.
+    pub fn register_callback(&mut self, handle: DeviceHandle, mode: usize) {
+        if !self.callbacks.contains(&(handle, mode)) {
+            self.callbacks.push((handle, mode));
+        }
+    }
+
+    /// `Notify`: the device entered `mode`. Returns whether a callback was waiting for it (each
+    /// callback fires once).
+    pub fn notify(&mut self, handle: DeviceHandle, mode: usize) -> bool {
+        let before = self.callbacks.len();
+        self.callbacks.retain(|&(h, m)| !(h == handle && m == mode));
+        self.callbacks.len() != before
+    }
+}
