@@ -22,3 +22,4 @@ TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trace
 SRT = str(TRACES / "hplajw" / "ajw.1week.srt")
 SPC_ASCII = str(TRACES / "spc" / "financial1-prefix.ascii")
 DISKSIM = str(TRACES / "disksim" / "ascii.trace")
+NASA = str(TRACES / "web" / "nasa_19950801.tsv")

@@ -188,6 +188,68 @@ def cmd_sweep(args) -> int:
     return 0
 
 
+def cmd_workload(args) -> int:
+    from .system import mail_workload, web_workload, write_app_trace
+
+    if args.kind == "mail":
+        trace = mail_workload(seed=args.seed)
+    else:
+        if not args.log:
+            raise IdlewiseError("workload web needs --log NASA.tsv (the NASA access log, e.g. ../shared/data/traces/web/nasa_19950801.tsv)")
+        trace = web_workload(args.log, seed=args.seed, cached_fraction=1.0 if args.all_cached else 0.5)
+    write_app_trace(trace, args.out)
+    notes = ", ".join(f"{k} {v}" for k, v in trace.notes.items())
+    print(f"wrote {len(trace)} events ({int(trace.cached.sum())} of them on cached objects) to {args.out}" + (f"; {notes}" if notes else ""))
+    return 0
+
+
+CACHE_KEYS = ("mean_response_s", "energy_j", "storage_energy_j", "network_energy_j", "storage_reads", "network_reads",
+              "ghost_hints", "spin_ups", "writes_pending_at_end", "energy_lower_bound_j")
+
+
+def cmd_cache(args) -> int:
+    from .system import read_app_trace, run_cache
+
+    trace = read_app_trace(args.workload)
+    r = run_cache(trace, storage=args.storage, network=args.network, cache=args.cache, knob=args.knob,
+                  ghost_hints=not args.no_ghost_hints, base_power_w=args.base_power,
+                  storage_policy=args.storage_policy, network_policy=args.network_policy)
+    if args.json:
+        json.dump(r, sys.stdout, indent=2, default=str)
+        sys.stdout.write("\n")
+        return 0
+    table = Table(title=f"{trace.name} on {r['storage']} + {r['network']}: {args.cache} cache, knob {args.knob:g}"
+                  + ("" if r["ghost_hints_enabled"] else ", no ghost hints"), title_justify="left")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key in CACHE_KEYS + ("makespan_s", "hint_spin_ups", "writes_queued", "writes_flushed", "storage_policy", "network_policy"):
+        value = r.get(key)
+        table.add_row(key, f"{value:,.3f}" if isinstance(value, float) else str(value))
+    _console().print(table)
+    return 0
+
+
+def cmd_experiment(args) -> int:
+    from .experiments import EXPERIMENTS
+
+    result = EXPERIMENTS[args.name](args.workload, plot=args.plot)
+    if args.json:
+        json.dump(result, sys.stdout, indent=2, default=str)
+        sys.stdout.write("\n")
+    else:
+        table = Table(title=f"experiment {args.name}", title_justify="left")
+        keys = ["workload", "variant", "knob", "mean_response_s", "energy_j", "energy_lower_bound_j", "storage_reads",
+                "network_reads", "ghost_hints", "spin_ups"]
+        for k in keys:
+            table.add_column(k, justify="left" if k in ("workload", "variant") else "right")
+        for row in result:
+            table.add_row(*[f"{row[k]:,.3f}" if isinstance(row[k], float) else str(row[k]) for k in keys])
+        _console().print(table)
+        if args.plot:
+            print(f"plot written to {args.plot}")
+    return 0
+
+
 def cmd_devices(args) -> int:
     console = _console()
     if not args.name:
@@ -322,6 +384,34 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--plot", metavar="FILE", help="draw energy against mean response, normalised to always-on")
     sw.add_argument("--json", action="store_true")
     sw.set_defaults(func=cmd_sweep)
+
+    wl = sub.add_parser("workload", help="write an application trace: a mail session or a web stream (seed 000)")
+    wl.add_argument("kind", choices=("mail", "web"))
+    wl.add_argument("--seed", type=int, default=0, help="random seed (sizes and think times for mail; the cached half for web)")
+    wl.add_argument("--log", help="web: the NASA access log (TSV)")
+    wl.add_argument("--all-cached", action="store_true", help="web: every object in the disk cache at the start")
+    wl.add_argument("--out", required=True, help="CSV with columns time_s,object,size_bytes,op,cached")
+    wl.set_defaults(func=cmd_workload)
+
+    ca = sub.add_parser("cache", help="run an application trace on a disk and an 802.11 card with the energy-aware cache")
+    ca.add_argument("workload", help="application trace CSV (time_s,object,size_bytes,op,cached)")
+    ca.add_argument("--storage", default="hitachi-microdrive-1gb", help="catalog name or TOML path")
+    ca.add_argument("--network", default="cisco-350", help="catalog name or TOML path")
+    ca.add_argument("--cache", choices=("adaptive", "static"), default="adaptive")
+    ca.add_argument("--knob", type=float, default=50.0, help="0 = energy ... 100 = performance (default 50)")
+    ca.add_argument("--no-ghost-hints", action="store_true")
+    ca.add_argument("--base-power", type=_watts, default=1.44, metavar="W", help="platform base power (default 1.44 W, the iPAQ)")
+    ca.add_argument("--storage-policy", help="override (default: stpm at the knob; static: timeout:10s)")
+    ca.add_argument("--network-policy", help="override (default: stpm at the knob; static: psm)")
+    ca.add_argument("--json", action="store_true")
+    ca.set_defaults(func=cmd_cache)
+
+    ex = sub.add_parser("experiment", help="seed 000's experiments: static-vs-adaptive, knob, ghost-hints")
+    ex.add_argument("name", choices=("static-vs-adaptive", "knob", "ghost-hints"))
+    ex.add_argument("--workload", action="append", required=True, help="application trace CSV (repeatable)")
+    ex.add_argument("--plot", metavar="FILE")
+    ex.add_argument("--json", action="store_true")
+    ex.set_defaults(func=cmd_experiment)
 
     dev = sub.add_parser("devices", help="list catalog devices, or show one")
     dev.add_argument("name", nargs="?", help="catalog name or TOML path")

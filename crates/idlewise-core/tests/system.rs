@@ -86,12 +86,18 @@ fn writes_queued_while_the_disk_sleeps_are_written_when_it_wakes_or_reported_at_
     // large object that goes to the disk and wakes it: the queued write follows it.
     let events = [read(0.0, 1, 8192.0, false), read(1.0, 2, 2_000_000.0, true)];
     let r = run_system(&events, (&disk, &spec("stpm:knob=50")), Some((&card, &spec("stpm:knob=50"))), &cfg).unwrap();
-    assert_eq!((r.counters.writes_queued, r.counters.writes_flushed, r.writes_pending_at_end), (1, 1, 0));
+    // The miss stores its data and its metadata: two queued writes.
+    assert_eq!((r.counters.writes_queued, r.counters.writes_flushed, r.writes_pending_at_end), (2, 2, 0));
     assert_eq!(r.counters.storage_reads, 1);
-    assert_eq!(r.storage.requests, 2, "the read and the flushed write");
+    assert_eq!(r.storage.requests, 3, "the read and the two flushed writes");
     // If the run ends first, the write is still queued, and the report says so.
     let r = run_system(&events[..1], (&disk, &spec("stpm:knob=50")), Some((&card, &spec("stpm:knob=50"))), &cfg).unwrap();
-    assert_eq!((r.counters.writes_queued, r.counters.writes_flushed, r.writes_pending_at_end), (1, 0, 1));
+    assert_eq!((r.counters.writes_queued, r.counters.writes_flushed, r.writes_pending_at_end), (2, 0, 2));
+    // Delete and rename wait in the queue too, and the application does not wait for them.
+    let ops = [read(0.0, 1, 8192.0, true), AppEvent { time_s: 1.0, object: 1, size_bytes: 0.0, op: AppOp::Rename, cached: false },
+               AppEvent { time_s: 2.0, object: 1, size_bytes: 0.0, op: AppOp::Delete, cached: false }];
+    let r = run_system(&ops, (&disk, &spec("stpm:knob=50")), Some((&card, &spec("stpm:knob=50"))), &cfg).unwrap();
+    assert_eq!((r.counters.writes_queued, r.writes_pending_at_end, r.requests), (2, 2, 3));
 }
 
 #[test]

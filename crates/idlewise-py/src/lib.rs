@@ -319,6 +319,111 @@ fn evaluate<'py>(
     Ok(out)
 }
 
+/// Runs an application trace on a storage device and an optional network device (seed 000).
+#[pyfunction]
+#[pyo3(signature = (time_s, object, size_bytes, op, cached, storage, storage_policy, network=None, network_policy=None,
+                    knob=50.0, base_power_w=1.44, adaptive=true, ghost_hints=true, write_queue_cap_bytes=4194304.0,
+                    closed_loop=true, storage_initial_mode=0, network_initial_mode=0))]
+#[allow(clippy::too_many_arguments)]
+fn run_system<'py>(
+    py: Python<'py>,
+    time_s: PyReadonlyArray1<'py, f64>,
+    object: PyReadonlyArray1<'py, u64>,
+    size_bytes: PyReadonlyArray1<'py, f64>,
+    op: PyReadonlyArray1<'py, u8>,
+    cached: PyReadonlyArray1<'py, u8>,
+    storage: &Device,
+    storage_policy: &str,
+    network: Option<&Device>,
+    network_policy: Option<&str>,
+    knob: f64,
+    base_power_w: f64,
+    adaptive: bool,
+    ghost_hints: bool,
+    write_queue_cap_bytes: f64,
+    closed_loop: bool,
+    storage_initial_mode: usize,
+    network_initial_mode: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    use idlewise_core::system::{self, AppEvent, AppOp, SystemConfig};
+    let (t, o, s, w, c) = (time_s.as_slice()?, object.as_slice()?, size_bytes.as_slice()?, op.as_slice()?, cached.as_slice()?);
+    let n = t.len();
+    if [o.len(), s.len(), w.len(), c.len()].iter().any(|&len| len != n) {
+        return Err(IdlewiseError::new_err("application trace columns have different lengths"));
+    }
+    let events: Vec<AppEvent> = (0..n)
+        .map(|i| {
+            let op = match w[i] {
+                0 => AppOp::Read,
+                1 => AppOp::Write,
+                2 => AppOp::Delete,
+                3 => AppOp::Rename,
+                other => return Err(TraceRecordError::new_err((format!("unknown operation code {other}"), i, "op".to_string()))),
+            };
+            Ok(AppEvent { time_s: t[i], object: o[i], size_bytes: s[i], op, cached: c[i] != 0 })
+        })
+        .collect::<PyResult<_>>()?;
+    let storage_spec = PolicySpec::parse(storage_policy).map_err(to_py_err)?;
+    let network_spec = match (network, network_policy) {
+        (Some(_), Some(p)) => Some(PolicySpec::parse(p).map_err(to_py_err)?),
+        (Some(_), None) => return Err(IdlewiseError::new_err("a network device needs a network policy")),
+        _ => None,
+    };
+    let cfg = SystemConfig { knob, base_power_w, adaptive, ghost_hints, write_queue_cap_bytes, closed_loop, storage_initial_mode, network_initial_mode };
+    let storage_device = &storage.inner;
+    let network_pair = network.map(|d| &d.inner).zip(network_spec.as_ref());
+    let r = py
+        .allow_threads(|| system::run_system(&events, (storage_device, &storage_spec), network_pair, &cfg))
+        .map_err(to_py_err)?;
+    let d = PyDict::new_bound(py);
+    for (key, value) in [
+        ("requests", r.requests as f64),
+        ("makespan_s", r.makespan_s),
+        ("mean_response_s", r.mean_response_s),
+        ("p95_response_s", r.p95_response_s),
+        ("max_response_s", r.max_response_s),
+        ("energy_j", r.energy_j),
+        ("storage_energy_j", r.storage_energy_j),
+        ("network_energy_j", r.network_energy_j),
+        ("base_energy_j", r.base_energy_j),
+        ("energy_lower_bound_j", r.energy_lower_bound_j),
+    ] {
+        d.set_item(key, value)?;
+    }
+    d.set_item("requests", r.requests)?;
+    for (key, value) in [
+        ("storage_reads", r.counters.storage_reads),
+        ("network_reads", r.counters.network_reads),
+        ("uploads", r.uploads),
+        ("ghost_hints", r.ghost_hints),
+        ("disk_ghost_hints", r.counters.disk_hints),
+        ("network_ghost_hints", r.counters.network_hints),
+        ("spin_ups", r.spin_ups),
+        ("hint_spin_ups", r.hint_spin_ups),
+        ("writes_queued", r.counters.writes_queued),
+        ("writes_flushed", r.counters.writes_flushed),
+        ("forced_flushes", r.counters.forced_flushes),
+        ("writes_pending_at_end", r.writes_pending_at_end),
+    ] {
+        d.set_item(key, value)?;
+    }
+    let modes = |run: &idlewise_core::metrics::RunResult| -> PyResult<Bound<'py, PyDict>> {
+        let m = PyDict::new_bound(py);
+        for (i, name) in run.mode_names.iter().enumerate() {
+            m.set_item(name, run.time_by_mode_s[i])?;
+        }
+        Ok(m)
+    };
+    d.set_item("storage_policy", &r.storage.policy)?;
+    d.set_item("storage_time_by_mode_s", modes(&r.storage)?)?;
+    if let Some(net) = &r.network {
+        d.set_item("network_policy", &net.policy)?;
+        d.set_item("network_time_by_mode_s", modes(net)?)?;
+        d.set_item("network_transitions", net.transition_counts.iter().map(|(a, b, c)| (format!("{a}->{b}"), *c)).collect::<Vec<_>>())?;
+    }
+    Ok(d)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Device>()?;
@@ -328,6 +433,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(policy_families, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(idle_gaps, m)?)?;
+    m.add_function(wrap_pyfunction!(run_system, m)?)?;
     m.add("IdlewiseError", m.py().get_type_bound::<IdlewiseError>())?;
     m.add("TraceRecordError", m.py().get_type_bound::<TraceRecordError>())?;
     Ok(())

@@ -12,6 +12,12 @@
 //!   with `s` the mean spacing of transfers in runs, plus `P_base·T_up`.
 //! - Each is weighed like the cache's equation 4, `K·delay + (100 − K)·energy`; the card goes to
 //!   CAM when that is cheaper. In CAM it returns to PSM after `run_gap` without a transfer.
+//! - Times between runs form a second histogram (the last `window`). If the card has a mode that
+//!   does not serve (off), the policy switches off after the idle time `τ` that minimises the
+//!   expected cost over those samples: rent `(100 − K)·(P_psm − P_off)` per second spent in PSM
+//!   instead of off, against the buy cost of the off round trip, `K·d + (100 − K)·(E_down + E_up +
+//!   P_base·d)` with `d = T_up(off) − B/2` its extra delay over a PSM wake-up (the sample scan of
+//!   ALGORITHMS.md §2.2; `τ = ∞`, never off, when no sample pays).
 
 use std::collections::VecDeque;
 
@@ -31,6 +37,10 @@ pub(super) struct NetworkStpm {
     switch_energy_j: f64,
     extra_cam_power_w: f64,
     runs: VecDeque<u32>,
+    /// Times between the last transfer of a run and the first of the next.
+    between_runs_s: VecDeque<f64>,
+    /// The mode that does not serve (off), with the rent and buy cost of using it.
+    off: Option<(usize, f64, f64)>,
     current_run: u32,
     last_transfer_s: f64,
     mean_spacing_s: f64,
@@ -50,6 +60,16 @@ pub(super) fn build(spec: &PolicySpec, device: &Device, ctx: &BuildContext) -> R
         spec.error(format!("device '{}' gives no service.beacon_period_s, which network STPM needs", device.name))
     })?;
     let (up, down) = (device.up_route(psm), device.down_route(psm));
+    let off = (1..device.mode_count())
+        .filter(|&m| !device.modes[m].serves && device.modes[m].power_w < device.modes[psm].power_w)
+        .min_by(|&a, &b| device.modes[a].power_w.total_cmp(&device.modes[b].power_w))
+        .and_then(|m| {
+            let (into, back) = (device.route(psm, m)?, device.up_route(m));
+            let extra_delay_s = (back.time_s - beacon_s / 2.0).max(0.0);
+            let rent = (100.0 - knob) * (device.modes[psm].power_w - device.modes[m].power_w);
+            let buy = knob * extra_delay_s + (100.0 - knob) * (into.energy_j + back.energy_j + base_power_w * extra_delay_s);
+            Some((m, rent, buy))
+        });
     Ok(Box::new(NetworkStpm {
         name: format!("stpm:knob={},base={}W", fmt_num(knob), fmt_num(base_power_w)),
         psm,
@@ -62,10 +82,32 @@ pub(super) fn build(spec: &PolicySpec, device: &Device, ctx: &BuildContext) -> R
         switch_energy_j: up.energy_j + down.energy_j,
         extra_cam_power_w: device.modes[READY].power_w - device.modes[psm].power_w,
         runs: VecDeque::with_capacity(window),
+        between_runs_s: VecDeque::with_capacity(window),
+        off,
         current_run: 0,
         last_transfer_s: f64::NEG_INFINITY,
         mean_spacing_s: beacon_s,
     }))
+}
+
+/// The threshold `τ ∈ {0} ∪ samples ∪ {∞}` minimising `Σ rent·min(S, τ) + buy·1{S > τ}` over
+/// the samples (ALGORITHMS.md §2.2); infinite when never switching is cheapest.
+pub(crate) fn best_threshold(samples: &mut [f64], rent: f64, buy: f64) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    let n = samples.len() as f64;
+    let never = rent * samples.iter().sum::<f64>();
+    let (mut best, mut arg) = (buy * n, 0.0);
+    let mut prefix = 0.0;
+    for (i, &s) in samples.iter().enumerate() {
+        prefix += s;
+        let cost = rent * prefix + (n - i as f64 - 1.0) * (rent * s + buy);
+        if cost < best {
+            best = cost;
+            arg = s;
+        }
+    }
+    // On a tie, never switching: it costs the same and adds no wake-up.
+    if best < never { arg } else { f64::INFINITY }
 }
 
 impl NetworkStpm {
@@ -99,6 +141,15 @@ impl Policy for NetworkStpm {
 
     fn plan_gap(&mut self, _gap: &GapStart, plan: &mut Plan) {
         plan.push(self.run_gap_s, self.psm);
+        if let Some((off, rent, buy)) = self.off {
+            if !self.between_runs_s.is_empty() {
+                let mut samples: Vec<f64> = self.between_runs_s.iter().copied().collect();
+                let tau = best_threshold(&mut samples, rent, buy);
+                if tau.is_finite() {
+                    plan.push(tau.max(self.run_gap_s), off);
+                }
+            }
+        }
     }
 
     fn serve_in_mode(&mut self, mode: usize, _arrival_s: f64) -> bool {
@@ -117,8 +168,10 @@ impl Policy for NetworkStpm {
             if self.current_run > 0 {
                 if self.runs.len() == self.window {
                     self.runs.pop_front();
+                    self.between_runs_s.pop_front();
                 }
                 self.runs.push_back(self.current_run);
+                self.between_runs_s.push_back(spacing);
             }
             self.current_run = 0;
         } else if spacing.is_finite() {
@@ -139,8 +192,22 @@ pub(crate) mod tests {
         Device::from_toml(include_str!("../../../../python/idlewise/catalog/cisco-350.toml"), "cisco-350.toml").unwrap()
     }
 
+    /// The Cisco 350 with an off mode whose wake-up (re-association) costs more than leaving PSM,
+    /// as it must for the card to be consistent (test-only values).
+    fn cisco_with_off() -> Device {
+        let text = include_str!("../../../../python/idlewise/catalog/cisco-350.toml").replace(
+            "[service]",
+            "[[modes]]\nname = \"off\"\npower_w = 0.0\n[[transitions]]\nfrom = \"psm\"\nto = \"off\"\ntime_s = 0.0\nenergy_j = 0.0\n\
+             [[transitions]]\nfrom = \"off\"\nto = \"cam\"\ntime_s = 1.0\nenergy_j = 1.2\n[service]",
+        );
+        Device::from_toml(&text, "cisco-with-off.toml").unwrap()
+    }
+
     fn run(spec: &str, base_power_w: f64, times: &[f64], size: f64) -> crate::metrics::RunResult {
-        let d = cisco();
+        run_on(cisco(), spec, base_power_w, times, size)
+    }
+
+    fn run_on(d: Device, spec: &str, base_power_w: f64, times: &[f64], size: f64) -> crate::metrics::RunResult {
         let mut p = PolicySpec::parse(spec).unwrap().build(&d, &BuildContext { base_power_w }).unwrap();
         let mut sim = DeviceSim::new(&d, p.as_mut(), &ReplayOptions { base_power_w, ..Default::default() }, times[0], times.len());
         for &t in times {
@@ -149,6 +216,35 @@ pub(crate) mod tests {
         }
         let end = sim.free_at();
         sim.finish(end)
+    }
+
+    #[test]
+    fn best_threshold_scans_the_samples() {
+        // rent 1, buy 2: gaps of 10 s favour switching at once; gaps of 1 s never pay.
+        assert_eq!(best_threshold(&mut [10.0, 10.0, 10.0], 1.0, 2.0), 0.0);
+        assert_eq!(best_threshold(&mut [1.0, 1.0, 1.0], 1.0, 2.0), f64::INFINITY);
+        // Mixed: short gaps of 1 s and long ones of 20 s: wait past the short ones.
+        assert_eq!(best_threshold(&mut [1.0, 20.0, 1.0, 20.0, 1.0, 20.0, 1.0], 1.0, 2.0), 1.0);
+    }
+
+    #[test]
+    fn stpm_switches_the_card_off_between_long_quiet_spells() {
+        // Runs of 5 transfers, then 60 s of quiet: after a few runs the inter-run histogram makes
+        // switching off pay, and later quiet spells are spent off.
+        let mut times = Vec::new();
+        for run in 0..8 {
+            for i in 0..5 {
+                times.push(run as f64 * 60.0 + i as f64 * 0.1);
+            }
+        }
+        let r = run_on(cisco_with_off(), "stpm:knob=50", 1.44, &times, 4096.0);
+        let off = r.mode_names.iter().position(|m| m == "off").unwrap();
+        assert!(r.time_by_mode_s[off] > 200.0, "time off: {}", r.time_by_mode_s[off]);
+        let psm_only = run_on(cisco_with_off(), "psm", 1.44, &times, 4096.0);
+        assert!(r.energy_j < psm_only.energy_j);
+        // At knob 99 the off round trip's delay costs too much: the card stays in PSM.
+        let fast = run_on(cisco_with_off(), "stpm:knob=99", 1.44, &times, 4096.0);
+        assert_eq!(fast.time_by_mode_s[off], 0.0);
     }
 
     #[test]
@@ -187,8 +283,11 @@ pub(crate) mod tests {
         }
         let fast = run("stpm:knob=95", 1.44, &times, 4096.0);
         let thrifty = run("stpm:knob=5", 1.44, &times, 4096.0);
-        assert!(fast.wakeups >= 5, "knob 95 should switch to CAM in the runs after the first: {}", fast.wakeups);
-        assert_eq!(thrifty.wakeups, 0);
+        let cam_switches = |r: &crate::metrics::RunResult| {
+            r.transition_counts.iter().filter(|(a, b, _)| a == "psm" && b == "cam").map(|(_, _, c)| *c).sum::<u64>()
+        };
+        assert!(cam_switches(&fast) >= 5, "knob 95 should switch to CAM in the runs after the first: {}", cam_switches(&fast));
+        assert_eq!(cam_switches(&thrifty), 0);
         assert!(fast.mean_response_s < thrifty.mean_response_s);
         assert!(fast.energy_j > thrifty.energy_j);
     }

@@ -2,10 +2,12 @@
 //! its own power-management policy, serving an application whose reads an energy-aware cache
 //! routes to one or the other.
 //!
-//! The application trace is a list of events `(time, object, size, read/write, cached)`: a read
-//! fetches an object (from the disk cache if the cache manager says so, else from the network; a
-//! miss is then written to the cache in the background), a write sends an object over the network
-//! (an upload, like sending mail). Seed 000 replays "preserving the interactive think-time between
+//! The application trace is a list of events `(time, object, size, op, cached)`: a read fetches
+//! an object (from the disk cache if the cache manager says so, else from the network; a miss is
+//! then stored in the cache in the background, data and metadata, as seed 000's browser stores
+//! HTTP headers with `PutMetadata`), a write sends an object over the network (an upload, like
+//! sending mail), and delete and rename change the cache (deferred like writes; the application
+//! does not wait for them). Seed 000 replays "preserving the interactive think-time between
 //! each event": in the default closed-loop mode each event is issued when the previous one has
 //! completed plus the gap the trace had between them; open-loop issues each at its trace time.
 //!
@@ -27,8 +29,14 @@ use power_manager::{DeviceHandle, PowerManager};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AppOp {
+    /// `GetData`: read an object, from the disk cache or the network.
     Read,
+    /// Send an object over the network (an upload).
     Write,
+    /// `Delete` a cached object (deferred in the write queue).
+    Delete,
+    /// `Rename` a cached object (deferred in the write queue).
+    Rename,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -136,6 +144,9 @@ fn validate(events: &[AppEvent], cfg: &SystemConfig, has_network: bool) -> Resul
         if e.cached || e.op == AppOp::Read {
             known.insert(e.object);
         }
+        if !has_network && matches!(e.op, AppOp::Delete | AppOp::Rename) {
+            known.insert(e.object);
+        }
     }
     Ok(())
 }
@@ -201,6 +212,14 @@ fn run(events: &[AppEvent], storage: (&Device, &PolicySpec), network: Option<(&D
                 uploads += 1;
                 pm.sim(net.expect("validated: writes need a network")).request(issue, e.size_bytes, true, 0.0)
             }
+            AppOp::Delete | AppOp::Rename => {
+                let op = if e.op == AppOp::Delete { QueuedWrite::Delete { object: e.object } } else { QueuedWrite::Rename { object: e.object } };
+                let ready = matches!(pm.query_current_mode(disk, issue), DeviceState::Busy { .. } | DeviceState::Mode { mode: READY });
+                if cache.enqueue(op, ready) {
+                    write_back(&mut pm, &mut cache, disk, issue);
+                }
+                issue
+            }
             AppOp::Read => {
                 let (status, hints) = cache.cache_status(&mut pm, disk, net, issue, e.object);
                 for (device, benefit) in hints {
@@ -224,7 +243,9 @@ fn run(events: &[AppEvent], storage: (&Device, &PolicySpec), network: Option<(&D
                         let done = pm.sim(net.expect("validated: misses need a network")).request(issue, e.size_bytes, false, 0.0);
                         if status == CacheStatus::Absent {
                             let ready = matches!(pm.query_current_mode(disk, done), DeviceState::Busy { .. } | DeviceState::Mode { mode: READY });
-                            if cache.enqueue(QueuedWrite::Data { object: e.object, size_bytes: e.size_bytes }, ready) {
+                            let data = cache.enqueue(QueuedWrite::Data { object: e.object, size_bytes: e.size_bytes }, ready);
+                            let metadata = cache.enqueue(QueuedWrite::Metadata { object: e.object }, ready);
+                            if data || metadata {
                                 write_back(&mut pm, &mut cache, disk, done);
                             }
                         }

@@ -59,7 +59,7 @@ def read_csv(path: str | os.PathLike, *, sort: bool = False, name: str | None = 
         raise TraceError(f"{path}: this is a binary file, not a CSV trace")
     if not head.strip():
         raise TraceError(f"{path}: the file is empty; expected the header {','.join(COLUMNS)}")
-    header = [h.strip() for h in head.decode("utf-8", "replace").splitlines()[0].split(",")]
+    header = [h.strip() for h in next(csv.reader([head.decode("utf-8", "replace").splitlines()[0]]))]
     missing = [c for c in COLUMNS if c not in header]
     unknown = [c for c in header if c not in COLUMNS]
     if missing or unknown:

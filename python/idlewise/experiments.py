@@ -1,0 +1,104 @@
+"""Seed 000's three experiments, each a function of application traces that returns rows and can
+draw its figure:
+
+- ``static-vs-adaptive`` (Figure 7): the static cache (always read cached data from the disk;
+  the card in PSM, a fixed disk timeout) against the adaptive cache with STPM at knob 50: mean
+  response time and total energy.
+- ``knob`` (Figures 8-9): the adaptive cache at knobs 0-100, with the §5.3 energy lower bound.
+- ``ghost-hints`` (Figures 10-12): the knob sweep with and without ghost hints.
+"""
+
+from __future__ import annotations
+
+from .system import read_app_trace, run_cache
+
+KNOBS = (0, 50, 70, 90, 95, 99, 100)
+
+
+def _row(trace, variant, **kw):
+    r = run_cache(trace, **kw)
+    r["variant"] = variant
+    return r
+
+
+def static_vs_adaptive(workloads, plot=None):
+    rows = []
+    for path in workloads:
+        trace = read_app_trace(path)
+        rows.append(_row(trace, "static", cache="static"))
+        rows.append(_row(trace, "adaptive", cache="adaptive", knob=50))
+    if plot:
+        _bars(rows, plot)
+    return rows
+
+
+def knob(workloads, plot=None):
+    rows = [_row(read_app_trace(p), "adaptive", knob=k) for p in workloads for k in KNOBS]
+    if plot:
+        _curves(rows, plot, by="variant")
+    return rows
+
+
+def ghost_hints(workloads, plot=None):
+    rows = []
+    for path in workloads:
+        trace = read_app_trace(path)
+        for k in KNOBS:
+            rows.append(_row(trace, "with hints", knob=k))
+            rows.append(_row(trace, "without hints", knob=k, ghost_hints=False))
+    if plot:
+        _curves(rows, plot, by="variant")
+    return rows
+
+
+def _figure(n):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, n, figsize=(5.5 * n, 7), squeeze=False)
+    return plt, fig, axes
+
+
+def _bars(rows, path):
+    workloads = list(dict.fromkeys(r["workload"] for r in rows))
+    plt, fig, axes = _figure(len(workloads))
+    for col, w in enumerate(workloads):
+        mine = [r for r in rows if r["workload"] == w]
+        names = [r["variant"] for r in mine]
+        axes[0, col].bar(names, [r["mean_response_s"] for r in mine], color=["#999999", "#4c72b0"])
+        axes[0, col].set_ylabel("mean response time (s)")
+        axes[0, col].set_title(w, fontsize=9)
+        axes[1, col].bar(names, [r["energy_j"] for r in mine], color=["#999999", "#4c72b0"])
+        axes[1, col].axhline(mine[0]["energy_lower_bound_j"], linestyle=":", color="black", label="lower bound (§5.3)")
+        axes[1, col].set_ylabel("total energy (J)")
+        axes[1, col].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _curves(rows, path, by):
+    workloads = list(dict.fromkeys(r["workload"] for r in rows))
+    plt, fig, axes = _figure(len(workloads))
+    for col, w in enumerate(workloads):
+        mine = [r for r in rows if r["workload"] == w]
+        for variant in dict.fromkeys(r[by] for r in mine):
+            curve = [r for r in mine if r[by] == variant]
+            style = "-" if variant != "without hints" else "--"
+            axes[0, col].plot([r["knob"] for r in curve], [r["mean_response_s"] for r in curve], style, marker="o", label=variant)
+            axes[1, col].plot([r["knob"] for r in curve], [r["energy_j"] for r in curve], style, marker="o", label=variant)
+        axes[1, col].plot([r["knob"] for r in mine], [r["energy_lower_bound_j"] for r in mine], ":", color="black", label="lower bound (§5.3)")
+        axes[0, col].set_title(w, fontsize=9)
+        axes[0, col].set_ylabel("mean response time (s)")
+        axes[1, col].set_ylabel("total energy (J)")
+        for ax in axes[:, col]:
+            ax.set_xlabel("knob (0 = energy, 100 = performance)")
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+EXPERIMENTS = {"static-vs-adaptive": static_vs_adaptive, "knob": knob, "ghost-hints": ghost_hints}
