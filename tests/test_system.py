@@ -116,3 +116,30 @@ def test_device_without_a_serving_mode_is_refused(tmp_path):
                     'read_bandwidth_bytes_per_s=1\nwrite_bandwidth_bytes_per_s=1\nactive_power_w=1\n')
     with pytest.raises(IdlewiseError, match="no ready mode"):
         run_cache(mail_workload(seed=1), storage=str(path))
+
+
+def test_power_manager_api_for_a_python_application_model():
+    from idlewise.system import System
+
+    system = System(base_power_w=1.44)
+    system.register_device("disk", "hitachi-microdrive-1gb", "stpm:knob=50", initial_mode="standby")
+    system.register_device("wifi", "cisco-350", "psm")
+    assert system.query_num_modes("disk") == 3
+    assert system.query_mode_info("disk", 2) == {"name": "standby", "power_w": 0.08, "serves": False}
+    assert system.query_transition_cost("disk", "standby", "performance-idle") == pytest.approx((0.82, 0.9))
+    assert system.query_current_mode("disk", 0.0) == {"state": "mode", "mode": "standby"}
+    # A model that reads 32 KB from whichever device is cheaper now: the network (the disk sleeps).
+    disk_wake_s, _ = system.query_transition_cost("disk", "standby", "performance-idle")
+    finish = system.request("wifi", 0.0, 32768) if disk_wake_s > 0.2 else system.request("disk", 0.0, 32768)
+    assert finish < 0.2
+    system.register_callback("disk", "performance-idle")
+    ready = system.wake("disk", 1.0)
+    assert ready == pytest.approx(1.82) and system.notify("disk", "performance-idle")
+    assert system.query_current_mode("disk", 2.0)["mode"] == "performance-idle"
+    disk = system.deregister_device("disk", 10.0)
+    assert disk["wakeups"] == 1 and disk["makespan_s"] == pytest.approx(10.0)
+    assert sum(disk["time_by_mode_s"].values()) + disk["transition_time_s"] == pytest.approx(10.0)
+    with pytest.raises(IdlewiseError, match="no registered device named 'disk'"):
+        system.query_num_modes("disk")
+    with pytest.raises(IdlewiseError, match="already registered"):
+        system.register_device("wifi", "cisco-350", "psm")

@@ -188,6 +188,26 @@ def web_workload(log, seed: int = 0, window_s: float = 1200.0, host: Optional[st
                            "requests": len(urls), "skipped_unsized": int((~sized).sum())})
 
 
+class System:
+    """Seed 000's OS power manager for application models written in Python.
+
+    Register devices (catalog names, TOML paths or :class:`Device`) under names of your choice,
+    each with its policy; then, as your model runs, ask what mode each is in and what changing
+    modes costs (``query_current_mode``, ``query_mode_info``, ``query_transition_cost``), send
+    requests and ghost hints, and register callbacks. Deregistering returns a device's account.
+    Every method but ``register_device`` is the engine's (``idlewise._core.System``).
+    """
+
+    def __init__(self, base_power_w: float = 0.0):
+        self._core = _core.System(base_power_w)
+
+    def register_device(self, name: str, device, policy: str, start_s: float = 0.0, initial_mode: Optional[str] = None):
+        self._core.register_device(name, load_device(device), policy, start_s=start_s, initial_mode=initial_mode)
+
+    def __getattr__(self, attr):
+        return getattr(self._core, attr)
+
+
 def run_cache(trace: AppTrace, *, storage=DEFAULT_STORAGE, network=DEFAULT_NETWORK, cache: str = "adaptive",
               knob: float = 50.0, ghost_hints: bool = True, base_power_w: float = 1.44,
               storage_policy: Optional[str] = None, network_policy: Optional[str] = None,
@@ -215,4 +235,4 @@ def run_cache(trace: AppTrace, *, storage=DEFAULT_STORAGE, network=DEFAULT_NETWO
     return result
 
 
-__all__ = ["AppTrace", "COLUMNS", "mail_workload", "read_app_trace", "run_cache", "web_workload", "write_app_trace"]
+__all__ = ["AppTrace", "COLUMNS", "System", "mail_workload", "read_app_trace", "run_cache", "web_workload", "write_app_trace"]

@@ -7,6 +7,8 @@
 //! Idle gaps are evaluated lazily: the policy's plan for a gap is made when the gap is first
 //! needed (the next request, a mode query, or a forced wake-up) and carried out up to that time.
 
+use std::sync::Arc;
+
 use crate::device::{Device, Route, READY};
 use crate::metrics::{Ledger, RunResult};
 use crate::policy::{GapStart, Plan, Policy};
@@ -102,9 +104,9 @@ struct OpenGap {
     start_mode: usize,
 }
 
-pub struct DeviceSim<'d, 'p> {
-    device: &'d Device,
-    policy: &'p mut dyn Policy,
+pub struct DeviceSim<'p> {
+    device: Arc<Device>,
+    policy: Box<dyn Policy + 'p>,
     ledger: Ledger,
     plan: Plan,
     gap: Option<OpenGap>,
@@ -121,15 +123,16 @@ pub struct DeviceSim<'d, 'p> {
     low_power_serving: bool,
 }
 
-impl<'d, 'p> DeviceSim<'d, 'p> {
+impl<'p> DeviceSim<'p> {
     /// A device that is in `opts.initial_mode` at `start_s` (ready unless told otherwise).
-    pub fn new(device: &'d Device, policy: &'p mut dyn Policy, opts: &ReplayOptions, start_s: f64, expected_requests: usize) -> Self {
+    pub fn new(device: Arc<Device>, policy: Box<dyn Policy + 'p>, opts: &ReplayOptions, start_s: f64, expected_requests: usize) -> Self {
         let mut plan = Plan::default();
         plan.steps.reserve(device.mode_count() * 2 + 2);
         DeviceSim {
+            ledger: Ledger::new(&device, expected_requests, opts.keep_per_request),
+            low_power_serving: device.serves_in_low_power(),
             device,
             policy,
-            ledger: Ledger::new(device, expected_requests, opts.keep_per_request),
             plan,
             // A device that starts in a low-power mode is in a gap with an empty plan: the first
             // request (or a forced wake-up) wakes it.
@@ -140,12 +143,11 @@ impl<'d, 'p> DeviceSim<'d, 'p> {
             first_arrival_s: start_s,
             base_power_w: opts.base_power_w,
             serving_mode: READY,
-            low_power_serving: device.serves_in_low_power(),
         }
     }
 
-    pub fn device(&self) -> &'d Device {
-        self.device
+    pub fn device(&self) -> &Arc<Device> {
+        &self.device
     }
 
     /// Time the server is free (the last request finishes, or the device is awake again).
@@ -167,7 +169,7 @@ impl<'d, 'p> DeviceSim<'d, 'p> {
     #[inline]
     fn close_gap(&mut self, end_s: f64) -> f64 {
         let Some(gap) = self.gap.take() else { return self.free_at.max(end_s) };
-        let device = self.device;
+        let device: &Device = &self.device;
         let mut sink = Charge(&mut self.ledger);
         let (mode, mut t, _) = walk_steps(device, gap.start_s, gap.start_mode, &self.plan, end_s, &mut sink);
         let ready = if mode == READY {
@@ -207,12 +209,12 @@ impl<'d, 'p> DeviceSim<'d, 'p> {
     /// serve there, ends the gap without waking and returns true.
     fn stay_to_serve(&mut self, arrival_s: f64) -> bool {
         let Some(gap) = self.gap else { return false };
-        let (mode, t, _) = walk_steps(self.device, gap.start_s, gap.start_mode, &self.plan, arrival_s, &mut Observe);
+        let (mode, t, _) = walk_steps(&self.device, gap.start_s, gap.start_mode, &self.plan, arrival_s, &mut Observe);
         if mode == READY || t > arrival_s || !self.device.modes[mode].serves || !self.policy.serve_in_mode(mode, arrival_s) {
             return false;
         }
         let mut sink = Charge(&mut self.ledger);
-        let (mode, t, _) = walk_steps(self.device, gap.start_s, gap.start_mode, &self.plan, arrival_s, &mut sink);
+        let (mode, t, _) = walk_steps(&self.device, gap.start_s, gap.start_mode, &self.plan, arrival_s, &mut sink);
         sink.residency(mode, arrival_s - t);
         self.policy.end_gap(arrival_s - gap.start_s);
         self.gap = None;
@@ -265,7 +267,7 @@ impl<'d, 'p> DeviceSim<'d, 'p> {
             self.open_gap(f64::INFINITY);
         }
         let gap = self.gap.expect("gap opened above");
-        let (mode, end, last) = walk_steps(self.device, gap.start_s, gap.start_mode, &self.plan, t, &mut Observe);
+        let (mode, end, last) = walk_steps(&self.device, gap.start_s, gap.start_mode, &self.plan, t, &mut Observe);
         match last {
             Some((from, to)) if end > t => DeviceState::Transition { from, to, end_s: end },
             _ => DeviceState::Mode { mode },
@@ -301,14 +303,14 @@ impl<'d, 'p> DeviceSim<'d, 'p> {
         }
         if let Some(gap) = self.gap.take() {
             let mut sink = Charge(&mut self.ledger);
-            let (mode, t, _) = walk_steps(self.device, gap.start_s, gap.start_mode, &self.plan, end_s, &mut sink);
+            let (mode, t, _) = walk_steps(&self.device, gap.start_s, gap.start_mode, &self.plan, end_s, &mut sink);
             if t < end_s {
                 sink.residency(mode, end_s - t);
             }
             self.free_at = end_s.max(t);
         }
         let policy_name = self.policy.name().to_string();
-        RunResult::from_ledger(self.ledger, self.device, policy_name, self.first_arrival_s, self.free_at, self.base_power_w)
+        RunResult::from_ledger(self.ledger, &self.device, policy_name, self.first_arrival_s, self.free_at, self.base_power_w)
     }
 }
 
@@ -324,8 +326,8 @@ mod tests {
     #[test]
     fn state_queries_follow_the_plan_without_charging_it() {
         let d = two_state();
-        let mut p = PolicySpec::parse("timeout:2s").unwrap().build(&d, &BuildContext::default()).unwrap();
-        let mut sim = DeviceSim::new(&d, p.as_mut(), &ReplayOptions::default(), 0.0, 4);
+        let p = PolicySpec::parse("timeout:2s").unwrap().build(&d, &BuildContext::default()).unwrap();
+        let mut sim = DeviceSim::new(Arc::new(d), p, &ReplayOptions::default(), 0.0, 4);
         assert_eq!(sim.request(0.0, ONE_SECOND, false, 0.0), 1.0);
         assert_eq!(sim.state_at(0.5), DeviceState::Busy { until_s: 1.0 });
         assert_eq!(sim.state_at(2.0), DeviceState::Mode { mode: READY });
@@ -341,8 +343,8 @@ mod tests {
     #[test]
     fn forced_wake_finishes_a_down_transition_first() {
         let d = two_state();
-        let mut p = PolicySpec::parse("timeout:2s").unwrap().build(&d, &BuildContext::default()).unwrap();
-        let mut sim = DeviceSim::new(&d, p.as_mut(), &ReplayOptions::default(), 0.0, 4);
+        let p = PolicySpec::parse("timeout:2s").unwrap().build(&d, &BuildContext::default()).unwrap();
+        let mut sim = DeviceSim::new(Arc::new(d), p, &ReplayOptions::default(), 0.0, 4);
         sim.request(0.0, ONE_SECOND, false, 0.0);
         // Idle from 1 s; down from 3 s to 4 s; woken at 3.5 s: ready at 4 + 2 = 6 s.
         assert_eq!(sim.wake(3.5), 6.0);
@@ -357,8 +359,8 @@ mod tests {
     #[test]
     fn finishing_inside_a_gap_keeps_the_device_where_the_plan_took_it() {
         let d = two_state();
-        let mut p = PolicySpec::parse("timeout:0s").unwrap().build(&d, &BuildContext::default()).unwrap();
-        let mut sim = DeviceSim::new(&d, p.as_mut(), &ReplayOptions::default(), 0.0, 1);
+        let p = PolicySpec::parse("timeout:0s").unwrap().build(&d, &BuildContext::default()).unwrap();
+        let mut sim = DeviceSim::new(Arc::new(d), p, &ReplayOptions::default(), 0.0, 1);
         sim.request(0.0, ONE_SECOND, false, 0.0);
         let r = sim.finish(11.0);
         // Down 1 s (1 J), then 9 s asleep at 0 W; no wake-up at the end.

@@ -15,6 +15,7 @@
 //! are asked for) and one policy call per idle gap.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::device::Device;
 use crate::device_sim::DeviceSim;
@@ -88,7 +89,7 @@ pub(crate) fn replay_validated(
     progress: Option<&AtomicU64>,
 ) -> RunResult {
     let n = trace.len();
-    let mut sim = DeviceSim::new(device, policy, opts, trace.arrival_s[0], n);
+    let mut sim = DeviceSim::new(Arc::new(device.clone()), Box::new(policy), opts, trace.arrival_s[0], n);
     for i in 0..n {
         sim.request(trace.arrival_s[i], trace.size_bytes[i] as f64, trace.is_write[i] != 0, trace.offset_bytes[i] as f64);
         if let Some(counter) = progress {

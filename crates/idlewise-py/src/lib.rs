@@ -267,56 +267,219 @@ fn evaluate<'py>(
         .map_err(to_py_err)?;
 
     let out = PyList::empty_bound(py);
-    for report in reports {
-        let r = report.run;
-        let d = PyDict::new_bound(py);
-        d.set_item("policy", &r.policy)?;
-        d.set_item("device", &r.device)?;
-        d.set_item("requests", r.requests)?;
-        d.set_item("first_arrival_s", r.first_arrival_s)?;
-        d.set_item("makespan_s", r.makespan_s)?;
-        d.set_item("energy_j", r.energy_j)?;
-        d.set_item("system_energy_j", r.system_energy_j)?;
-        d.set_item("base_power_w", r.base_power_w)?;
-        let by_mode_e = PyDict::new_bound(py);
-        let by_mode_t = PyDict::new_bound(py);
-        for (i, name) in r.mode_names.iter().enumerate() {
-            by_mode_e.set_item(name, r.energy_by_mode_j[i])?;
-            by_mode_t.set_item(name, r.time_by_mode_s[i])?;
-        }
-        d.set_item("energy_by_mode_j", by_mode_e)?;
-        d.set_item("time_by_mode_s", by_mode_t)?;
-        let transitions = PyDict::new_bound(py);
-        for (from, to, count) in &r.transition_counts {
-            transitions.set_item(format!("{from}->{to}"), *count)?;
-        }
-        d.set_item("transitions", transitions)?;
-        d.set_item("transition_time_s", r.transition_time_s)?;
-        d.set_item("transition_energy_j", r.transition_energy_j)?;
-        d.set_item("service_time_s", r.service_time_s)?;
-        d.set_item("service_energy_j", r.service_energy_j)?;
-        d.set_item("wakeups", r.wakeups)?;
-        d.set_item("cycle_wakeups", r.cycle_wakeups)?;
-        d.set_item("mean_response_s", r.mean_response_s)?;
-        d.set_item("p50_response_s", r.p50_response_s)?;
-        d.set_item("p95_response_s", r.p95_response_s)?;
-        d.set_item("p99_response_s", r.p99_response_s)?;
-        d.set_item("max_response_s", r.max_response_s)?;
-        d.set_item("delayed_requests", r.delayed_requests)?;
+    for mut report in reports {
+        let d = run_result_dict(py, &report.run)?;
         d.set_item("normalized_energy", report.normalized_energy)?;
         d.set_item("normalized_system_energy", report.normalized_system_energy)?;
         d.set_item("normalized_mean_response", report.normalized_mean_response)?;
         d.set_item("energy_vs_oracle", report.energy_vs_oracle)?;
         d.set_item("wakeups_per_day", report.wakeups_per_day)?;
         d.set_item("cycle_wakeups_per_day", report.cycle_wakeups_per_day)?;
-        d.set_item("rated_start_stop_cycles", r.rated_cycles)?;
         d.set_item("years_to_rated_cycles", report.years_to_rated_cycles)?;
-        if let Some(all) = r.per_request_response_s {
+        if let Some(all) = report.run.per_request_response_s.take() {
             d.set_item("response_s", PyArray1::from_vec_bound(py, all))?;
         }
         out.append(d)?;
     }
     Ok(out)
+}
+
+/// One run's account as a dict (the keys of `simulate --json` that do not need references).
+fn run_result_dict<'py>(py: Python<'py>, r: &idlewise_core::metrics::RunResult) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new_bound(py);
+    d.set_item("policy", &r.policy)?;
+    d.set_item("device", &r.device)?;
+    d.set_item("requests", r.requests)?;
+    d.set_item("first_arrival_s", r.first_arrival_s)?;
+    d.set_item("makespan_s", r.makespan_s)?;
+    d.set_item("energy_j", r.energy_j)?;
+    d.set_item("system_energy_j", r.system_energy_j)?;
+    d.set_item("base_power_w", r.base_power_w)?;
+    let by_mode_e = PyDict::new_bound(py);
+    let by_mode_t = PyDict::new_bound(py);
+    for (i, name) in r.mode_names.iter().enumerate() {
+        by_mode_e.set_item(name, r.energy_by_mode_j[i])?;
+        by_mode_t.set_item(name, r.time_by_mode_s[i])?;
+    }
+    d.set_item("energy_by_mode_j", by_mode_e)?;
+    d.set_item("time_by_mode_s", by_mode_t)?;
+    let transitions = PyDict::new_bound(py);
+    for (from, to, count) in &r.transition_counts {
+        transitions.set_item(format!("{from}->{to}"), *count)?;
+    }
+    d.set_item("transitions", transitions)?;
+    d.set_item("transition_time_s", r.transition_time_s)?;
+    d.set_item("transition_energy_j", r.transition_energy_j)?;
+    d.set_item("service_time_s", r.service_time_s)?;
+    d.set_item("service_energy_j", r.service_energy_j)?;
+    d.set_item("wakeups", r.wakeups)?;
+    d.set_item("cycle_wakeups", r.cycle_wakeups)?;
+    d.set_item("mean_response_s", r.mean_response_s)?;
+    d.set_item("p50_response_s", r.p50_response_s)?;
+    d.set_item("p95_response_s", r.p95_response_s)?;
+    d.set_item("p99_response_s", r.p99_response_s)?;
+    d.set_item("max_response_s", r.max_response_s)?;
+    d.set_item("delayed_requests", r.delayed_requests)?;
+    d.set_item("rated_start_stop_cycles", r.rated_cycles)?;
+    Ok(d)
+}
+
+/// Several devices on one clock behind seed 000's OS power manager, for application models
+/// written in Python: register devices with their policies, query modes and costs, send requests
+/// and ghost hints, register callbacks. Devices are named by the caller.
+#[pyclass(module = "idlewise._core")]
+struct System {
+    pm: idlewise_core::system::power_manager::PowerManager<'static>,
+    handles: std::collections::HashMap<String, idlewise_core::system::power_manager::DeviceHandle>,
+    base_power_w: f64,
+}
+
+impl System {
+    fn handle(&self, name: &str) -> PyResult<idlewise_core::system::power_manager::DeviceHandle> {
+        self.handles.get(name).copied().filter(|h| self.pm.is_registered(*h)).ok_or_else(|| {
+            let known: Vec<&String> = self.handles.keys().collect();
+            IdlewiseError::new_err(format!("no registered device named '{name}'; registered: {known:?}"))
+        })
+    }
+
+    fn mode(&self, name: &str, mode: &str) -> PyResult<usize> {
+        let h = self.handle(name)?;
+        self.pm.device(h).mode_index(mode).ok_or_else(|| IdlewiseError::new_err(format!("device '{name}' has no mode '{mode}'")))
+    }
+}
+
+#[pymethods]
+impl System {
+    #[new]
+    #[pyo3(signature = (base_power_w=0.0))]
+    fn new(base_power_w: f64) -> PyResult<Self> {
+        if !(base_power_w.is_finite() && base_power_w >= 0.0) {
+            return Err(IdlewiseError::new_err(format!("base_power_w must be non-negative, got {base_power_w}")));
+        }
+        Ok(System { pm: Default::default(), handles: Default::default(), base_power_w })
+    }
+
+    /// `RegisterDevice`: adds a device under `name`, managed by `policy`, in `initial_mode`
+    /// (default: its ready mode) from `start_s`.
+    #[pyo3(signature = (name, device, policy, start_s=0.0, initial_mode=None))]
+    fn register_device(&mut self, name: &str, device: &Device, policy: &str, start_s: f64, initial_mode: Option<&str>) -> PyResult<()> {
+        if self.handles.get(name).is_some_and(|h| self.pm.is_registered(*h)) {
+            return Err(IdlewiseError::new_err(format!("a device named '{name}' is already registered")));
+        }
+        let spec = PolicySpec::parse(policy).map_err(to_py_err)?;
+        let built = spec.build(&device.inner, &idlewise_core::policy::BuildContext { base_power_w: self.base_power_w }).map_err(to_py_err)?;
+        let initial = match initial_mode {
+            None => 0,
+            Some(m) => device.inner.mode_index(m).ok_or_else(|| IdlewiseError::new_err(format!("device '{}' has no mode '{m}'", device.inner.name)))?,
+        };
+        let opts = ReplayOptions { initial_mode: initial, ..Default::default() };
+        let sim = idlewise_core::device_sim::DeviceSim::new(std::sync::Arc::new(device.inner.clone()), built, &opts, start_s, 0);
+        let h = self.pm.register_device(sim);
+        self.handles.insert(name.to_string(), h);
+        Ok(())
+    }
+
+    /// `DeregisterDevice`: removes the device and returns its account up to `end_s`.
+    fn deregister_device<'py>(&mut self, py: Python<'py>, name: &str, end_s: f64) -> PyResult<Bound<'py, PyDict>> {
+        let h = self.handle(name)?;
+        let run = self.pm.deregister_device(h, end_s).expect("registered");
+        run_result_dict(py, &run)
+    }
+
+    /// `QueryNumModes`.
+    fn query_num_modes(&self, name: &str) -> PyResult<usize> {
+        Ok(self.pm.query_num_modes(self.handle(name)?))
+    }
+
+    /// `QueryModeInfo`: name, power and whether the mode serves requests.
+    fn query_mode_info<'py>(&self, py: Python<'py>, name: &str, mode: usize) -> PyResult<Bound<'py, PyDict>> {
+        let h = self.handle(name)?;
+        if mode >= self.pm.query_num_modes(h) {
+            return Err(IdlewiseError::new_err(format!("device '{name}' has no mode {mode}")));
+        }
+        let info = self.pm.query_mode_info(h, mode);
+        let d = PyDict::new_bound(py);
+        d.set_item("name", info.name)?;
+        d.set_item("power_w", info.power_w)?;
+        d.set_item("serves", info.serves)?;
+        Ok(d)
+    }
+
+    /// `QueryTransitionCost`: (time_s, energy_j) between two modes by name, or None.
+    fn query_transition_cost(&self, name: &str, from_mode: &str, to_mode: &str) -> PyResult<Option<(f64, f64)>> {
+        let h = self.handle(name)?;
+        let (a, b) = (self.mode(name, from_mode)?, self.mode(name, to_mode)?);
+        Ok(self.pm.query_transition_cost(h, a, b).map(|c| (c.time_s, c.energy_j)))
+    }
+
+    /// `QueryCurrentMode` at time `t`: a dict with `state` ("busy", "mode" or "transition") and
+    /// the mode names involved.
+    fn query_current_mode<'py>(&mut self, py: Python<'py>, name: &str, t: f64) -> PyResult<Bound<'py, PyDict>> {
+        use idlewise_core::device_sim::DeviceState;
+        let h = self.handle(name)?;
+        let device = self.pm.device(h);
+        let d = PyDict::new_bound(py);
+        match self.pm.query_current_mode(h, t) {
+            DeviceState::Busy { until_s } => {
+                d.set_item("state", "busy")?;
+                d.set_item("mode", &device.modes[0].name)?;
+                d.set_item("until_s", until_s)?;
+            }
+            DeviceState::Mode { mode } => {
+                d.set_item("state", "mode")?;
+                d.set_item("mode", &device.modes[mode].name)?;
+            }
+            DeviceState::Transition { from, to, end_s } => {
+                d.set_item("state", "transition")?;
+                d.set_item("mode", &device.modes[to].name)?;
+                d.set_item("from", &device.modes[from].name)?;
+                d.set_item("until_s", end_s)?;
+            }
+        }
+        Ok(d)
+    }
+
+    /// `RegisterCallback`: be told (by `notify`) when the device next enters `mode`.
+    fn register_callback(&mut self, name: &str, mode: &str) -> PyResult<()> {
+        let (h, m) = (self.handle(name)?, self.mode(name, mode)?);
+        self.pm.register_callback(h, m);
+        Ok(())
+    }
+
+    /// `Notify`: the device entered `mode`; returns whether a callback was waiting for it.
+    fn notify(&mut self, name: &str, mode: &str) -> PyResult<bool> {
+        let (h, m) = (self.handle(name)?, self.mode(name, mode)?);
+        Ok(self.pm.notify(h, m))
+    }
+
+    /// Serves one request on the device (FIFO) and returns its finish time.
+    #[pyo3(signature = (name, t, size_bytes, write=false, offset_bytes=0.0))]
+    fn request(&mut self, name: &str, t: f64, size_bytes: f64, write: bool, offset_bytes: f64) -> PyResult<f64> {
+        if !(t.is_finite() && size_bytes.is_finite() && size_bytes >= 0.0) {
+            return Err(IdlewiseError::new_err(format!("request needs a finite time and a non-negative size, got t={t}, size={size_bytes}")));
+        }
+        let h = self.handle(name)?;
+        Ok(self.pm.sim(h).request(t, size_bytes, write, offset_bytes))
+    }
+
+    /// Wakes the device at `t` without a request; returns when it is ready.
+    fn wake(&mut self, name: &str, t: f64) -> PyResult<f64> {
+        let h = self.handle(name)?;
+        Ok(self.pm.sim(h).wake(t))
+    }
+
+    /// Sends a ghost hint with a knob-weighted `benefit`; returns the ready time if the device's
+    /// policy woke it, else None.
+    fn ghost_hint(&mut self, name: &str, t: f64, benefit: f64) -> PyResult<Option<f64>> {
+        let h = self.handle(name)?;
+        Ok(self.pm.sim(h).ghost_hint(t, benefit))
+    }
+
+    /// Time the device's server is free.
+    fn free_at(&mut self, name: &str) -> PyResult<f64> {
+        let h = self.handle(name)?;
+        Ok(self.pm.sim(h).free_at())
+    }
 }
 
 /// Runs an application trace on a storage device and an optional network device (seed 000).
@@ -428,6 +591,7 @@ fn run_system<'py>(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Device>()?;
     m.add_class::<Progress>()?;
+    m.add_class::<System>()?;
     m.add_function(wrap_pyfunction!(validate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(check_policy, m)?)?;
     m.add_function(wrap_pyfunction!(policy_families, m)?)?;

@@ -90,6 +90,28 @@ pub trait Policy: Send {
     }
 }
 
+/// A borrowed policy is a policy: lets callers that own a policy lend it to a [`crate::device_sim::DeviceSim`].
+impl<P: Policy + ?Sized> Policy for &mut P {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn plan_gap(&mut self, gap: &GapStart, plan: &mut Plan) {
+        (**self).plan_gap(gap, plan)
+    }
+    fn end_gap(&mut self, idle_s: f64) {
+        (**self).end_gap(idle_s)
+    }
+    fn serve_in_mode(&mut self, mode: usize, arrival_s: f64) -> bool {
+        (**self).serve_in_mode(mode, arrival_s)
+    }
+    fn note_transfer(&mut self, arrival_s: f64) {
+        (**self).note_transfer(arrival_s)
+    }
+    fn ghost_hint(&mut self, now_s: f64, mode: usize, benefit: f64) -> bool {
+        (**self).ghost_hint(now_s, mode, benefit)
+    }
+}
+
 /// Documentation of one policy parameter, for `idlewise policies`.
 #[derive(Debug, Clone, Copy)]
 pub struct ParamDoc {

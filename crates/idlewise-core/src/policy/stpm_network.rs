@@ -208,8 +208,8 @@ pub(crate) mod tests {
     }
 
     fn run_on(d: Device, spec: &str, base_power_w: f64, times: &[f64], size: f64) -> crate::metrics::RunResult {
-        let mut p = PolicySpec::parse(spec).unwrap().build(&d, &BuildContext { base_power_w }).unwrap();
-        let mut sim = DeviceSim::new(&d, p.as_mut(), &ReplayOptions { base_power_w, ..Default::default() }, times[0], times.len());
+        let p = PolicySpec::parse(spec).unwrap().build(&d, &BuildContext { base_power_w }).unwrap();
+        let mut sim = DeviceSim::new(std::sync::Arc::new(d), p, &ReplayOptions { base_power_w, ..Default::default() }, times[0], times.len());
         for &t in times {
             let t = t.max(sim.free_at());
             sim.request(t, size, false, 0.0);

@@ -182,6 +182,31 @@ impl CacheManager {
         self.items.get(&object).copied()
     }
 
+    /// `GetMetadata`: answered from the in-memory table, with no disk access.
+    pub fn get_metadata(&self, object: u64) -> bool {
+        self.metadata.contains_key(&object)
+    }
+
+    /// `PutData`, deferred; true when the queue must be written now (see [`CacheManager::enqueue`]).
+    pub fn put_data(&mut self, object: u64, size_bytes: f64, disk_ready: bool) -> bool {
+        self.enqueue(QueuedWrite::Data { object, size_bytes }, disk_ready)
+    }
+
+    /// `PutMetadata`, deferred.
+    pub fn put_metadata(&mut self, object: u64, disk_ready: bool) -> bool {
+        self.enqueue(QueuedWrite::Metadata { object }, disk_ready)
+    }
+
+    /// `Rename`, deferred.
+    pub fn rename(&mut self, object: u64, disk_ready: bool) -> bool {
+        self.enqueue(QueuedWrite::Rename { object }, disk_ready)
+    }
+
+    /// `Delete`, deferred (the item leaves the in-memory table at once).
+    pub fn delete(&mut self, object: u64, disk_ready: bool) -> bool {
+        self.enqueue(QueuedWrite::Delete { object }, disk_ready)
+    }
+
     /// Queues a background write; returns true when the queue must be flushed now (it would
     /// overflow its cap, or the disk is ready and the write can go at once).
     pub fn enqueue(&mut self, write: QueuedWrite, disk_ready: bool) -> bool {
@@ -217,5 +242,27 @@ impl CacheManager {
 
     pub fn pending(&self) -> usize {
         self.queue.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deferred_operations_update_the_table_at_once_and_queue_their_writes() {
+        let mut cache = CacheManager::new(50.0, 1.44, true, true, 10_000.0);
+        assert!(!cache.put_data(7, 4096.0, false) && !cache.put_metadata(7, false));
+        assert_eq!((cache.size_of(7), cache.get_metadata(7), cache.pending()), (Some(4096.0), true, 2));
+        assert!(!cache.rename(7, false));
+        assert!(!cache.delete(7, false));
+        assert_eq!((cache.size_of(7), cache.get_metadata(7), cache.pending()), (None, false, 4));
+        // A write that would overflow the 10 kB cap asks for a flush; with the disk ready every
+        // write goes at once.
+        assert!(cache.put_data(8, 9_000.0, false));
+        assert_eq!(cache.counters.forced_flushes, 1);
+        assert_eq!(cache.drain().len(), 5);
+        assert!(cache.put_data(9, 1.0, true));
+        assert_eq!(cache.counters.forced_flushes, 1);
     }
 }

@@ -17,6 +17,8 @@
 pub mod cache;
 pub mod power_manager;
 
+use std::sync::Arc;
+
 use crate::device::{Device, READY};
 use crate::device_sim::{DeviceSim, DeviceState};
 use crate::error::{Error, Result};
@@ -180,16 +182,16 @@ fn run(events: &[AppEvent], storage: (&Device, &PolicySpec), network: Option<(&D
     if let Some((d, _)) = network {
         crate::replay::check_options(d, &network_opts)?;
     }
-    let mut storage_policy = storage.1.build(storage.0, &ctx)?;
-    let mut network_policy = match network {
+    let storage_policy = storage.1.build(storage.0, &ctx)?;
+    let network_policy = match network {
         Some((d, spec)) => Some(spec.build(d, &ctx)?),
         None => None,
     };
     let start = events[0].time_s;
     let mut pm = PowerManager::default();
-    let disk = pm.register_device(DeviceSim::new(storage.0, storage_policy.as_mut(), &storage_opts, start, events.len()));
-    let net = match (network, network_policy.as_mut()) {
-        (Some((d, _)), Some(p)) => Some(pm.register_device(DeviceSim::new(d, p.as_mut(), &network_opts, start, events.len()))),
+    let disk = pm.register_device(DeviceSim::new(Arc::new(storage.0.clone()), storage_policy, &storage_opts, start, events.len()));
+    let net = match (network, network_policy) {
+        (Some((d, _)), Some(p)) => Some(pm.register_device(DeviceSim::new(Arc::new(d.clone()), p, &network_opts, start, events.len()))),
         _ => None,
     };
     let mut cache = CacheManager::new(cfg.knob, cfg.base_power_w, cfg.adaptive, cfg.ghost_hints && cfg.adaptive, cfg.write_queue_cap_bytes);
@@ -213,9 +215,9 @@ fn run(events: &[AppEvent], storage: (&Device, &PolicySpec), network: Option<(&D
                 pm.sim(net.expect("validated: writes need a network")).request(issue, e.size_bytes, true, 0.0)
             }
             AppOp::Delete | AppOp::Rename => {
-                let op = if e.op == AppOp::Delete { QueuedWrite::Delete { object: e.object } } else { QueuedWrite::Rename { object: e.object } };
                 let ready = matches!(pm.query_current_mode(disk, issue), DeviceState::Busy { .. } | DeviceState::Mode { mode: READY });
-                if cache.enqueue(op, ready) {
+                let flush = if e.op == AppOp::Delete { cache.delete(e.object, ready) } else { cache.rename(e.object, ready) };
+                if flush {
                     write_back(&mut pm, &mut cache, disk, issue);
                 }
                 issue
@@ -243,8 +245,8 @@ fn run(events: &[AppEvent], storage: (&Device, &PolicySpec), network: Option<(&D
                         let done = pm.sim(net.expect("validated: misses need a network")).request(issue, e.size_bytes, false, 0.0);
                         if status == CacheStatus::Absent {
                             let ready = matches!(pm.query_current_mode(disk, done), DeviceState::Busy { .. } | DeviceState::Mode { mode: READY });
-                            let data = cache.enqueue(QueuedWrite::Data { object: e.object, size_bytes: e.size_bytes }, ready);
-                            let metadata = cache.enqueue(QueuedWrite::Metadata { object: e.object }, ready);
+                            let data = cache.put_data(e.object, e.size_bytes, ready);
+                            let metadata = cache.put_metadata(e.object, ready);
                             if data || metadata {
                                 write_back(&mut pm, &mut cache, disk, done);
                             }

@@ -3,6 +3,8 @@
 //! now — and register to be called back when a device enters a mode. Device "drivers" (the
 //! simulated devices) report mode changes through `notify`.
 
+use std::sync::Arc;
+
 use crate::device::Device;
 use crate::device_sim::{DeviceSim, DeviceState};
 use crate::metrics::RunResult;
@@ -27,20 +29,20 @@ pub struct TransitionCost {
     pub energy_j: f64,
 }
 
-pub struct PowerManager<'d, 'p> {
-    devices: Vec<Option<DeviceSim<'d, 'p>>>,
+pub struct PowerManager<'p> {
+    devices: Vec<Option<DeviceSim<'p>>>,
     callbacks: Vec<(DeviceHandle, usize)>,
 }
 
-impl<'d, 'p> Default for PowerManager<'d, 'p> {
+impl<'p> Default for PowerManager<'p> {
     fn default() -> Self {
         PowerManager { devices: Vec::new(), callbacks: Vec::new() }
     }
 }
 
-impl<'d, 'p> PowerManager<'d, 'p> {
+impl<'p> PowerManager<'p> {
     /// `RegisterDevice`: a driver discloses its device (modes and transition costs come with it).
-    pub fn register_device(&mut self, sim: DeviceSim<'d, 'p>) -> DeviceHandle {
+    pub fn register_device(&mut self, sim: DeviceSim<'p>) -> DeviceHandle {
         self.devices.push(Some(sim));
         DeviceHandle(self.devices.len() - 1)
     }
@@ -51,12 +53,16 @@ impl<'d, 'p> PowerManager<'d, 'p> {
         self.devices.get_mut(handle.0)?.take().map(|sim| sim.finish(end_s))
     }
 
-    pub fn sim(&mut self, handle: DeviceHandle) -> &mut DeviceSim<'d, 'p> {
+    pub fn sim(&mut self, handle: DeviceHandle) -> &mut DeviceSim<'p> {
         self.devices[handle.0].as_mut().expect("device is registered")
     }
 
-    pub fn device(&self, handle: DeviceHandle) -> &'d Device {
-        self.devices[handle.0].as_ref().expect("device is registered").device()
+    pub fn device(&self, handle: DeviceHandle) -> Arc<Device> {
+        Arc::clone(self.devices[handle.0].as_ref().expect("device is registered").device())
+    }
+
+    pub fn is_registered(&self, handle: DeviceHandle) -> bool {
+        self.devices.get(handle.0).is_some_and(Option::is_some)
     }
 
     /// `QueryNumModes`.
@@ -66,7 +72,8 @@ impl<'d, 'p> PowerManager<'d, 'p> {
 
     /// `QueryModeInfo`.
     pub fn query_mode_info(&self, handle: DeviceHandle, mode: usize) -> ModeInfo {
-        let m = &self.device(handle).modes[mode];
+        let device = self.device(handle);
+        let m = &device.modes[mode];
         ModeInfo { name: m.name.clone(), power_w: m.power_w, serves: m.serves }
     }
 
