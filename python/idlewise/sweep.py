@@ -21,7 +21,7 @@ from .devices import Device, load_device
 from .errors import IdlewiseError
 from .results import Results
 from .traces import Trace, apply_transform, read_trace
-from .units import parse_duration_s
+from ._core import parse_duration_s
 
 _RANGE = re.compile(r"(?P<a>[0-9]*\.?[0-9]+)(?P<ua>[a-z]*)\.\.(?P<b>[0-9]*\.?[0-9]+)(?P<ub>[a-z]*)/(?P<s>[0-9]*\.?[0-9]+)(?P<us>[a-z]*)")
 

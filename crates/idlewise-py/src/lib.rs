@@ -181,6 +181,13 @@ fn trace_view<'a>(
     TraceView::new(time_s.as_slice()?, offset_bytes.as_slice()?, size_bytes.as_slice()?, is_write.as_slice()?).map_err(to_py_err)
 }
 
+/// Parses a duration with its unit (`500ms`, `2s`, `1.5min`) into seconds: the engine's parser,
+/// so policy specs, transforms and sweep ranges read durations the same way.
+#[pyfunction]
+fn parse_duration_s(text: &str) -> PyResult<f64> {
+    idlewise_core::units::parse_duration_s(text).map_err(IdlewiseError::new_err)
+}
+
 /// Checks trace columns; raises TraceRecordError naming the first bad record.
 #[pyfunction]
 fn validate_trace(
@@ -593,6 +600,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Progress>()?;
     m.add_class::<System>()?;
     m.add_function(wrap_pyfunction!(validate_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;
     m.add_function(wrap_pyfunction!(check_policy, m)?)?;
     m.add_function(wrap_pyfunction!(policy_families, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;

@@ -29,6 +29,7 @@ def idle_gaps_s(trace: Trace, device=None) -> np.ndarray:
 
 def trace_stats(trace: Trace, device=None) -> dict:
     """Statistics of one single-device trace as a dict (JSON-ready)."""
+    device = None if device is None else load_device(device)
     n = len(trace)
     reads = int(n - trace.is_write.sum())
     sizes = trace.size_bytes
@@ -61,7 +62,6 @@ def trace_stats(trace: Trace, device=None) -> dict:
         },
     }
     if device is not None:
-        device = load_device(device)
         modes = []
         for m in device.modes[1:]:
             be = m["break_even_s"]

@@ -24,7 +24,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import IdlewiseError
-from ..units import parse_duration_s
+from .._core import parse_duration_s
 from .trace import Trace
 
 KINDS = ("none", "compress", "compress-reorder", "window", "scale", "stream")

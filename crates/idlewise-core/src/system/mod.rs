@@ -215,7 +215,7 @@ fn run(events: &[AppEvent], storage: (&Device, &PolicySpec), network: Option<(&D
                 pm.sim(net.expect("validated: writes need a network")).request(issue, e.size_bytes, true, 0.0)
             }
             AppOp::Delete | AppOp::Rename => {
-                let ready = matches!(pm.query_current_mode(disk, issue), DeviceState::Busy { .. } | DeviceState::Mode { mode: READY });
+                let ready = disk_is_ready(&mut pm, disk, issue);
                 let flush = if e.op == AppOp::Delete { cache.delete(e.object, ready) } else { cache.rename(e.object, ready) };
                 if flush {
                     write_back(&mut pm, &mut cache, disk, issue);
@@ -244,7 +244,7 @@ fn run(events: &[AppEvent], storage: (&Device, &PolicySpec), network: Option<(&D
                         cache.counters.network_reads += 1;
                         let done = pm.sim(net.expect("validated: misses need a network")).request(issue, e.size_bytes, false, 0.0);
                         if status == CacheStatus::Absent {
-                            let ready = matches!(pm.query_current_mode(disk, done), DeviceState::Busy { .. } | DeviceState::Mode { mode: READY });
+                            let ready = disk_is_ready(&mut pm, disk, done);
                             let data = cache.put_data(e.object, e.size_bytes, ready);
                             let metadata = cache.put_metadata(e.object, ready);
                             if data || metadata {
@@ -290,6 +290,12 @@ fn run(events: &[AppEvent], storage: (&Device, &PolicySpec), network: Option<(&D
         storage: storage_run,
         network: network_run,
     })
+}
+
+/// Whether the disk is spinning at `t` (serving, or idle in its ready mode): background writes
+/// can then go at once instead of waiting in the queue.
+fn disk_is_ready(pm: &mut PowerManager, disk: DeviceHandle, t: f64) -> bool {
+    matches!(pm.query_current_mode(disk, t), DeviceState::Busy { .. } | DeviceState::Mode { mode: READY })
 }
 
 /// The disk is in its ready mode from `at`: if the write-back callback was waiting for that,

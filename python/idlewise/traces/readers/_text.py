@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
@@ -44,8 +45,6 @@ def one_of(*allowed: str) -> Callable[[str], str]:
 def require(path: str, ok, values, field: str, expected: str) -> None:
     """Raises a TraceError naming the first record where ``ok`` is false (line = record + 1:
     the formats that use this have no header)."""
-    import numpy as np
-
     if not np.all(ok):
         i = int(np.argmax(~np.asarray(ok)))
         value = values[i]
