@@ -17,9 +17,9 @@ def trace_of(times, sizes=None, ops=None, offsets=None):
     return idlewise.Trace.from_arrays(times, sizes, op=ops, offset_bytes=offsets)
 
 
-# The shared folder sits beside the project checkout (../shared), on developers' machines and in CI.
-TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
-SRT = str(TRACES / "hplajw" / "ajw.1week.srt")
+# Real traces bundled with the repository (tests/data, with licences) and the package (hplajw).
+TRACES = Path(__file__).resolve().parent / "data"
+SRT = str(Path(idlewise.__file__).resolve().parent / "data" / "hplajw" / "ajw.1week.srt")
 SPC_ASCII = str(TRACES / "spc" / "financial1-prefix.ascii")
 DISKSIM = str(TRACES / "disksim" / "ascii.trace")
 NASA = str(TRACES / "web" / "nasa_19950801.tsv")

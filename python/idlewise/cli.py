@@ -195,7 +195,7 @@ def cmd_workload(args) -> int:
         trace = mail_workload(seed=args.seed)
     else:
         if not args.log:
-            raise IdlewiseError("workload web needs --log NASA.tsv (the NASA access log, e.g. ../shared/data/traces/web/nasa_19950801.tsv)")
+            raise IdlewiseError("workload web needs --log NASA.tsv (the NASA access log, e.g. tests/data/web/nasa_19950801.tsv)")
         trace = web_workload(args.log, seed=args.seed, cached_fraction=1.0 if args.all_cached else 0.5)
     write_app_trace(trace, args.out)
     notes = ", ".join(f"{k} {v}" for k, v in trace.notes.items())
