@@ -130,8 +130,10 @@ def test_power_manager_api_for_a_python_application_model():
     assert system.query_current_mode("disk", 0.0) == {"state": "mode", "mode": "standby"}
     # A model that reads 32 KB from whichever device is cheaper now: the network (the disk sleeps).
     disk_wake_s, _ = system.query_transition_cost("disk", "standby", "performance-idle")
-    finish = system.request("wifi", 0.0, 32768) if disk_wake_s > 0.2 else system.request("disk", 0.0, 32768)
-    assert finish < 0.2
+    finish = system.request("wifi", 0.0, 32768) if disk_wake_s > 0.3 else system.request("disk", 0.0, 32768)
+    # A TCP fetch over seed 000's link in CAM (the card starts in CAM): about 254 ms.
+    assert finish == pytest.approx(idlewise.load_device("cisco-350").service_cost(32768, False)[0])
+    assert 0.2 < finish < 0.3
     system.register_callback("disk", "performance-idle")
     ready = system.wake("disk", 1.0)
     assert ready == pytest.approx(1.82) and system.notify("disk", "performance-idle")

@@ -2,13 +2,19 @@
 //!
 //! A device is read from TOML (see `docs/devices.md` for the schema). The first mode is the
 //! *ready* mode: the one that serves requests. Transitions carry a total time and a total energy.
-//! When the catalog gives no direct transition between two modes, the engine uses the cheapest
-//! chain of given transitions (a *route*), charged hop by hop; routes are precomputed once here so
-//! the replay loop only indexes a table.
+//!
+//! Two kinds of *route* (a chain of transitions, taken hop by hop) are precomputed here so the
+//! replay loop only indexes tables:
+//! - a policy's move from one mode to another takes the direct transition when the device has
+//!   one, the chain a `[[routes]]` entry names, or else the cheapest chain (energy, then time);
+//! - the oracle may take any simple path down and any simple path back: per low-power mode the
+//!   device keeps the Pareto set of (round-trip time, energy) over every pair of paths, so the
+//!   cheapest sequence that is back in time for a gap is one table look-up away.
 
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
+use crate::mechanics::network::{next_beacon_s, TcpLink, Transfer};
 
 /// What kind of device a description models. It changes no physics in the single-device replay;
 /// system engines use it to decide what a device can do.
@@ -51,6 +57,18 @@ struct DeviceFile {
     transitions: Vec<TransitionFile>,
     service: Option<ServiceFile>,
     limits: Option<LimitsFile>,
+    /// Chains a policy must take between two modes instead of the default route.
+    #[serde(default)]
+    routes: Vec<RouteFile>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RouteFile {
+    from: String,
+    to: String,
+    /// The modes passed through, in order (empty: the direct transition).
+    via: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -92,6 +110,25 @@ struct ServiceFile {
     /// at the access point for the next beacon, sent every `beacon_period_s`.
     beacon_period_s: Option<f64>,
     seek: Option<SeekFile>,
+    tcp: Option<TcpFile>,
+    #[serde(default)]
+    source: String,
+    #[serde(default)]
+    assumed: String,
+}
+
+/// Network cards: each transfer is a TCP transfer over the link (`mechanics::network`); the
+/// service bandwidths are the link's down (read) and up (write) caps.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TcpFile {
+    one_way_latency_s: f64,
+    mss_bytes: f64,
+    initial_window_segments: f64,
+    #[serde(default)]
+    request_bytes: f64,
+    #[serde(default)]
+    connection_setup: bool,
     #[serde(default)]
     source: String,
     #[serde(default)]
@@ -158,13 +195,36 @@ pub struct Transition {
     pub provenance: Provenance,
 }
 
-/// The cheapest chain of transitions between two modes.
+/// A chain of transitions between two modes, taken hop by hop.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Route {
     pub time_s: f64,
     pub energy_j: f64,
     /// Indices into [`Device::transitions`], in order.
     pub hops: Vec<usize>,
+}
+
+/// Index of a route in the device's route table ([`Device::route_by_id`]).
+pub type RouteId = u32;
+
+/// One way to spend an idle gap in a low-power mode: down by one path, back by another.
+/// `fixed_j = E_down + E_up − P_mode·(T_down + T_up)`, so a gap of `T ≥ round_trip_s` costs
+/// `fixed_j + P_mode·T`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GapOption {
+    pub round_trip_s: f64,
+    pub fixed_j: f64,
+    pub down: RouteId,
+    pub up: RouteId,
+}
+
+/// The cheapest way to spend one gap: stay ready (`mode == READY`, no routes) or go to `mode`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GapChoice {
+    pub mode: usize,
+    pub energy_j: f64,
+    pub down: Option<RouteId>,
+    pub up: Option<RouteId>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -206,7 +266,18 @@ pub struct Service {
     pub write_power_w: f64,
     pub beacon_period_s: Option<f64>,
     pub seek: Option<SeekCurve>,
+    pub tcp: Option<TcpLink>,
+    pub tcp_provenance: Provenance,
     pub provenance: Provenance,
+}
+
+/// A request served in a low-power mode that serves (802.11 PSM).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModeService {
+    pub time_s: f64,
+    pub energy_j: f64,
+    /// How much longer than in the ready mode it took: beacon waits (power management's delay).
+    pub power_management_wait_s: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -229,12 +300,39 @@ pub struct Device {
     pub transitions: Vec<Transition>,
     pub service: Service,
     pub limits: Limits,
-    /// `routes[from * n + to]`; `None` when `to` cannot be reached from `from`.
-    routes: Vec<Option<Route>>,
+    /// Values that are allowed but look wrong (a "low-power" mode drawing more than ready).
+    pub warnings: Vec<String>,
+    /// Every route a run may take: policy routes first, then the oracle's paths.
+    route_table: Vec<Route>,
+    /// `policy_routes[from * n + to]`: the route a policy's move takes; `None` if unreachable.
+    policy_routes: Vec<Option<RouteId>>,
+    /// `gap_options[mode]`: Pareto set by increasing round trip and decreasing `fixed_j`.
+    gap_options: Vec<Vec<GapOption>>,
 }
 
 /// The index of the ready mode: the first mode in the description.
 pub const READY: usize = 0;
+
+/// The physically meaningful range of a value, read from the unit in its field name (SI units
+/// live in names). The bounds are far beyond any real device and keep every result finite: the
+/// longest request (2^63 bytes at 1 B/s) at the highest power over 10^10 requests is ~10^34 J.
+fn physical_range(field: &str) -> (f64, f64, &'static str) {
+    if field.ends_with("_bytes_per_s") {
+        (1.0, 1e13, "bytes per second")
+    } else if field.ends_with("_s") {
+        (0.0, 1e7, "seconds")
+    } else if field.ends_with("_w") {
+        (0.0, 1e5, "watts")
+    } else if field.ends_with("_j") {
+        (0.0, 1e9, "joules")
+    } else if field.ends_with("_rpm") {
+        (1.0, 1e6, "revolutions per minute")
+    } else if field.ends_with("bytes_per_cylinder") {
+        (1.0, 1e15, "bytes")
+    } else {
+        (0.0, 1e15, "")
+    }
+}
 
 fn check_value(origin: &str, field: &str, value: f64, allow_zero: bool) -> Result<()> {
     if !value.is_finite() {
@@ -243,6 +341,14 @@ fn check_value(origin: &str, field: &str, value: f64, allow_zero: bool) -> Resul
     if value < 0.0 || (!allow_zero && value == 0.0) {
         let expected = if allow_zero { "non-negative" } else { "positive" };
         return Err(Error::device(origin, field, format!("must be {expected}, got {value}")));
+    }
+    let (min, max, unit) = physical_range(field);
+    if value > max || (value != 0.0 && value < min) {
+        return Err(Error::device(
+            origin,
+            field,
+            format!("{value} is outside the physical range {min:e}..{max:e} {unit} that keeps results finite"),
+        ));
     }
     Ok(())
 }
@@ -377,7 +483,28 @@ impl Device {
                 })
             }
         };
+        let (tcp, tcp_provenance) = match s.tcp {
+            None => (None, Provenance::default()),
+            Some(k) => {
+                check_value(origin, "service.tcp.one_way_latency_s", k.one_way_latency_s, true)?;
+                check_value(origin, "service.tcp.mss_bytes", k.mss_bytes, false)?;
+                check_value(origin, "service.tcp.initial_window_segments", k.initial_window_segments, false)?;
+                check_value(origin, "service.tcp.request_bytes", k.request_bytes, true)?;
+                (
+                    Some(TcpLink {
+                        one_way_latency_s: k.one_way_latency_s,
+                        mss_bytes: k.mss_bytes,
+                        initial_window_segments: k.initial_window_segments,
+                        request_bytes: k.request_bytes,
+                        connection_setup: k.connection_setup,
+                    }),
+                    Provenance { source: k.source, assumed: k.assumed },
+                )
+            }
+        };
         let service = Service {
+            tcp,
+            tcp_provenance,
             overhead_s: s.overhead_s,
             read_bandwidth_bytes_per_s: s.read_bandwidth_bytes_per_s,
             write_bandwidth_bytes_per_s: s.write_bandwidth_bytes_per_s,
@@ -406,21 +533,51 @@ impl Device {
             limits.provenance = Provenance { source: l.source, assumed: l.assumed };
         }
 
-        let routes = cheapest_routes(modes.len(), &transitions);
         let n = modes.len();
+        let mut route_table = Vec::new();
+        let mut policy_routes = policy_routes(n, &transitions, &mut route_table);
+        for (i, r) in file.routes.iter().enumerate() {
+            let field = format!("routes[{i}] ({} -> {})", r.from, r.to);
+            let mut path = Vec::with_capacity(r.via.len() + 2);
+            for name in std::iter::once(&r.from).chain(&r.via).chain(std::iter::once(&r.to)) {
+                path.push(index_of(name).ok_or_else(|| Error::device(origin, &field, format!("unknown mode '{name}'; known modes: {}", known())))?);
+            }
+            let mut hops = Vec::with_capacity(path.len() - 1);
+            for pair in path.windows(2) {
+                let hop = transitions.iter().position(|t| t.from == pair[0] && t.to == pair[1]).ok_or_else(|| {
+                    Error::device(origin, &field, format!("no transition {} -> {} to pass through", modes[pair[0]].name, modes[pair[1]].name))
+                })?;
+                hops.push(hop);
+            }
+            policy_routes[path[0] * n + path[path.len() - 1]] = Some(push_route(&mut route_table, &transitions, hops));
+        }
+        let policy_route = |from: usize, to: usize| policy_routes[from * n + to];
         for m in 1..n {
-            if routes[READY * n + m].is_none() {
+            if policy_route(READY, m).is_none() {
                 return Err(Error::device(
                     origin,
                     format!("modes[{m}] ({})", modes[m].name),
                     format!("no transition path from the ready mode '{}' into this mode", modes[READY].name),
                 ));
             }
-            if routes[m * n + READY].is_none() {
+            if policy_route(m, READY).is_none() {
                 return Err(Error::device(
                     origin,
                     format!("modes[{m}] ({})", modes[m].name),
                     format!("no transition path back to the ready mode '{}'", modes[READY].name),
+                ));
+            }
+        }
+
+        let gap_options = (0..n)
+            .map(|m| if m == READY { Vec::new() } else { gap_options(m, &modes, &transitions, &mut route_table) })
+            .collect();
+        let mut warnings = Vec::new();
+        for mode in modes.iter().skip(1) {
+            if mode.power_w > modes[READY].power_w {
+                warnings.push(format!(
+                    "device {origin}: low-power mode '{}' draws {} W, more than the ready mode '{}' ({} W)",
+                    mode.name, mode.power_w, modes[READY].name, modes[READY].power_w
                 ));
             }
         }
@@ -435,7 +592,10 @@ impl Device {
             transitions,
             service,
             limits,
-            routes,
+            warnings,
+            route_table,
+            policy_routes,
+            gap_options,
         })
     }
 
@@ -447,11 +607,27 @@ impl Device {
         self.modes.iter().position(|m| m.name == name)
     }
 
-    /// The route between two distinct modes; every mode can reach and be reached from the ready
-    /// mode (validated), but two low-power modes may have no route between them.
+    /// The route a policy's move between two distinct modes takes (the direct transition when
+    /// there is one); every mode can reach and be reached from the ready mode (validated), but
+    /// two low-power modes may have no route between them.
     #[inline]
     pub fn route(&self, from: usize, to: usize) -> Option<&Route> {
-        self.routes[from * self.modes.len() + to].as_ref()
+        self.route_id(from, to).map(|id| self.route_by_id(id))
+    }
+
+    #[inline]
+    pub fn route_id(&self, from: usize, to: usize) -> Option<RouteId> {
+        self.policy_routes[from * self.modes.len() + to]
+    }
+
+    #[inline]
+    pub fn route_by_id(&self, id: RouteId) -> &Route {
+        &self.route_table[id as usize]
+    }
+
+    /// Where a route ends.
+    pub fn route_end(&self, route: &Route) -> usize {
+        route.hops.last().map_or(READY, |&h| self.transitions[h].to)
     }
 
     /// Route into `mode` from the ready mode (always exists for a validated device).
@@ -464,35 +640,46 @@ impl Device {
         self.route(mode, READY).expect("validated device: every mode can return to ready")
     }
 
-    /// Energy of one idle gap of length `gap_s` spent in `mode` with an exact pre-wake
-    /// (go down at the gap start, be ready exactly at its end). `None` when the gap is too short
-    /// for the round trip. For the ready mode this is `P_ready · gap_s`.
+    /// The cheapest way to spend one idle gap of length `gap_s` in `mode` with an exact pre-wake
+    /// (down at the gap start by any path, back by any path, ready exactly at its end). `None`
+    /// when no round trip fits. For the ready mode: stay, `P_ready · gap_s`.
     #[inline]
-    pub fn gap_energy_j(&self, mode: usize, gap_s: f64) -> Option<f64> {
+    pub fn gap_choice(&self, mode: usize, gap_s: f64) -> Option<GapChoice> {
         if mode == READY {
-            return Some(self.modes[READY].power_w * gap_s);
+            return Some(GapChoice { mode, energy_j: self.modes[READY].power_w * gap_s, down: None, up: None });
         }
-        let down = self.down_route(mode);
-        let up = self.up_route(mode);
-        let round_trip_s = down.time_s + up.time_s;
-        if gap_s < round_trip_s {
-            return None;
-        }
-        Some(down.energy_j + up.energy_j + self.modes[mode].power_w * (gap_s - round_trip_s))
+        let options = &self.gap_options[mode];
+        let fitting = options.partition_point(|o| o.round_trip_s <= gap_s);
+        let o = options[..fitting].last()?;
+        Some(GapChoice { mode, energy_j: o.fixed_j + self.modes[mode].power_w * gap_s, down: Some(o.down), up: Some(o.up) })
     }
 
-    /// The mode that minimises [`Device::gap_energy_j`] for a gap, with its energy.
+    /// Energy of [`Device::gap_choice`].
     #[inline]
-    pub fn best_mode_for_gap(&self, gap_s: f64) -> (usize, f64) {
-        let mut best = (READY, self.modes[READY].power_w * gap_s);
+    pub fn gap_energy_j(&self, mode: usize, gap_s: f64) -> Option<f64> {
+        self.gap_choice(mode, gap_s).map(|c| c.energy_j)
+    }
+
+    /// The offline optimum for one gap over every mode and every path: the cheapest sequence
+    /// that is back in the ready mode in time.
+    #[inline]
+    pub fn best_choice_for_gap(&self, gap_s: f64) -> GapChoice {
+        let mut best = GapChoice { mode: READY, energy_j: self.modes[READY].power_w * gap_s, down: None, up: None };
         for m in 1..self.modes.len() {
-            if let Some(e) = self.gap_energy_j(m, gap_s) {
-                if e < best.1 {
-                    best = (m, e);
+            if let Some(c) = self.gap_choice(m, gap_s) {
+                if c.energy_j < best.energy_j {
+                    best = c;
                 }
             }
         }
         best
+    }
+
+    /// The mode of [`Device::best_choice_for_gap`], with its energy.
+    #[inline]
+    pub fn best_mode_for_gap(&self, gap_s: f64) -> (usize, f64) {
+        let c = self.best_choice_for_gap(gap_s);
+        (c.mode, c.energy_j)
     }
 
     /// Break-even time of `mode` against staying in the ready mode (ALGORITHMS §2.4):
@@ -521,10 +708,33 @@ impl Device {
         })
     }
 
+    /// A TCP transfer of one request over the card's link, starting at `start_s`, each downlink
+    /// packet reaching the card at `deliver(t)`.
+    fn transfer(&self, tcp: &TcpLink, start_s: f64, size_bytes: f64, is_write: bool, deliver: impl Fn(f64) -> f64) -> Transfer {
+        let s = &self.service;
+        if is_write {
+            tcp.upload(start_s, size_bytes, s.write_bandwidth_bytes_per_s, deliver)
+        } else {
+            tcp.download(start_s, size_bytes, s.read_bandwidth_bytes_per_s, s.write_bandwidth_bytes_per_s, deliver)
+        }
+    }
+
+    /// Energy of a transfer made in `mode`: receiving and transmitting at the read and write
+    /// powers, waiting (round trips, beacons) at the mode's power.
+    fn transfer_energy_j(&self, mode: usize, time_s: f64, t: &Transfer) -> f64 {
+        let s = &self.service;
+        self.modes[mode].power_w * (time_s - t.receive_s - t.transmit_s).max(0.0) + s.read_power_w * t.receive_s + s.write_power_w * t.transmit_s
+    }
+
     /// Service time, energy and seek distance for one request, given where the head was.
     #[inline]
     pub fn service(&self, size_bytes: f64, is_write: bool, offset_bytes: f64, head_bytes: f64) -> (f64, f64) {
         let s = &self.service;
+        if let Some(tcp) = &s.tcp {
+            let t = self.transfer(tcp, 0.0, size_bytes, is_write, |t| t);
+            let time_s = s.overhead_s + t.time_s;
+            return (time_s, self.transfer_energy_j(READY, time_s, &t));
+        }
         let (bandwidth, power) = if is_write {
             (s.write_bandwidth_bytes_per_s, s.write_power_w)
         } else {
@@ -551,17 +761,31 @@ impl Device {
         self.modes.iter().skip(1).any(|m| m.serves)
     }
 
-    /// Time and energy to serve a request that arrives at `arrival_s` while the device rests in a
-    /// low-power mode that serves (802.11 PSM): the request goes out at once; downloaded data
-    /// reaches the access point after `overhead_s` and waits there for the next beacon (beacons
-    /// at whole multiples of `beacon_period_s`), dozing at the mode's power, then transfers at the
-    /// read power. Uploads do not wait for a beacon.
-    pub fn service_in_mode(&self, mode: usize, arrival_s: f64, size_bytes: f64, is_write: bool) -> (f64, f64) {
-        let (time_s, energy_j) = self.service(size_bytes, is_write, 0.0, 0.0);
-        let Some(beacon) = self.service.beacon_period_s.filter(|_| !is_write) else { return (time_s, energy_j) };
-        let data_at_ap = arrival_s + self.service.overhead_s;
-        let wait_s = (data_at_ap / beacon).ceil() * beacon - data_at_ap;
-        (time_s + wait_s, energy_j + wait_s * self.modes[mode].power_w)
+    /// Serving a request that starts at `start_s` while the device rests in a low-power mode that
+    /// serves (802.11 PSM): the request goes out at once; downlink data waits at the access point
+    /// for the next beacon (beacons at whole multiples of `beacon_period_s`) while the card dozes
+    /// at the mode's power. Over a TCP link every downlink packet (SYN-ACK, ACKs, data) waits so;
+    /// without one, a download's data reaches the access point after `overhead_s`, waits for a
+    /// beacon, then transfers at the read power, and an upload does not wait.
+    pub fn service_in_mode(&self, mode: usize, start_s: f64, size_bytes: f64, is_write: bool) -> ModeService {
+        let s = &self.service;
+        let (ready_time_s, ready_energy_j) = self.service(size_bytes, is_write, 0.0, 0.0);
+        let Some(beacon) = s.beacon_period_s else {
+            return ModeService { time_s: ready_time_s, energy_j: ready_energy_j, power_management_wait_s: 0.0 };
+        };
+        if let Some(tcp) = &s.tcp {
+            let at = start_s + s.overhead_s;
+            let t = self.transfer(tcp, at, size_bytes, is_write, |t| next_beacon_s(t, beacon));
+            let time_s = s.overhead_s + t.time_s;
+            let energy_j = self.transfer_energy_j(mode, time_s, &t);
+            return ModeService { time_s, energy_j, power_management_wait_s: (time_s - ready_time_s).max(0.0) };
+        }
+        if is_write {
+            return ModeService { time_s: ready_time_s, energy_j: ready_energy_j, power_management_wait_s: 0.0 };
+        }
+        let data_at_ap = start_s + s.overhead_s;
+        let wait_s = next_beacon_s(data_at_ap, beacon) - data_at_ap;
+        ModeService { time_s: ready_time_s + wait_s, energy_j: ready_energy_j + wait_s * self.modes[mode].power_w, power_management_wait_s: wait_s }
     }
 
     /// One line: name, kind and each mode's power.
@@ -571,39 +795,93 @@ impl Device {
     }
 }
 
-/// All-pairs cheapest routes by energy (ties broken by time), Floyd–Warshall over at most a
-/// handful of modes.
-fn cheapest_routes(n: usize, transitions: &[Transition]) -> Vec<Option<Route>> {
-    let mut routes: Vec<Option<Route>> = vec![None; n * n];
-    for (i, t) in transitions.iter().enumerate() {
-        routes[t.from * n + t.to] = Some(Route { time_s: t.time_s, energy_j: t.energy_j, hops: vec![i] });
-    }
-    for k in 0..n {
-        for i in 0..n {
-            for j in 0..n {
-                if i == j || i == k || j == k {
-                    continue;
-                }
-                let (Some(a), Some(b)) = (&routes[i * n + k], &routes[k * n + j]) else { continue };
-                let candidate = Route {
-                    time_s: a.time_s + b.time_s,
-                    energy_j: a.energy_j + b.energy_j,
-                    hops: a.hops.iter().chain(b.hops.iter()).copied().collect(),
-                };
-                let better = match &routes[i * n + j] {
-                    None => true,
-                    Some(current) => {
-                        candidate.energy_j < current.energy_j
-                            || (candidate.energy_j == current.energy_j && candidate.time_s < current.time_s)
-                    }
-                };
-                if better {
-                    routes[i * n + j] = Some(candidate);
-                }
+fn push_route(table: &mut Vec<Route>, transitions: &[Transition], hops: Vec<usize>) -> RouteId {
+    let time_s = hops.iter().map(|&h| transitions[h].time_s).sum();
+    let energy_j = hops.iter().map(|&h| transitions[h].energy_j).sum();
+    table.push(Route { time_s, energy_j, hops });
+    (table.len() - 1) as RouteId
+}
+
+/// Every simple path (no mode visited twice) from `from` to `to`, as transition indices. Devices
+/// have a handful of modes; the count is capped so a pathological file cannot stall loading.
+fn simple_paths(from: usize, to: usize, n: usize, transitions: &[Transition]) -> Vec<Vec<usize>> {
+    const MAX_PATHS: usize = 4096;
+    fn walk(at: usize, to: usize, visited: &mut Vec<bool>, hops: &mut Vec<usize>, transitions: &[Transition], out: &mut Vec<Vec<usize>>) {
+        if out.len() >= MAX_PATHS {
+            return;
+        }
+        if at == to && !hops.is_empty() {
+            out.push(hops.clone());
+            return;
+        }
+        for (i, t) in transitions.iter().enumerate() {
+            if t.from == at && !visited[t.to] {
+                visited[t.to] = true;
+                hops.push(i);
+                walk(t.to, to, visited, hops, transitions, out);
+                hops.pop();
+                visited[t.to] = false;
             }
         }
     }
+    let mut visited = vec![false; n];
+    visited[from] = true;
+    let mut out = Vec::new();
+    walk(from, to, &mut visited, &mut Vec::new(), transitions, &mut out);
+    out
+}
+
+/// Policy routes: the direct transition where there is one, else the cheapest simple chain by
+/// energy, then time.
+fn policy_routes(n: usize, transitions: &[Transition], table: &mut Vec<Route>) -> Vec<Option<RouteId>> {
+    let mut routes = vec![None; n * n];
+    for from in 0..n {
+        for to in 0..n {
+            if from == to {
+                continue;
+            }
+            let hops = match transitions.iter().position(|t| t.from == from && t.to == to) {
+                Some(direct) => Some(vec![direct]),
+                None => simple_paths(from, to, n, transitions).into_iter().min_by(|a, b| {
+                    let cost = |p: &Vec<usize>| (p.iter().map(|&h| transitions[h].energy_j).sum::<f64>(), p.iter().map(|&h| transitions[h].time_s).sum::<f64>());
+                    let (ea, ta) = cost(a);
+                    let (eb, tb) = cost(b);
+                    ea.total_cmp(&eb).then(ta.total_cmp(&tb))
+                }),
+            };
+            routes[from * n + to] = hops.map(|h| push_route(table, transitions, h));
+        }
+    }
     routes
+}
+
+/// The Pareto set of ways to dwell in `mode`: every (down path, up path) pair, kept when no
+/// other pair is both as quick and as cheap. Dwelling anywhere but the dwell mode never helps
+/// (its slack is spent at the mode's power), so a gap's optimum is one of these per mode.
+fn gap_options(mode: usize, modes: &[Mode], transitions: &[Transition], table: &mut Vec<Route>) -> Vec<GapOption> {
+    let n = modes.len();
+    let power = modes[mode].power_w;
+    let downs = simple_paths(READY, mode, n, transitions);
+    let ups = simple_paths(mode, READY, n, transitions);
+    let sum = |p: &[usize]| (p.iter().map(|&h| transitions[h].time_s).sum::<f64>(), p.iter().map(|&h| transitions[h].energy_j).sum::<f64>());
+    let mut candidates: Vec<(f64, f64, usize, usize)> = Vec::with_capacity(downs.len() * ups.len());
+    for (i, d) in downs.iter().enumerate() {
+        let (td, ed) = sum(d);
+        for (j, u) in ups.iter().enumerate() {
+            let (tu, eu) = sum(u);
+            candidates.push((td + tu, ed + eu - power * (td + tu), i, j));
+        }
+    }
+    candidates.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let mut options: Vec<GapOption> = Vec::new();
+    for (round_trip_s, fixed_j, i, j) in candidates {
+        if options.last().map_or(true, |last| fixed_j < last.fixed_j) {
+            let down = push_route(table, transitions, downs[i].clone());
+            let up = push_route(table, transitions, ups[j].clone());
+            options.push(GapOption { round_trip_s, fixed_j, down, up });
+        }
+    }
+    options
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use crate::device::{Device, Route, READY};
+use crate::device::{Device, Route, Transition, READY};
 use crate::metrics::{Ledger, RunResult};
 use crate::policy::{GapStart, Plan, Policy};
 use crate::replay::ReplayOptions;
@@ -29,7 +29,8 @@ pub enum DeviceState {
 /// when a mode is only queried.
 trait Sink {
     fn residency(&mut self, mode: usize, duration_s: f64);
-    fn transition(&mut self, route: &Route, from: usize, to: usize);
+    /// One hop of a route, the transition at index `index` of the device.
+    fn hop(&mut self, index: usize, hop: &Transition);
 }
 
 struct Charge<'l>(&'l mut Ledger);
@@ -40,14 +41,13 @@ impl Sink for Charge<'_> {
         self.0.time_by_mode_s[mode] += duration_s;
     }
     #[inline]
-    fn transition(&mut self, route: &Route, from: usize, to: usize) {
-        self.0.transition_time_s += route.time_s;
-        self.0.transition_energy_j += route.energy_j;
-        for &hop in &route.hops {
-            self.0.transition_counts[hop] += 1;
-        }
-        if to == READY {
-            self.0.wakeups_from[from] += 1;
+    fn hop(&mut self, index: usize, hop: &Transition) {
+        self.0.transition_time_s += hop.time_s;
+        self.0.transition_energy_j += hop.energy_j;
+        self.0.transition_counts[index] += 1;
+        // Every spin-up counts, wherever it happens: also one in the middle of a chain.
+        if hop.to == READY {
+            self.0.wakeups_from[hop.from] += 1;
         }
     }
 }
@@ -58,11 +58,22 @@ impl Sink for Observe {
     #[inline]
     fn residency(&mut self, _mode: usize, _duration_s: f64) {}
     #[inline]
-    fn transition(&mut self, _route: &Route, _from: usize, _to: usize) {}
+    fn hop(&mut self, _index: usize, _hop: &Transition) {}
 }
 
-/// Carries out the plan's steps that begin before `horizon`: returns the mode reached, the time
-/// its last transition ends (or the gap start), and the last transition taken.
+/// Takes every hop of a route back to back from `begin`; returns when the last one ends.
+#[inline]
+fn take_route<S: Sink>(device: &Device, route: &Route, begin: f64, sink: &mut S) -> f64 {
+    for &h in &route.hops {
+        sink.hop(h, &device.transitions[h]);
+    }
+    begin + route.time_s
+}
+
+/// Carries out the plan's steps that begin before `horizon`, hop by hop: returns the mode
+/// reached, the time its last hop ends (or the gap start), and the last hop taken. Each hop is
+/// non-abortable, but the device stops between hops: a hop that would begin at or after the
+/// horizon is not taken, so an arrival during a chain leaves the device in an intermediate mode.
 #[inline]
 fn walk_steps<S: Sink>(
     device: &Device,
@@ -83,15 +94,24 @@ fn walk_steps<S: Sink>(
         if begin >= horizon {
             break;
         }
-        // Two low-power modes with no route between them: the step cannot be taken.
-        let Some(route) = device.route(mode, step.mode) else { continue };
+        // The planned path if it starts here, else the policy route; two low-power modes with
+        // no route between them: the step cannot be taken.
+        let planned = step.route.map(|id| device.route_by_id(id)).filter(|r| device.transitions[r.hops[0]].from == mode);
+        let Some(route) = planned.or_else(|| device.route(mode, step.mode)) else { continue };
         sink.residency(mode, begin - t);
-        sink.transition(route, mode, step.mode);
-        last = Some((mode, step.mode));
-        t = begin + route.time_s;
-        mode = step.mode;
+        t = begin;
+        for &h in &route.hops {
+            if t >= horizon {
+                return (mode, t, last); // stopped between hops
+            }
+            let hop = &device.transitions[h];
+            sink.hop(h, hop);
+            last = Some((hop.from, hop.to));
+            t += hop.time_s;
+            mode = hop.to;
+        }
         if t >= horizon {
-            break; // the transition is still under way at the horizon
+            break; // the last hop is still under way at the horizon
         }
     }
     (mode, t, last)
@@ -114,6 +134,9 @@ pub struct DeviceSim<'p> {
     free_at: f64,
     /// Requests arriving before this time found the device waking up.
     woken_at: f64,
+    /// The request being served waited for power management to serve it in a low-power mode
+    /// (a transition under way into it).
+    low_power_wait: bool,
     head_bytes: f64,
     first_arrival_s: f64,
     base_power_w: f64,
@@ -139,6 +162,7 @@ impl<'p> DeviceSim<'p> {
             gap: (opts.initial_mode != READY).then_some(OpenGap { start_s, start_mode: opts.initial_mode }),
             free_at: start_s,
             woken_at: f64::NEG_INFINITY,
+            low_power_wait: false,
             head_bytes: 0.0,
             first_arrival_s: start_s,
             base_power_w: opts.base_power_w,
@@ -180,23 +204,28 @@ impl<'p> DeviceSim<'p> {
                 t
             }
         } else {
-            let up = device.up_route(mode);
+            let planned = self.plan.prewake_route.map(|id| device.route_by_id(id)).filter(|r| device.transitions[r.hops[0]].from == mode);
+            let up = planned.unwrap_or_else(|| device.up_route(mode));
             let prewake_begin = end_s - up.time_s;
             // The tolerance absorbs rounding in `t0 + T_down + (T − T_down − T_up)`.
             if self.plan.prewake && prewake_begin >= t - 1e-9 * end_s.abs().max(1.0) {
                 sink.residency(mode, (prewake_begin - t).max(0.0));
-                sink.transition(up, mode, READY);
+                take_route(device, up, prewake_begin, &mut sink);
                 end_s
             } else {
+                // A wake-up on demand takes the policy route, not the oracle's planned one.
+                let up = device.up_route(mode);
                 if t < end_s {
                     sink.residency(mode, end_s - t);
                     t = end_s;
                 }
-                sink.transition(up, mode, READY);
-                t + up.time_s
+                take_route(device, up, t, &mut sink)
             }
         };
         self.policy.end_gap(end_s - gap.start_s);
+        // A wake-up planned to end exactly at the arrival may end an ulp later by rounding
+        // (`t0 + at_s + T_up`): that is no delay.
+        let ready = if ready - end_s <= 1e-12 * end_s.abs().max(1.0) { end_s } else { ready };
         if ready > end_s {
             self.woken_at = ready;
         }
@@ -205,20 +234,24 @@ impl<'p> DeviceSim<'p> {
         ready
     }
 
-    /// If the device rests at `arrival_s` in a low-power mode that serves and the policy wants to
-    /// serve there, ends the gap without waking and returns true.
+    /// If the device rests at `arrival_s` in a low-power mode that serves, or is moving into one,
+    /// and the policy wants to serve there, ends the gap without waking and returns true. A
+    /// transition under way finishes first; the request is then served in the mode it reached.
     fn stay_to_serve(&mut self, arrival_s: f64) -> bool {
         let Some(gap) = self.gap else { return false };
-        let (mode, t, _) = walk_steps(&self.device, gap.start_s, gap.start_mode, &self.plan, arrival_s, &mut Observe);
-        if mode == READY || t > arrival_s || !self.device.modes[mode].serves || !self.policy.serve_in_mode(mode, arrival_s) {
+        let (mode, _, _) = walk_steps(&self.device, gap.start_s, gap.start_mode, &self.plan, arrival_s, &mut Observe);
+        if mode == READY || !self.device.modes[mode].serves || !self.policy.serve_in_mode(mode, arrival_s) {
             return false;
         }
         let mut sink = Charge(&mut self.ledger);
         let (mode, t, _) = walk_steps(&self.device, gap.start_s, gap.start_mode, &self.plan, arrival_s, &mut sink);
-        sink.residency(mode, arrival_s - t);
+        if t < arrival_s {
+            sink.residency(mode, arrival_s - t);
+        }
         self.policy.end_gap(arrival_s - gap.start_s);
         self.gap = None;
-        self.free_at = arrival_s;
+        self.free_at = arrival_s.max(t);
+        self.low_power_wait = t > arrival_s;
         self.serving_mode = mode;
         true
     }
@@ -235,14 +268,20 @@ impl<'p> DeviceSim<'p> {
         if self.gap.is_some() && !(self.low_power_serving && self.stay_to_serve(arrival_s)) {
             self.close_gap(arrival_s);
         }
-        if arrival_s < self.woken_at {
-            self.ledger.delayed_requests += 1;
-        }
         let start_s = self.free_at.max(arrival_s);
         let (service_s, service_j) = if self.serving_mode == READY {
+            if arrival_s < self.woken_at {
+                self.ledger.delayed_requests += 1;
+            }
             self.device.service(size_bytes, is_write, offset_bytes, self.head_bytes)
         } else {
-            self.device.service_in_mode(self.serving_mode, start_s, size_bytes, is_write)
+            // Served in a low-power mode: delayed by power management when it waited for the
+            // transition into the mode or for a beacon.
+            let served = self.device.service_in_mode(self.serving_mode, start_s, size_bytes, is_write);
+            if std::mem::take(&mut self.low_power_wait) || served.power_management_wait_s > 0.0 {
+                self.ledger.delayed_requests += 1;
+            }
+            (served.time_s, served.energy_j)
         };
         self.head_bytes = offset_bytes + size_bytes;
         let finish = start_s + service_s;

@@ -62,6 +62,14 @@ pub fn evaluate(
     let mut reports = Vec::with_capacity(policies.len());
     for mut policy in policies {
         let run = replay_validated(trace, device, policy.as_mut(), opts, progress);
+        // Device files are range-checked so this cannot happen; if it ever does, say so rather
+        // than print null energies.
+        if !(run.energy_j.is_finite() && run.system_energy_j.is_finite() && run.makespan_s.is_finite() && run.mean_response_s.is_finite()) {
+            return Err(crate::error::Error::Option {
+                option: "device".into(),
+                message: format!("device '{}' under '{}' gives non-finite results (energy {} J, makespan {} s); check its values", device.name, run.policy, run.energy_j, run.makespan_s),
+            });
+        }
         reports.push(Report {
             normalized_energy: ratio(run.energy_j, always_on.energy_j),
             normalized_system_energy: ratio(run.system_energy_j, always_on.system_energy_j),

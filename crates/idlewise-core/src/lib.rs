@@ -18,6 +18,7 @@ pub mod device;
 pub mod device_sim;
 pub mod error;
 pub mod evaluate;
+pub mod mechanics;
 pub mod metrics;
 pub mod policy;
 pub mod replay;

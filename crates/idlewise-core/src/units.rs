@@ -1,7 +1,58 @@
-//! Durations with units, as users write them in policy specs: `500ms`, `2s`, `1.5min`, `1h`.
-//! Parsing happens at the edge; everything inside the engine is in seconds.
+//! Durations and powers with units, as users write them in policy specs and options: `500ms`,
+//! `2s`, `1.5min`, `1h`, `7d`; `1.44W`, `500mW`. Parsing happens at the edge; everything inside the
+//! engine is in seconds and watts.
 
-/// Parses a duration such as `2s`, `500ms`, `250us`, `1.5min` or `1h` into seconds.
+/// A plain decimal number in ASCII (`1.5`, `-2e3`): no `inf`, `nan`, `0x10` or `1_000`, which
+/// Rust's float parser would accept or which mean something else elsewhere.
+pub fn parse_plain_number(text: &str) -> Option<f64> {
+    let b = text.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let digits_start = i;
+    while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+        i += 1;
+    }
+    let mantissa = &b[digits_start..i];
+    if mantissa.is_empty() || mantissa.iter().filter(|&&c| c == b'.').count() > 1 || !mantissa.iter().any(u8::is_ascii_digit) {
+        return None;
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        i += usize::from(matches!(b.get(i), Some(b'+' | b'-')));
+        let exp_start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == exp_start {
+            return None;
+        }
+    }
+    if i != b.len() {
+        return None;
+    }
+    text.parse().ok()
+}
+
+/// Parses a power such as `1.44W`, `1440mW`, `1.44 W` or a bare `1.44` (watts).
+pub fn parse_power_w(text: &str) -> std::result::Result<f64, String> {
+    let t = text.trim();
+    let (number, scale) = if let Some(n) = t.strip_suffix("mW") {
+        (n, 1e-3)
+    } else if let Some(n) = t.strip_suffix("kW") {
+        (n, 1e3)
+    } else if let Some(n) = t.strip_suffix('W') {
+        (n, 1.0)
+    } else {
+        (t, 1.0)
+    };
+    let value = parse_plain_number(number.trim()).ok_or_else(|| format!("'{text}' is not a power; write e.g. '1.44W', '500mW' or 1.44"))?;
+    let watts = value * scale;
+    if !(watts.is_finite() && watts >= 0.0) {
+        return Err(format!("'{text}' must be a finite, non-negative power"));
+    }
+    Ok(watts)
+}
+
+/// Parses a duration such as `2s`, `500ms`, `250us`, `1.5min`, `1h` or `7d` into seconds.
 /// A bare number is rejected: units are part of the value.
 pub fn parse_duration_s(text: &str) -> std::result::Result<f64, String> {
     let text = text.trim();
@@ -10,17 +61,19 @@ pub fn parse_duration_s(text: &str) -> std::result::Result<f64, String> {
         .ok_or_else(|| format!("'{text}' has no unit; write e.g. '2s', '500ms' or '1min'"))?;
     // `e` may start a unit-less exponent or be part of nothing; guard against "1e" style mistakes.
     let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("'{text}' is not a number followed by a unit (ms, s, min, h)"))?;
+    let value = parse_plain_number(number)
+        .ok_or_else(|| format!("'{text}' is not a number followed by a unit (ns, us, ms, s, min, h, d, w)"))?;
     let scale = match unit.trim() {
+        "ns" => 1e-9,
         "us" | "µs" => 1e-6,
         "ms" => 1e-3,
-        "s" => 1.0,
+        "s" | "sec" => 1.0,
         "min" => 60.0,
-        "h" => 3600.0,
+        "h" | "hr" => 3600.0,
+        "d" | "day" | "days" => 86_400.0,
+        "w" | "week" | "weeks" => 604_800.0,
         other => {
-            return Err(format!("unknown time unit '{other}' in '{text}'; expected one of us, ms, s, min, h"))
+            return Err(format!("unknown time unit '{other}' in '{text}'; expected one of ns, us, ms, s, min, h, d, w"))
         }
     };
     let seconds = value * scale;
@@ -59,6 +112,30 @@ mod tests {
         assert_eq!(parse_duration_s("250us").unwrap(), 250e-6);
         assert_eq!(parse_duration_s("1.5min").unwrap(), 90.0);
         assert_eq!(parse_duration_s("1h").unwrap(), 3600.0);
+        assert_eq!(parse_duration_s("1d").unwrap(), 86_400.0);
+        assert_eq!(parse_duration_s("2w").unwrap(), 1_209_600.0);
+        assert!((parse_duration_s("100ns").unwrap() - 100e-9).abs() < 1e-20);
+    }
+
+    #[test]
+    fn powers_take_a_unit_or_none() {
+        assert_eq!(parse_power_w("1.44W").unwrap(), 1.44);
+        assert_eq!(parse_power_w("1.44").unwrap(), 1.44);
+        assert_eq!(parse_power_w("500mW").unwrap(), 0.5);
+        assert_eq!(parse_power_w(" 2 W ").unwrap(), 2.0);
+        for bad in ["x", "-1W", "infW", "1e400", "0x10W", "W", ""] {
+            assert!(parse_power_w(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn plain_numbers_are_ascii_decimals() {
+        for (text, value) in [("1", 1.0), ("-2.5", -2.5), ("1e3", 1000.0), (".5", 0.5), ("5.", 5.0), ("+1E-2", 0.01)] {
+            assert_eq!(parse_plain_number(text), Some(value), "{text}");
+        }
+        for bad in ["inf", "nan", "0x10", "1_000", "１", "1e", ".", "", "1.2.3", "e5"] {
+            assert_eq!(parse_plain_number(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! time is conserved, the oracle is a lower bound, breakeven is 2-competitive on two-state
 //! devices, always-on never wakes and has the least response time.
 
-use idlewise_core::policy::{BuildContext, PolicySpec};
+use idlewise_core::policy::PolicySpec;
 use idlewise_core::{evaluate, Device, ReplayOptions, TraceView};
 use proptest::prelude::*;
 
@@ -41,6 +41,23 @@ fn three_state(p: [f64; 3], t: [f64; 4], e: [f64; 4]) -> Device {
             p[0], p[1], p[2], t[0], e[0], t[1], e[1], t[2], e[2], t[3], e[3]
         ),
         "random-three-state",
+    )
+    .unwrap()
+}
+
+/// Three modes where the deep mode may be reached only through the middle one, or also directly
+/// (then the oracle must weigh the direct transition against the chain, time and energy together).
+fn chained(p: [f64; 3], t: [f64; 5], e: [f64; 5], direct: bool) -> Device {
+    let direct = if direct { format!("[[transitions]]\nfrom='a'\nto='c'\ntime_s={}\nenergy_j={}\n", t[4], e[4]) } else { String::new() };
+    Device::from_toml(
+        &format!(
+            "name='chain3'\nkind='disk'\n[[modes]]\nname='a'\npower_w={}\nserves=true\n[[modes]]\nname='b'\npower_w={}\n[[modes]]\nname='c'\npower_w={}\n\
+             [[transitions]]\nfrom='a'\nto='b'\ntime_s={}\nenergy_j={}\n[[transitions]]\nfrom='b'\nto='a'\ntime_s={}\nenergy_j={}\n\
+             [[transitions]]\nfrom='b'\nto='c'\ntime_s={}\nenergy_j={}\n[[transitions]]\nfrom='c'\nto='a'\ntime_s={}\nenergy_j={}\n{direct}\
+             [service]\noverhead_s=0.002\nread_bandwidth_bytes_per_s=5e6\nwrite_bandwidth_bytes_per_s=5e6\nactive_power_w=1.5\n",
+            p[0], p[1], p[2], t[0], e[0], t[1], e[1], t[2], e[2], t[3], e[3]
+        ),
+        "random-chained",
     )
     .unwrap()
 }
@@ -131,5 +148,31 @@ proptest! {
         let device = three_state([p0, p0 * f1, p0 * f2], t, e);
         let reports = run_all(&device, &times, &sizes, &ops, 0.0);
         check_common(&reports)?;
+    }
+
+    #[test]
+    fn chained_invariants(
+        (times, sizes, ops) in trace_strategy(),
+        p0 in 0.5f64..5.0, f1 in 0.3f64..0.9, f2 in 0.0f64..0.3,
+        t in prop::array::uniform5(0.0f64..2.0), e in prop::array::uniform5(0.0f64..5.0), direct in any::<bool>(),
+    ) {
+        let device = chained([p0, p0 * f1, p0 * f2], t, e, direct);
+        let reports = run_all(&device, &times, &sizes, &ops, 0.0);
+        check_common(&reports)?;
+        // The oracle's per-gap choice is no dearer than any fixed way down and back.
+        let offsets = vec![0i64; times.len()];
+        let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
+        for gap in idlewise_core::idle_gaps(&trace, &device).unwrap() {
+            let best = device.best_mode_for_gap(gap).1;
+            prop_assert!(best <= p0 * gap * (1.0 + 1e-12) + 1e-12);
+            for m in 1..3 {
+                if let (Some(down), Some(up)) = (device.route(0, m), device.route(m, 0)) {
+                    if down.time_s + up.time_s <= gap {
+                        let fixed = down.energy_j + up.energy_j + device.modes[m].power_w * (gap - down.time_s - up.time_s);
+                        prop_assert!(best <= fixed * (1.0 + 1e-12) + 1e-12, "gap {}: {} > {}", gap, best, fixed);
+                    }
+                }
+            }
+        }
     }
 }

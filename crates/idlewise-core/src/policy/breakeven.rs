@@ -59,7 +59,7 @@ pub(crate) fn envelope_steps(device: &Device) -> Vec<Step> {
     }
     let steps = hull
         .windows(2)
-        .map(|w| Step { at_s: cross(&w[0], &w[1]).max(w[1].3).max(0.0), mode: w[1].0 })
+        .map(|w| Step::to(cross(&w[0], &w[1]).max(w[1].3).max(0.0), w[1].0))
         .collect();
     monotone_cascade(device, steps)
 }
@@ -87,7 +87,7 @@ mod tests {
     #[test]
     fn two_state_threshold_is_break_even_time() {
         let d = two_state();
-        assert_eq!(envelope_steps(&d), vec![Step { at_s: 4.0, mode: 1 }]);
+        assert_eq!(envelope_steps(&d), vec![Step::to(4.0, 1)]);
     }
 
     #[test]

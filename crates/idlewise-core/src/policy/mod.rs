@@ -16,16 +16,24 @@ mod stpm;
 mod stpm_network;
 mod timeout;
 
-use crate::device::{Device, READY};
+use crate::device::{Device, RouteId, READY};
 use crate::error::{Error, Result};
 use crate::units::parse_duration_s;
 
 /// One planned mode change: begin the transition to `mode` `at_s` seconds after the gap began
-/// (or as soon as the previous step's transition has finished, if later).
+/// (or as soon as the previous step's transition has finished, if later), by `route` when given
+/// (the oracle's chosen path) or else the device's policy route.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Step {
     pub at_s: f64,
     pub mode: usize,
+    pub route: Option<RouteId>,
+}
+
+impl Step {
+    pub fn to(at_s: f64, mode: usize) -> Step {
+        Step { at_s, mode, route: None }
+    }
 }
 
 /// What a policy wants to happen during one idle gap.
@@ -36,16 +44,19 @@ pub struct Plan {
     /// policy, which knows the gap, can honour this; the engine ignores it if the wake-up would
     /// have had to start before the device settled.
     pub prewake: bool,
+    /// The path back for the pre-wake (default: the policy route from where the device rests).
+    pub prewake_route: Option<RouteId>,
 }
 
 impl Plan {
     pub fn clear(&mut self) {
         self.steps.clear();
         self.prewake = false;
+        self.prewake_route = None;
     }
 
     pub fn push(&mut self, at_s: f64, mode: usize) {
-        self.steps.push(Step { at_s, mode });
+        self.steps.push(Step::to(at_s, mode));
     }
 }
 
@@ -172,10 +183,15 @@ impl PolicySpec {
                 if part.is_empty() {
                     return Err(Error::spec(text, "empty parameter (stray comma or colon)"));
                 }
-                match part.split_once('=') {
-                    Some((k, v)) => args.push((Some(k.trim().to_string()), v.trim().to_string())),
-                    None => args.push((None, part.to_string())),
+                let (key, value) = match part.split_once('=') {
+                    Some((k, v)) => (Some(k.trim().to_string()), v.trim().to_string()),
+                    None => (None, part.to_string()),
+                };
+                if args.iter().any(|(k, _)| *k == key) {
+                    let what = key.as_deref().map_or("a bare value".to_string(), |k| format!("parameter '{k}'"));
+                    return Err(Error::spec(text, format!("{what} is given twice; give each parameter once")));
                 }
+                args.push((key, value));
             }
         }
         Ok(PolicySpec { text: text.to_string(), family: family.to_string(), args })
@@ -227,21 +243,10 @@ impl PolicySpec {
         Ok(value)
     }
 
-    /// A power parameter written with its unit (`1.44W` or `1440mW`).
+    /// A power parameter: `1.44W`, `1440mW` or a bare number of watts.
     fn power_w(&self, key: &str, default: f64) -> Result<f64> {
         let Some(raw) = self.raw(key) else { return Ok(default) };
-        let (number, scale) = if let Some(n) = raw.strip_suffix("mW") {
-            (n, 1e-3)
-        } else if let Some(n) = raw.strip_suffix('W') {
-            (n, 1.0)
-        } else {
-            return Err(self.error(format!("parameter '{key}' is a power; write it with a unit, e.g. '1.44W' or '500mW', got '{raw}'")));
-        };
-        let value: f64 = number.trim().parse().map_err(|_| self.error(format!("parameter '{key}': '{raw}' is not a power")))?;
-        if !(value.is_finite() && value >= 0.0) {
-            return Err(self.error(format!("parameter '{key}' must be a non-negative power, got '{raw}'")));
-        }
-        Ok(value * scale)
+        crate::units::parse_power_w(raw).map_err(|m| self.error(format!("parameter '{key}': {m}")))
     }
 
     fn duration_s(&self, raw: &str, what: &str) -> Result<f64> {
@@ -310,8 +315,10 @@ mod tests {
         assert!(err.contains("unknown time unit"), "{err}");
         let err = PolicySpec::parse("timeout:standby=2s").unwrap().build(&d, &ctx).err().unwrap().to_string();
         assert!(err.contains("unknown mode 'standby'"), "{err}");
-        let err = PolicySpec::parse("stpm:base=3").unwrap().build(&d, &ctx).err().unwrap().to_string();
-        assert!(err.contains("with a unit"), "{err}");
+        for spec in ["timeout:standby=1s,standby=2s", "experts:n=25,n=30", "timeout:1s,2s"] {
+            let err = PolicySpec::parse(spec).unwrap_err().to_string();
+            assert!(err.contains("given twice"), "{spec}: {err}");
+        }
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! `oracle`: the offline optimum per gap (ALGORITHMS §2.4). Knowing the gap length `T`, it picks
-//! the mode with the least energy `E_down + E_up + P·(T − T_down − T_up)` (or `P_ready·T` to stay),
-//! among modes whose round trip fits in the gap, goes there at once and wakes early so the device
-//! is ready exactly at the next arrival: it adds no delay. Gaps are independent because every
+//! the mode, and the paths down and back (direct or chained, whichever is cheapest and fits), with
+//! the least energy `E_down + E_up + P·(T − T_down − T_up)` (or `P_ready·T` to stay), goes there
+//! at once and wakes early so the device is ready exactly at the next arrival: it adds no delay. Gaps are independent because every
 //! request needs the ready mode, so the sum of per-gap optima is the optimum over schedules that
 //! add no delay.
 
-use super::{BuildContext, Family, GapStart, Plan, Policy, PolicySpec};
+use super::{BuildContext, Family, GapStart, Plan, Policy, PolicySpec, Step};
 use crate::device::{Device, READY};
 use crate::error::Result;
 
@@ -31,10 +31,11 @@ impl Policy for Oracle {
         "oracle"
     }
     fn plan_gap(&mut self, gap: &GapStart, plan: &mut Plan) {
-        let (mode, _) = self.device.best_mode_for_gap(gap.gap_s);
-        if mode != READY {
-            plan.push(0.0, mode);
+        let choice = self.device.best_choice_for_gap(gap.gap_s);
+        if choice.mode != READY {
+            plan.steps.push(Step { at_s: 0.0, mode: choice.mode, route: choice.down });
             plan.prewake = true;
+            plan.prewake_route = choice.up;
         }
     }
 }

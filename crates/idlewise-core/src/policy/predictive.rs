@@ -9,7 +9,7 @@
 //!   predicted end.
 //! - Otherwise (under-prediction watchdog), move to the deepest mode after its break-even time.
 
-use super::{fmt_num, BuildContext, Family, GapStart, ParamDoc, Plan, Policy, PolicySpec};
+use super::{fmt_num, BuildContext, Family, GapStart, ParamDoc, Plan, Policy, PolicySpec, Step};
 use crate::device::{Device, READY};
 use crate::error::Result;
 
@@ -60,17 +60,18 @@ impl Policy for Predictive {
     }
 
     fn plan_gap(&mut self, _gap: &GapStart, plan: &mut Plan) {
-        let (mode, _) = self.device.best_mode_for_gap(self.prediction_s);
+        let choice = self.device.best_choice_for_gap(self.prediction_s);
+        let mode = choice.mode;
         if mode == READY {
             if self.deepest_break_even_s.is_finite() {
                 plan.push(self.deepest_break_even_s, self.deepest);
             }
             return;
         }
-        plan.push(0.0, mode);
+        plan.steps.push(Step { at_s: 0.0, mode, route: choice.down });
         if self.prewake {
-            let wake_at_s = self.prediction_s - self.device.up_route(mode).time_s;
-            plan.push(wake_at_s, READY);
+            let up = choice.up.map_or_else(|| self.device.up_route(mode), |id| self.device.route_by_id(id));
+            plan.steps.push(Step { at_s: self.prediction_s - up.time_s, mode: READY, route: choice.up });
             if self.deepest_break_even_s.is_finite() {
                 plan.push(self.prediction_s + self.deepest_break_even_s, self.deepest);
             }

@@ -76,7 +76,7 @@ fn build(spec: &PolicySpec, device: &Device, ctx: &BuildContext) -> Result<Box<d
     let base_power_w = spec.power_w("base", ctx.base_power_w)?;
     super::require_low_power_mode(spec, device)?;
     let steps = (1..device.mode_count())
-        .map(|m| Step { at_s: stpm_break_even_s(device, m, knob, base_power_w).max(0.0), mode: m })
+        .map(|m| Step::to(stpm_break_even_s(device, m, knob, base_power_w).max(0.0), m))
         .collect();
     Ok(Box::new(Stpm {
         name: format!("stpm:knob={},base={}W", fmt_num(knob), fmt_num(base_power_w)),

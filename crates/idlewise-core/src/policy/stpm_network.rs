@@ -249,16 +249,27 @@ pub(crate) mod tests {
 
     #[test]
     fn psm_download_waits_for_the_next_beacon() {
-        // 32 KiB download requested at t = 1.03 s in PSM: data at the AP at 1.07 s (40 ms RTT),
-        // delivered from the 1.1 s beacon: wait 30 ms at 0.39 W, then 40 ms + 32768/375000 s.
+        // 32 KiB requested at 1.03 s in PSM over the catalog card's TCP link (20 ms each way,
+        // 375,000 B/s down, 32,000 B/s up, MSS 1460, initial window 2, a 300-byte request).
+        // Every downlink packet waits at the access point for a beacon (every 0.1 s):
+        // SYN-ACK at the AP 1.07 -> card 1.1; request up 9.375 ms, at the server 1.129375;
+        // window 2: first ACK needs the first segment at the AP at 1.153 -> beacon 1.2, ACK at
+        // the server 1.22; window 4 likewise -> 1.32; window 8 -> 1.42; the last 12,328 bytes
+        // reach the AP at 1.42 + 0.032875 + 0.02 = 1.4729 -> beacon 1.5. So 0.47 s, dozing at
+        // 0.39 W except while receiving (32768/375000 s at 1.64 W) and sending the request
+        // (9.375 ms at 2.021 W).
         let d = cisco();
         let psm = d.mode_index("psm").unwrap();
-        let (t, e) = d.service_in_mode(psm, 1.03, 32768.0, false);
-        let transfer = 0.040 + 32768.0 / 375_000.0;
-        assert!((t - (0.030 + transfer)).abs() < 1e-12, "{t}");
-        assert!((e - (0.030 * 0.39 + transfer * 1.64)).abs() < 1e-12);
-        // Uploads go out at once.
-        assert_eq!(d.service_in_mode(psm, 1.03, 1000.0, true), d.service(1000.0, true, 0.0, 0.0));
+        let served = d.service_in_mode(psm, 1.03, 32768.0, false);
+        let (rx, tx) = (32768.0 / 375_000.0, 300.0 / 32_000.0);
+        assert!((served.time_s - 0.47).abs() < 1e-12, "{}", served.time_s);
+        assert!((served.energy_j - ((0.47 - rx - tx) * 0.39 + rx * 1.64 + tx * 2.021)).abs() < 1e-12);
+        // In CAM the same fetch takes 0.2539 s: PSM added the rest.
+        let (cam_s, _) = d.service(32768.0, false, 0.0, 0.0);
+        assert!((served.power_management_wait_s - (0.47 - cam_s)).abs() < 1e-12);
+        // Uploads wait for their acknowledgements' beacons too.
+        let up = d.service_in_mode(psm, 1.03, 1000.0, true);
+        assert!(up.time_s > d.service(1000.0, true, 0.0, 0.0).0);
     }
 
     #[test]

@@ -42,9 +42,23 @@ fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<
                 m
             }
         };
-        steps.push(Step { at_s, mode });
+        steps.push(Step::to(at_s, mode));
     }
     steps.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+    // A cascade goes deeper as idle time grows: an inverted one would spin a disk up in the
+    // middle of an idle period (standby -> ready -> low-power idle).
+    for pair in steps.windows(2) {
+        let (first, then) = (&device.modes[pair[0].mode], &device.modes[pair[1].mode]);
+        if pair[0].at_s == pair[1].at_s {
+            return Err(spec.error(format!("'{}' and '{}' are both entered after {}; give each mode its own idle time", first.name, then.name, format_duration_s(pair[0].at_s))));
+        }
+        if then.power_w >= first.power_w {
+            return Err(spec.error(format!(
+                "the cascade goes shallower: '{}' ({} W) after {}, then '{}' ({} W) after {}; a cascade must move to lower-power modes as idle time grows",
+                first.name, first.power_w, format_duration_s(pair[0].at_s), then.name, then.power_w, format_duration_s(pair[1].at_s)
+            )));
+        }
+    }
     let name = if spec.args.len() == 1 && spec.args[0].0.is_none() {
         format!("timeout:{}", format_duration_s(steps[0].at_s))
     } else {

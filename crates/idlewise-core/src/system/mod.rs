@@ -236,7 +236,12 @@ fn run(events: &[AppEvent], storage: (&Device, &PolicySpec), network: Option<(&D
                     CacheStatus::Present => {
                         cache.counters.storage_reads += 1;
                         let size = cache.size_of(e.object).unwrap_or(e.size_bytes);
-                        let done = pm.sim(disk).request(issue, size, false, e.object as f64 * OBJECT_STRIDE_BYTES);
+                        let offset = e.object as f64 * OBJECT_STRIDE_BYTES;
+                        // The file's metadata blocks, then its data, queued on the disk together.
+                        let mut done = issue;
+                        for part in cache::file_read_requests(size) {
+                            done = pm.sim(disk).request(issue, part, false, offset);
+                        }
                         flush_if_called_back(&mut pm, &mut cache, disk, done);
                         done
                     }

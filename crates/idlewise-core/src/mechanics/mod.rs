@@ -1,0 +1,7 @@
+//! What makes a device's service depend on its state and its surroundings: each model is a set
+//! of small named functions traceable to an equation, carried by an ordinary device.
+//!
+//! - `network`: a transfer over TCP on an emulated link (connection set-up, slow start,
+//!   802.11 PSM beacons), seed 000 §2.2 and §5.1.
+
+pub mod network;
