@@ -84,7 +84,7 @@ def test_policy_needing_a_low_power_mode_on_a_single_mode_device():
 
 
 @pytest.mark.parametrize("body, needle", [
-    ("0.0,0,4096,R\nnan,0,4096,R\n", "line 3, field 'time_s': time must be a finite number"),
+    ("0.0,0,4096,R\nnan,0,4096,R\n", "line 3, field 'time_s': expected a number of seconds (a finite decimal number), got 'nan'"),
     ("0.0,0,4096,R\n1.0,0,-5,W\n", "line 3, field 'size_bytes': size must be non-negative"),
     ("0.0,0,4096,R\n1.0,0,4096\n", "line 3: expected 4 fields"),
     ("0.0,0,4096,R\nabc,0,4096,R\n", "line 3, field 'time_s': expected a number"),

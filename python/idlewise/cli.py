@@ -17,6 +17,7 @@ from rich.table import Table
 
 from . import _core
 from .devices import catalog_names, load_device
+from .policies import expand_spec
 from .errors import IdlewiseError
 from .results import Results
 from .simulate import simulate
@@ -92,16 +93,23 @@ def _report_read(trace, quiet: bool) -> None:
 
 
 def cmd_simulate(args) -> int:
+    # Devices and policies are checked before a possibly long read.
+    devices = [load_device(d) for d in args.device]
+    policies = [spec for policy in args.policy for spec in expand_spec(policy)]
     trace = read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
     _report_read(trace, args.json)
     records = []
-    for stream, part in trace.split_streams().items():
-        part = apply_transform(part, args.transform) if args.transform else part
-        for r in simulate(part, args.device, args.policy, base_power_w=args.base_power, initial_mode=args.initial_mode):
-            r["stream"] = stream
-            records.append(r)
+    for device in devices:
+        for stream, part in trace.split_streams().items():
+            part = apply_transform(part, args.transform) if args.transform else part
+            for r in simulate(part, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode):
+                r["stream"] = stream
+                r["read_report"] = trace.read_report()
+                r["records_skipped"] = sum(trace.skipped.values())
+                records.append(r)
     results = Results(records, trace.name)
-    title = f"{trace.describe()}" + (f" [{args.transform}]" if args.transform else "") + f"\nreplayed on {args.device}"
+    title = f"{trace.describe()}" + (f" [{args.transform}]" if args.transform else "") + \
+        f"\nreplayed on {', '.join(d.name for d in devices)}"
     if trace.stream is not None and not args.json:
         title += f", each of {len(trace.streams())} devices as its own disk (policy column shows #device)"
         for r in records:
@@ -313,13 +321,12 @@ def cmd_policies(args) -> int:
 
 
 def _watts(text: str) -> float:
+    """A power with or without its unit: 1.44, 1.44W or 1440mW (the engine's parser, as in
+    policy parameters such as stpm:base=1.44W)."""
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a power in watts, got {text!r}") from None
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"must be a non-negative number of watts, got {text!r}")
-    return value
+        return _core.parse_power_w(text)
+    except _core.IdlewiseError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _trace_options(parser) -> None:
@@ -341,8 +348,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser("simulate", help="replay a trace on a device under one or more policies")
     sim.add_argument("trace", help="trace file (simple CSV 'time_s,offset_bytes,size_bytes,op' or HP SRT)")
-    sim.add_argument("--device", required=True, help="catalog name or TOML path")
-    sim.add_argument("--policy", action="append", required=True, help="policy spec, e.g. timeout:2s (repeatable)")
+    sim.add_argument("--device", action="append", required=True, help="catalog name or TOML path (repeatable: each device is simulated)")
+    sim.add_argument("--policy", action="append", required=True, help="policy spec, e.g. timeout:2s or a range timeout:0s..10s/2s (repeatable)")
     sim.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power added to system energy")
     sim.add_argument("--initial-mode", default=None, metavar="MODE", help="mode the device is in at the first request (default: ready)")
     _trace_options(sim)

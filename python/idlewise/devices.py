@@ -4,12 +4,17 @@ break-even times) is the engine's; this module only finds and reads the text."""
 from __future__ import annotations
 
 import os
+import warnings
 from importlib import resources
 
 from . import _core
 from .errors import IdlewiseError
 
 Device = _core.Device
+
+
+class DeviceWarning(UserWarning):
+    """A device value that is allowed but looks wrong (a low-power mode above the ready mode)."""
 
 
 def _catalog_dir():
@@ -25,17 +30,25 @@ def load_device(name_or_path: str | os.PathLike | Device) -> Device:
     """Loads a catalog device by name, or a device TOML file by path."""
     if isinstance(name_or_path, Device):
         return name_or_path
+    if not isinstance(name_or_path, (str, os.PathLike)):
+        raise IdlewiseError(f"a device is a catalog name, a TOML path or a Device, got {type(name_or_path).__name__}")
     text = os.fspath(name_or_path)
     if os.path.exists(text) or text.endswith(".toml"):
         try:
             with open(text, encoding="utf-8") as f:
-                return Device.from_toml(f.read(), text)
+                device = Device.from_toml(f.read(), text)
         except OSError as e:
             raise IdlewiseError(f"{text}: cannot read device file: {e.strerror}") from None
-    entry = _catalog_dir() / f"{text}.toml"
-    if not entry.is_file():
-        raise IdlewiseError(f"unknown device '{text}': not a file, and not in the catalog ({', '.join(catalog_names())})")
-    return Device.from_toml(entry.read_text(encoding="utf-8"), f"catalog:{text}")
+        except UnicodeDecodeError as e:
+            raise IdlewiseError(f"{text}: not a TOML device file: byte {e.start} is not UTF-8 text") from None
+    else:
+        entry = _catalog_dir() / f"{text}.toml"
+        if not entry.is_file():
+            raise IdlewiseError(f"unknown device '{text}': not a file, and not in the catalog ({', '.join(catalog_names())})")
+        device = Device.from_toml(entry.read_text(encoding="utf-8"), f"catalog:{text}")
+    for message in device.warnings:
+        warnings.warn(message, DeviceWarning, stacklevel=2)
+    return device
 
 
-__all__ = ["Device", "catalog_names", "load_device"]
+__all__ = ["Device", "DeviceWarning", "catalog_names", "load_device"]

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import numbers
+import os
 import sys
 import threading
 
 from . import _core
 from .devices import Device, load_device
 from .errors import IdlewiseError, TraceRecordError
+from .policies import expand_specs
 from .results import Results
 from .traces import Trace
 
@@ -44,6 +47,18 @@ def _run_with_progress(call, total: int, show: bool, label: str):
     return outcome["value"]
 
 
+def _power_w(value) -> float:
+    """A base power: a number of watts or a string with its unit ('1.44W', '500mW')."""
+    try:
+        if isinstance(value, str):
+            return _core.parse_power_w(value)
+        if isinstance(value, numbers.Real) and not isinstance(value, bool):
+            return _core.parse_power_w(repr(float(value)))
+    except IdlewiseError as e:
+        raise IdlewiseError(f"base_power_w: {e}") from None
+    raise IdlewiseError(f"base_power_w must be a number of watts or a string such as '1.44W', got {value!r}")
+
+
 def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initial_mode: str | None = None,
              keep_response_times: bool = False, progress: bool | None = None) -> Results:
     """Replays ``trace`` on ``device`` (a :class:`Device`, catalog name or TOML path) under each
@@ -54,12 +69,21 @@ def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initi
     """
     if not isinstance(trace, Trace):
         raise IdlewiseError(f"simulate() needs a Trace, got {type(trace).__name__}; build one with Trace.from_arrays or read_trace")
+    if not isinstance(device, (Device, str, os.PathLike)):
+        raise IdlewiseError(f"simulate() needs a device (a catalog name, a TOML path or a Device), got {type(device).__name__}")
     device = load_device(device) if not isinstance(device, Device) else device
-    specs = [policies] if isinstance(policies, str) else list(policies)
-    if not specs:
-        raise IdlewiseError("no policy given; e.g. 'timeout:2s' (see `idlewise policies`)")
+    base_power_w = _power_w(base_power_w)
+    if isinstance(policies, str):
+        policies = [policies]
+    try:
+        specs = list(policies)
+    except TypeError:
+        raise IdlewiseError(f"policies must be a spec or a list of specs, got {type(policies).__name__}") from None
+    if not specs or not all(isinstance(s, str) for s in specs):
+        raise IdlewiseError("give one or more policy specs as strings, e.g. 'timeout:2s' (see `idlewise policies`)")
+    specs = expand_specs(specs)
     for spec in specs:
-        _core.check_policy(spec, device, float(base_power_w))
+        _core.check_policy(spec, device, base_power_w)
     mode_index = 0 if initial_mode is None else device.mode_index(initial_mode)
     show = sys.stderr.isatty() if progress is None else bool(progress)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from dataclasses import dataclass
 from typing import Optional, Sequence, Union
 
@@ -21,41 +20,8 @@ from .devices import Device, load_device
 from .errors import IdlewiseError
 from .results import Results
 from .traces import Trace, apply_transform, read_trace
-from ._core import parse_duration_s
+from .policies import expand_spec
 
-_RANGE = re.compile(r"(?P<a>[0-9]*\.?[0-9]+)(?P<ua>[a-z]*)\.\.(?P<b>[0-9]*\.?[0-9]+)(?P<ub>[a-z]*)/(?P<s>[0-9]*\.?[0-9]+)(?P<us>[a-z]*)")
-
-
-def _fmt(v: float) -> str:
-    text = f"{v:.9f}".rstrip("0").rstrip(".")
-    return text or "0"
-
-
-def expand_spec(spec: str) -> list[str]:
-    """Expands a ``START..STOP/STEP`` range in a policy spec into one spec per value."""
-    matches = list(_RANGE.finditer(spec))
-    if not matches:
-        return [spec]
-    if len(matches) > 1:
-        raise IdlewiseError(f"policy '{spec}': only one range per spec is supported; give several --policy values")
-    m = matches[0]
-    units = {m.group("ua"), m.group("ub"), m.group("us")} - {""}
-    try:
-        if units:
-            a, b, step = (parse_duration_s(m.group(k) + (m.group(u) or m.group("us") or m.group("ub") or m.group("ua")))
-                          for k, u in (("a", "ua"), ("b", "ub"), ("s", "us")))
-            suffix = "s"
-        else:
-            a, b, step = float(m.group("a")), float(m.group("b")), float(m.group("s"))
-            suffix = ""
-    except ValueError as e:
-        raise IdlewiseError(f"policy '{spec}': {e}") from None
-    if step <= 0 or b < a:
-        raise IdlewiseError(f"policy '{spec}': a range needs START <= STOP and a positive STEP")
-    count = int(math.floor((b - a) / step + 1e-9)) + 1
-    if count > 100_000:
-        raise IdlewiseError(f"policy '{spec}': the range expands to {count:,} specs; use a coarser step")
-    return [spec[: m.start()] + _fmt(round(a + i * step, 9)) + suffix + spec[m.end():] for i in range(count)]
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ pub mod evaluate;
 pub mod mechanics;
 pub mod metrics;
 pub mod policy;
+pub mod readers;
 pub mod replay;
 pub mod system;
 pub mod trace;

@@ -70,6 +70,11 @@ impl Device {
         &self.inner.source
     }
     #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.inner.warnings.clone()
+    }
+
+    #[getter]
     fn assumptions(&self) -> Vec<String> {
         self.inner.assumptions.clone()
     }
@@ -186,6 +191,34 @@ fn trace_view<'a>(
 #[pyfunction]
 fn parse_duration_s(text: &str) -> PyResult<f64> {
     idlewise_core::units::parse_duration_s(text).map_err(IdlewiseError::new_err)
+}
+
+#[pyfunction]
+fn parse_power_w(text: &str) -> PyResult<f64> {
+    idlewise_core::units::parse_power_w(text).map_err(IdlewiseError::new_err)
+}
+
+/// Reads a text trace file in a named format into columns (a dict of numpy arrays, `skipped` as
+/// (reason, count) pairs, `records_read`). Raises IdlewiseError with the line and field; the
+/// caller adds the file's name. The GIL is released while the file is parsed.
+#[pyfunction]
+fn read_text<'py>(py: Python<'py>, path: std::path::PathBuf, format: &str) -> PyResult<Bound<'py, PyDict>> {
+    let columns = py
+        .allow_threads(|| {
+            let bytes = std::fs::read(&path).map_err(|e| format!("cannot read: {e}"))?;
+            idlewise_core::readers::read(format, &bytes).map_err(|e| e.to_string())
+        })
+        .map_err(IdlewiseError::new_err)?;
+    let d = PyDict::new_bound(py);
+    d.set_item("time_s", PyArray1::from_vec_bound(py, columns.time_s))?;
+    d.set_item("offset_bytes", PyArray1::from_vec_bound(py, columns.offset_bytes))?;
+    d.set_item("size_bytes", PyArray1::from_vec_bound(py, columns.size_bytes))?;
+    d.set_item("is_write", PyArray1::from_vec_bound(py, columns.is_write))?;
+    d.set_item("stream", if columns.stream.is_empty() { None } else { Some(PyArray1::from_vec_bound(py, columns.stream)) })?;
+    d.set_item("line", PyArray1::from_vec_bound(py, columns.line))?;
+    d.set_item("skipped", columns.skipped)?;
+    d.set_item("records_read", columns.records_read)?;
+    Ok(d)
 }
 
 /// Checks trace columns; raises TraceRecordError naming the first bad record.
@@ -601,6 +634,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<System>()?;
     m.add_function(wrap_pyfunction!(validate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_power_w, m)?)?;
+    m.add_function(wrap_pyfunction!(read_text, m)?)?;
     m.add_function(wrap_pyfunction!(check_policy, m)?)?;
     m.add_function(wrap_pyfunction!(policy_families, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;

@@ -38,16 +38,31 @@ def _column(name: str, values, dtype, origin: str) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=dtype)
 
 
+def _zero_or_one(name: str, values, origin: str) -> np.ndarray:
+    """A read/write flag column: booleans, or numbers that are exactly 0 or 1 (not 256, which
+    would wrap to 0, nor NaN)."""
+    array = np.asarray(values)
+    if array.dtype.kind == "b":
+        return np.ascontiguousarray(array, dtype=np.uint8)
+    if array.dtype.kind not in "iuf":
+        raise TraceError(f"{origin}: column '{name}' must hold booleans or 0/1, got dtype {array.dtype}")
+    bad = ~((array == 0) | (array == 1))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise TraceError(f"{origin}: record {i}, field '{name}': expected 0 (read) or 1 (write), got {array[i]!r}")
+    return np.ascontiguousarray(array, dtype=np.uint8)
+
+
 def _ops(op, is_write, n: int, origin: str) -> np.ndarray:
     if op is not None and is_write is not None:
         raise TraceError(f"{origin}: give either 'op' or 'is_write', not both")
     if is_write is not None:
-        return _column("is_write", np.asarray(is_write).astype(np.uint8), np.uint8, origin)
+        return _zero_or_one("is_write", is_write, origin)
     if op is None:
         return np.zeros(n, dtype=np.uint8)
     ops = np.asarray(op)
-    if ops.dtype.kind in "biu":
-        return _column("op", ops, np.uint8, origin)
+    if ops.dtype.kind in "biuf":
+        return _zero_or_one("op", ops, origin)
     upper = np.char.upper(ops.astype(str))
     is_w = upper == "W"
     bad = ~(is_w | (upper == "R"))
@@ -99,7 +114,9 @@ class Trace:
         for column_name, column in (("size_bytes", size), ("offset_bytes", offset), ("op", w)):
             if len(column) != n:
                 raise TraceError(f"{origin}: column '{column_name}' has {len(column)} values but 'time_s' has {n}")
-        line_numbers = None if lines is None else np.asarray(lines, dtype=np.int64)
+        line_numbers = None if lines is None else _column("lines", lines, np.int64, origin)
+        if line_numbers is not None and len(line_numbers) != n:
+            raise TraceError(f"{origin}: column 'lines' has {len(line_numbers)} values but 'time_s' has {n}")
         streams = None if stream is None else _column("stream", stream, np.int64, origin)
         if streams is not None and len(streams) != n:
             raise TraceError(f"{origin}: column 'stream' has {len(streams)} values but 'time_s' has {n}")

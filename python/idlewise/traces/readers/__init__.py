@@ -38,16 +38,17 @@ READERS = {
 FORMATS = tuple(READERS)
 
 
+_INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", re.ASCII)
+
+
 def _is_int(text: str) -> bool:
-    return re.fullmatch(r"[+-]?\d+", text.strip()) is not None
+    return _INT.fullmatch(text.strip()) is not None
 
 
 def _is_number(text: str) -> bool:
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False
+    """A plain ASCII decimal, as the readers accept (no inf, nan, 0x10 or 1_000)."""
+    return _NUMBER.fullmatch(text.strip()) is not None
 
 
 def detect_format(path) -> str:
@@ -55,6 +56,7 @@ def detect_format(path) -> str:
     an unrecognised or ambiguous file is an error that says which ``--format`` to pass."""
     path = os.fspath(path)
     head = head_bytes(path)
+    head = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
     if head.startswith(b"$$TR_IOREC"):
         return "srt"
     if head.startswith(b"PAR1"):
@@ -86,8 +88,8 @@ def detect_format(path) -> str:
     else:
         rows = [line.split() for line in lines]
         if all(len(r) == 5 and all(_is_number(x) for x in r) for r in rows):
-            if any("." in r[0] for r in rows):
-                candidates.append("disksim")
+            if not all(_is_int(r[0]) for r in rows):
+                candidates.append("disksim")  # fractional milliseconds
             elif all(r[4] in ("0", "1") for r in rows) and max(int(r[0]) for r in rows) >= 1_000_000:
                 candidates.append("spc-ascii")
             else:

@@ -50,8 +50,10 @@ def read_srt(path: str | os.PathLike, *, disk: int | None = None, sort: bool = F
     ``disk`` keeps one disk only; records of other disks are counted in ``trace.skipped``."""
     path = os.fspath(path)
     header, records = _records(path)
-    match = re.search(r"sectorsize\s*=\s*(\d+)", header)
+    match = re.search(r"sectorsize\s*=\s*([0-9]{1,9})\b", header, re.ASCII)
     sector_bytes = int(match.group(1)) if match else 512
+    if not 0 < sector_bytes <= 1 << 20:
+        raise TraceError(f"{path}: header field 'sectorsize' is {sector_bytes}; expected a sector size of 1 to 1,048,576 bytes")
     disks = (records[:, 8] >> 8) & 0xFF
     keep = np.ones(len(records), dtype=bool) if disk is None else disks == disk
     skipped = {} if disk is None else {f"records of other disks (not disk {disk})": int((~keep).sum())}

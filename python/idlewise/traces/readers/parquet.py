@@ -24,29 +24,48 @@ def write_parquet(trace: Trace, path) -> None:
     pq.write_table(table, os.fspath(path))
 
 
+def _stream(path: str, table):
+    if "stream" not in table.column_names:
+        return None
+    try:
+        return table.column("stream").cast(pa.int64()).to_numpy()
+    except (pa.ArrowException, ValueError) as e:
+        raise TraceError(f"{path}: column 'stream' cannot be read as int64: {e}") from None
+
+
 def read_parquet(path, *, sort: bool = False, name: str | None = None) -> Trace:
     path = os.fspath(path)
     try:
         table = pq.read_table(path)
-    except (pa.ArrowInvalid, OSError) as e:
+    except (pa.ArrowException, OSError, ValueError) as e:
         raise TraceError(f"{path}: not a readable Parquet file: {e}") from None
     missing = [c for c in SCHEMA if c not in table.column_names]
     if missing:
         raise TraceError(f"{path}: Parquet trace is missing column(s) {', '.join(missing)}; "
                          f"expected {', '.join(SCHEMA)} (and optionally stream)")
     for column, kind in SCHEMA.items():
+        if column == "is_write" and not pa.types.is_boolean(table.column(column).type):
+            values = table.column(column)
+            try:
+                flags = values.to_numpy(zero_copy_only=False)
+                bad = ~((flags == 0) | (flags == 1))
+            except (pa.ArrowException, TypeError, ValueError):
+                raise TraceError(f"{path}: column 'is_write' must be booleans or 0/1, got {values.type}") from None
+            if bad.any():
+                i = int(bad.argmax())
+                raise TraceError(f"{path}: record {i}, field 'is_write': expected 0 (read) or 1 (write), got {flags[i]!r}")
         if table.column(column).null_count:
             raise TraceError(f"{path}: column '{column}' has {table.column(column).null_count} null values")
         try:
             table = table.set_column(table.column_names.index(column), column, table.column(column).cast(kind))
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+        except (pa.ArrowException, ValueError) as e:
             raise TraceError(f"{path}: column '{column}' cannot be read as {kind}: {e}") from None
     meta = table.schema.metadata or {}
-    stored_name = meta.get(b"idlewise.name", b"").decode() or os.path.basename(path)
+    stored_name = meta.get(b"idlewise.name", b"").decode("utf-8", "replace") or os.path.basename(path)
     return Trace.from_arrays(
         table.column("time_s").to_numpy(), table.column("size_bytes").to_numpy(),
         offset_bytes=table.column("offset_bytes").to_numpy(), is_write=table.column("is_write").to_numpy(zero_copy_only=False),
-        stream=table.column("stream").to_numpy() if "stream" in table.column_names else None,
+        stream=_stream(path, table),
         name=name or stored_name, path=path, lines=None, sort=sort, format="parquet")
 
 
