@@ -1,0 +1,62 @@
+"""Inputs for fuzzing the trace readers: valid lines of each format, mutated the ways real files
+go wrong (odd digits, huge numbers, separators, truncation, binary bytes). Shared by the suite's
+property tests (test_fuzz_readers.py) and the long run (benchmarks/fuzz_readers.py)."""
+
+from __future__ import annotations
+
+import random
+
+SEEDS = {
+    "csv": "time_s,offset_bytes,size_bytes,op\n0.0,0,4096,R\n0.5,8192,512,W\n1.25,16384,65536,r\n",
+    "disksim": "0.000000 0 1234 8 1\n12.500 1 88 16 0\n13.75 0 100 8 1\n",
+    "spc": "0,20941264,8192,W,0.551706\n1,20939840,8192,r,0.554041,extra\n0,5,512,R,0.6\n",
+    "spc-ascii": "1000000 2 1234 8 1\n2000000 2 1242 8 0 7\n3000000 1 10 16 1\n",
+    "msr": "128166372003061629,hm,0,Write,7014912,4096,26\n128166372016382155,hm,1,Read,1024,512,30\n",
+    "blkparse": "  8,0    3        1     0.000000000   697  Q   W 223490 + 8 [kjournald]\n"
+                "  8,0    3        2     0.000100000   697  D   W 223490 + 8 [kjournald]\n"
+                "  8,16   1        3     0.500000000   700  Q   R 100 + 16 [cat]\nCPU3 (8,0):\n Reads Queued: 0, 0KiB\n",
+    "alibaba": "1,R,4096,8192,1577808000000000\n2,W,0,512,1577808000000100\n",
+    "tencent": "1538323200,101,8,0,1\n1538323201,5,16,1,2\n",
+}
+
+ODD = ["0x10", "1_000", "１２", "١٢", "\u00a012", "-1", "+5", "1e3", "-inf", "nan", "1e400", "9" * 25, "9" * 3000,
+       "18014398509481984", "-9223372036854775808", "9223372036854775807", "", " ", "\t", ",", ",,", "R", "W", "Read",
+       "\ufeff", "\r", "0.", ".5", "1.2.3", "é", "\x00", "\x7f", "2", "256", "\"1\"", "CPU0 (8,0):", "Total (8,0):"]
+
+
+def mutate(text: str, rng: random.Random) -> bytes:
+    """One of many corruptions of a valid file, chosen at random."""
+    lines = text.splitlines(keepends=True)
+    for _ in range(rng.randint(1, 4)):
+        kind = rng.randrange(9)
+        if not lines:
+            lines = [""]
+        i = rng.randrange(len(lines))
+        if kind == 0:  # replace a field
+            sep = "," if "," in lines[i] else " "
+            parts = lines[i].rstrip("\n").split(sep)
+            parts[rng.randrange(len(parts))] = rng.choice(ODD)
+            lines[i] = sep.join(parts) + "\n"
+        elif kind == 1:  # insert a junk line or a blank one
+            lines.insert(i, rng.choice(["\n", "  \t\n", rng.choice(ODD) + "\n", "\ufeff\n"]))
+        elif kind == 2:  # delete a line
+            del lines[i]
+        elif kind == 3:  # truncate inside a line
+            lines[i] = lines[i][: rng.randrange(len(lines[i]) + 1)]
+        elif kind == 4:  # duplicate a line
+            lines.insert(i, lines[i])
+        elif kind == 5:  # change separators
+            lines[i] = lines[i].replace(rng.choice([",", " "]), rng.choice(["\t", ",", "  ", ";", ""]))
+        elif kind == 6:  # add trailing fields
+            lines[i] = lines[i].rstrip("\n") + rng.choice([",x", " 1 2", ",", "\t"]) + "\n"
+        elif kind == 7:  # CRLF
+            lines[i] = lines[i].replace("\n", "\r\n")
+        else:  # swap two lines (times out of order)
+            j = rng.randrange(len(lines))
+            lines[i], lines[j] = lines[j], lines[i]
+    data = "".join(lines).encode("utf-8", "surrogatepass")
+    if rng.random() < 0.05:
+        data = bytes(rng.randrange(256) for _ in range(rng.randrange(64))) + data
+    if rng.random() < 0.03:
+        data = b"\xef\xbb\xbf" + data
+    return data

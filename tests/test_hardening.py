@@ -1,0 +1,195 @@
+"""Issue 7 §3–4: each input fuzzing found, at its smallest, with the error it must give (or the
+value it must read), and the consistency a user trips on."""
+
+import json
+import warnings
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import idlewise
+from idlewise import IdlewiseError, TraceError
+from idlewise.cli import main
+
+
+def write(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return str(path)
+
+
+@pytest.mark.parametrize("fmt, data, needle", [
+    ("spc-ascii", "1000000 0 1 1 1\n\t\n2000000 0 1 1 0\n", None),                 # tab / whitespace-only line: read
+    ("spc-ascii", "1000000\t0 1 1 1\n2000000 0 1 1 0\n", None),
+    ("disksim", "0 0 99999999999999999999 8 1\n", "line 1, field 'blkno'"),        # beyond int64
+    ("csv", "time_s,offset_bytes,size_bytes,op\n0,0," + "9" * 140_000 + ",R\n", "line 2, field 'size_bytes'"),
+    ("csv", "time_s,time_s,offset_bytes,size_bytes,op\n0,0,0,1,R\n", "names this column twice"),
+    ("msr", "\ufeff", "empty"),
+    ("tencent", "\ufeff", "empty"),
+    ("blkparse", "  8,0 1 1 0.1 1 Q W " + "9" * 5000 + " + 8 [x]\n", "line 1, field 'sector'"),
+])
+def test_inputs_that_raised_tracebacks(tmp_path, fmt, data, needle):
+    path = write(tmp_path, "t", data)
+    if needle is None:
+        assert len(idlewise.read_trace(path, format=fmt)) == 2
+    else:
+        with pytest.raises(TraceError, match=needle):
+            idlewise.read_trace(path, format=fmt)
+
+
+@pytest.mark.parametrize("line", ["1e3 0 1 8 0", "-inf 0 1 8 0", "1e400 0 1 8 0"])
+def test_auto_format_never_raises_a_traceback(tmp_path, line):
+    path = write(tmp_path, "t.trace", line + "\n")
+    try:
+        idlewise.read_trace(path)
+    except IdlewiseError:
+        pass
+
+
+@pytest.mark.parametrize("fmt, data, field", [
+    ("disksim", "0 0 18014398509481984 8 1\n", "blkno"),                           # wraps int64 after x512
+    ("tencent", "1,18014398509481984,8,0,1\n", "offset"),
+    ("csv", "time_s,offset_bytes,size_bytes,op\n0,0,１２,R\n", "size_bytes"),       # full-width digits
+    ("csv", "time_s,offset_bytes,size_bytes,op\n0,0,1_000,R\n", "size_bytes"),
+    ("csv", "time_s,offset_bytes,size_bytes,op\n0,0,١٢,R\n", "size_bytes"),         # Arabic-Indic digits
+    ("disksim", "0 0 1\u00a02 8 1\n", "blkno"),                                    # non-breaking space
+    ("csv", "time_s,offset_bytes,size_bytes,op\n0,0x10,1,R\n", "offset_bytes"),     # hexadecimal
+    ("msr", "1,hm,0,Read,0x10,4096,1\n", "offset"),
+    ("alibaba", "1,R,0x10,4096,1\n", "offset"),
+    ("spc", "0,0x10,8192,W,0.5\n", "lba"),
+    ("tencent", "1,0x10,8,0,1\n", "offset"),
+    ("disksim", "0 0 0x10 8 1\n", "blkno"),
+    ("spc-ascii", "1000000 0 1 1 256\n", "op"),                                    # would wrap to a read
+    ("tencent", "1,0,8,2,1\n", "iotype"),
+])
+def test_bad_data_is_refused_not_read(tmp_path, fmt, data, field):
+    path = write(tmp_path, "t", data)
+    with pytest.raises(TraceError, match=f"line \\d+, field '{field}'"):
+        idlewise.read_trace(path, format=fmt)
+
+
+def test_the_reported_line_is_the_file_line(tmp_path):
+    path = write(tmp_path, "t", "0 0 1 8 1\n\n\n1 0 x 8 1\n")
+    with pytest.raises(TraceError, match="line 4, field 'blkno'"):
+        idlewise.read_trace(path, format="disksim")
+    path = write(tmp_path, "t.csv", "time_s,offset_bytes,size_bytes,op\n\n0,0,1,R\n\n1,0,-,R\n")
+    with pytest.raises(TraceError, match="line 5, field 'size_bytes'"):
+        idlewise.read_trace(path, format="csv")
+    path = write(tmp_path, "t", "1,0,8,0,1\n2,0,8,0,1\nnan,0,8,0,1\n")
+    with pytest.raises(TraceError, match="line 3, field 'timestamp'"):
+        idlewise.read_trace(path, format="tencent")
+    # A size of 1e30 is named as such, not as a wrapped integer.
+    path = write(tmp_path, "t.csv", "time_s,offset_bytes,size_bytes,op\n0,0,1e30,R\n")
+    with pytest.raises(TraceError, match="got '1e30'"):
+        idlewise.read_trace(path, format="csv")
+    # Epochs near the ends of int64 are no reason for an 'earlier than previous' error.
+    path = write(tmp_path, "t", "9223372036854775000,hm,0,Read,0,4096,1\n9223372036854775807,hm,0,Write,0,4096,1\n")
+    assert idlewise.read_trace(path, format="msr").time_s[1] == pytest.approx(807e-7)
+
+
+def test_spc_lines_with_more_trailing_fields_than_the_first_are_read(tmp_path):
+    path = write(tmp_path, "t", "1000000 0 1 1 1\n2000000 0 1 1 0 9\n")
+    assert len(idlewise.read_trace(path, format="spc-ascii")) == 2
+    path = write(tmp_path, "t", "0,1,512,r,0.1\n0,1,512,w,0.2,a,b\n")
+    assert len(idlewise.read_trace(path, format="spc")) == 2
+
+
+def test_a_stray_summary_line_keeps_later_events_and_json_reports_it(tmp_path, capsys):
+    path = write(tmp_path, "b.txt", "  8,0 1 1 0.1 1 Q W 10 + 8 [x]\nCPU1 (8,0):\n  8,0 1 2 5.1 1 Q R 50 + 8 [x]\n")
+    trace = idlewise.read_trace(path, format="blkparse")
+    assert len(trace) == 2 and trace.skipped == {"summary lines": 1}
+    assert main(["simulate", path, "--format", "blkparse", "--device", "hitachi-microdrive-1gb", "--policy", "timeout:1s", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["records_skipped"] == 1 and "1 summary lines" in rows[0]["read_report"]
+
+
+def test_srt_with_sector_size_zero_is_refused(tmp_path):
+    from importlib import resources
+    data = (resources.files("idlewise") / "data" / "hplajw" / "ajw.1week.srt").read_bytes()
+    end = data.index(b"\x0c")
+    header = data[:end].decode("ascii")
+    import re
+    assert re.search(r"sectorsize\s*=\s*\d+", header), header[:200]
+    bad = re.sub(r"(sectorsize\s*=\s*)\d+", r"\g<1>0", header).encode("ascii") + data[end:]
+    with pytest.raises(TraceError, match="sectorsize"):
+        idlewise.read_srt(write(tmp_path, "t.srt", bad))
+
+
+def test_parquet_oddities(tmp_path):
+    columns = {"time_s": [0.0, 1.0], "offset_bytes": [0, 0], "size_bytes": [1, 1]}
+    path = str(tmp_path / "a.parquet")
+    pq.write_table(pa.table({**columns, "is_write": [0, 2]}), path)
+    with pytest.raises(TraceError, match="field 'is_write'"):
+        idlewise.read_trace(path)
+    table = pa.table({**columns, "is_write": [False, True]}).replace_schema_metadata({b"idlewise.name": b"\xff\xfe"})
+    pq.write_table(table, path)
+    assert len(idlewise.read_trace(path)) == 2
+    pq.write_table(pa.table({**columns, "is_write": pa.array([{"a": 1}, {"a": 2}])}), path)
+    with pytest.raises(TraceError):
+        idlewise.read_trace(path)
+
+
+def test_arrays_devices_and_arguments_are_checked():
+    t = [0.0, 1.0]
+    for bad in (dict(is_write=["a", "b"]), dict(is_write=[0, 256]), dict(is_write=[0.0, float("nan")]), dict(op=[0, 256])):
+        with pytest.raises(TraceError):
+            idlewise.Trace.from_arrays(t, [1, 1], **bad)
+    with pytest.raises(TraceError):
+        idlewise.Trace.from_arrays(t, [1, 1], lines=["a", "b"])
+    trace = idlewise.Trace.from_arrays(t, [1, 1])
+    with pytest.raises(IdlewiseError):
+        idlewise.simulate(trace, None, "always-on")
+    with pytest.raises(IdlewiseError):
+        idlewise.simulate(trace, "hitachi-microdrive-1gb", None)
+    with pytest.raises(IdlewiseError, match="base_power_w"):
+        idlewise.simulate(trace, "hitachi-microdrive-1gb", "always-on", base_power_w="x")
+
+
+def test_a_binary_device_file_is_a_clear_error(tmp_path):
+    path = write(tmp_path, "d.toml", b"\xff\xfe\x00\x01binary")
+    with pytest.raises(IdlewiseError, match="not a TOML device file"):
+        idlewise.load_device(path)
+
+
+def test_a_low_power_mode_above_ready_warns(tmp_path):
+    text = idlewise.load_device("hitachi-microdrive-1gb")  # noqa: F841 - the catalog loads without warnings
+    toml = ("name='w'\nkind='disk'\n[[modes]]\nname='a'\npower_w=1\nserves=true\n[[modes]]\nname='b'\npower_w=2\n"
+            "[[transitions]]\nfrom='a'\nto='b'\ntime_s=1\nenergy_j=1\n[[transitions]]\nfrom='b'\nto='a'\ntime_s=1\nenergy_j=1\n"
+            "[service]\noverhead_s=0\nread_bandwidth_bytes_per_s=1e6\nwrite_bandwidth_bytes_per_s=1e6\nactive_power_w=1\n")
+    with pytest.warns(idlewise.devices.DeviceWarning, match="more than the ready mode"):
+        idlewise.load_device(write(tmp_path, "w.toml", toml))
+    with pytest.raises(IdlewiseError, match="physical range"):
+        idlewise.load_device(write(tmp_path, "x.toml", toml.replace("overhead_s=0", "overhead_s=1e308")))
+
+
+def test_catalog_devices_load_without_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name in idlewise.catalog_names():
+            idlewise.load_device(name)
+
+
+# §4: consistency
+
+def test_ranges_units_and_several_devices_in_simulate(tmp_path, capsys):
+    trace = idlewise.Trace.from_arrays(np.arange(0.0, 100.0, 7.0), np.full(15, 4096))
+    results = idlewise.simulate(trace, "hitachi-microdrive-1gb", "timeout:0s..10s/5s", base_power_w="1.44W")
+    assert [r["policy"] for r in results] == ["timeout:0s", "timeout:5s", "timeout:10s"]
+    assert results[0]["base_power_w"] == 1.44
+    path = write(tmp_path, "t.csv", "time_s,offset_bytes,size_bytes,op\n0,0,4096,R\n30,0,4096,W\n")
+    assert main(["simulate", path, "--device", "hitachi-microdrive-1gb", "--device", "ibm-microdrive-340mb",
+                 "--policy", "timeout:0s..10s/5s", "--base-power", "1.44W", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert sorted({r["device"] for r in rows}) == ["hitachi-microdrive-1gb", "ibm-microdrive-340mb"]
+    assert len(rows) == 6 and all(r["base_power_w"] == 1.44 for r in rows)
+    assert main(["simulate", path, "--device", "hitachi-microdrive-1gb", "--policy", "stpm:knob=50,base=1.44", "--json"]) == 0
+    capsys.readouterr()
+
+
+def test_windows_take_days():
+    from idlewise.traces import apply_transform
+    trace = idlewise.Trace.from_arrays([0.0, 3600.0, 90_000.0, 200_000.0], [1, 1, 1, 1])
+    assert len(apply_transform(trace, "window:1h..1d")) == 1
+    assert len(apply_transform(trace, "window:0s..2d")) == 3
