@@ -77,7 +77,7 @@ impl<'p> PowerManager<'p> {
         ModeInfo { name: m.name.clone(), power_w: m.power_w, serves: m.serves }
     }
 
-    /// `QueryTransitionCost`: the cheapest chain of transitions between two modes.
+    /// `QueryTransitionCost`: the route a policy's move takes between two modes (direct if any).
     pub fn query_transition_cost(&self, handle: DeviceHandle, from: usize, to: usize) -> Option<TransitionCost> {
         if from == to {
             return Some(TransitionCost { time_s: 0.0, energy_j: 0.0 });
