@@ -625,10 +625,6 @@ impl Device {
         &self.route_table[id as usize]
     }
 
-    /// Where a route ends.
-    pub fn route_end(&self, route: &Route) -> usize {
-        route.hops.last().map_or(READY, |&h| self.transitions[h].to)
-    }
 
     /// Route into `mode` from the ready mode (always exists for a validated device).
     pub fn down_route(&self, mode: usize) -> &Route {

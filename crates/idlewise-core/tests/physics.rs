@@ -26,19 +26,7 @@ const INSTANT_SERVICE: &str = "[service]\noverhead_s=0\nread_bandwidth_bytes_per
 /// Issue 7 §2.2: ready 10 W, mid 5 W, deep 0 W; a direct ready->deep that is quick but dear, a
 /// chain through mid that is slow but cheap.
 fn direct_and_chain() -> Device {
-    Device::from_toml(
-        &format!(
-            "name='dc'\nkind='disk'\n\
-             [[modes]]\nname='ready'\npower_w=10\nserves=true\n[[modes]]\nname='mid'\npower_w=5\n[[modes]]\nname='deep'\npower_w=0\n\
-             [[transitions]]\nfrom='ready'\nto='mid'\ntime_s=0.2\nenergy_j=0.1\n\
-             [[transitions]]\nfrom='mid'\nto='deep'\ntime_s=0.2\nenergy_j=0.1\n\
-             [[transitions]]\nfrom='ready'\nto='deep'\ntime_s=0.1\nenergy_j=0.5\n\
-             [[transitions]]\nfrom='deep'\nto='ready'\ntime_s=0.1\nenergy_j=0.1\n\
-             [[transitions]]\nfrom='mid'\nto='ready'\ntime_s=0.1\nenergy_j=5\n{INSTANT_SERVICE}"
-        ),
-        "direct-and-chain.toml",
-    )
-    .unwrap()
+    Device::from_toml(&direct_and_chain_toml_with(""), "direct-and-chain.toml").unwrap()
 }
 
 #[test]
