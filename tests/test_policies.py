@@ -131,3 +131,26 @@ def test_always_on_has_no_wakeups_and_least_response(microdrive):
     assert all(x["mean_response_s"] >= r[0]["mean_response_s"] for x in r)
     assert all(x["normalized_mean_response"] >= 1.0 for x in r)
     assert math.isclose(r[0]["normalized_mean_response"], 1.0)
+
+
+def test_closed_loop_replay_stretches_execution_by_the_wake_ups(microdrive, tmp_path, capsys):
+    """Seed 002/000 replay: each request is issued its trace gap after the previous completes."""
+    import json
+    from idlewise.cli import main
+    service_s, _ = microdrive.service_cost(4096, False)
+    times = [0.0, 30.0, 60.0]
+    on, sleepy = idlewise.simulate(trace_of(times), microdrive, ["always-on", "timeout:standby=2s"], replay="closed")
+    # Two gaps of 30 s of thinking; under the timeout each request meets a drive in standby and
+    # waits for its 0.82 s spin-up, so the run is 2 x 0.82 s longer.
+    assert on["execution_time_s"] == pytest.approx(60.0 + 3 * service_s)
+    assert sleepy["execution_time_s"] == pytest.approx(on["execution_time_s"] + 2 * 0.82)
+    open_run = idlewise.simulate(trace_of(times), microdrive, "timeout:standby=2s")[0]
+    assert open_run["execution_time_s"] == pytest.approx(60.0 + 0.82 + service_s)
+    with pytest.raises(idlewise.IdlewiseError, match="open' or 'closed"):
+        idlewise.simulate(trace_of(times), microdrive, "always-on", replay="sideways")
+    path = tmp_path / "t.csv"
+    path.write_text("time_s,offset_bytes,size_bytes,op\n0,0,4096,R\n30,0,4096,R\n60,0,4096,R\n")
+    assert main(["simulate", str(path), "--device", "hitachi-microdrive-1gb", "--policy", "timeout:standby=2s",
+                 "--replay", "closed", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["execution_time_s"] == pytest.approx(sleepy["execution_time_s"])

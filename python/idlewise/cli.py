@@ -102,7 +102,8 @@ def cmd_simulate(args) -> int:
     for device in devices:
         for stream, part in trace.split_streams().items():
             part = apply_transform(part, args.transform) if args.transform else part
-            for r in simulate(part, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode):
+            for r in simulate(part, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode,
+                              replay=args.replay):
                 r["stream"] = stream
                 r["read_report"] = trace.read_report()
                 r["records_skipped"] = sum(trace.skipped.values())
@@ -352,6 +353,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--policy", action="append", required=True, help="policy spec, e.g. timeout:2s or a range timeout:0s..10s/2s (repeatable)")
     sim.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power added to system energy")
     sim.add_argument("--initial-mode", default=None, metavar="MODE", help="mode the device is in at the first request (default: ready)")
+    sim.add_argument("--replay", choices=("open", "closed"), default="open",
+                     help="open: requests at their trace times; closed: each issued its trace gap after the previous completes")
     _trace_options(sim)
     sim.add_argument("--transform", metavar="T", help="workload transform, e.g. compress-reorder:64ops (chain with +)")
     sim.add_argument("--json", action="store_true", help="print a JSON list, one object per policy")

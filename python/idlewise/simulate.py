@@ -60,11 +60,14 @@ def _power_w(value) -> float:
 
 
 def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initial_mode: str | None = None,
-             keep_response_times: bool = False, progress: bool | None = None) -> Results:
+             keep_response_times: bool = False, progress: bool | None = None, replay: str = "open") -> Results:
     """Replays ``trace`` on ``device`` (a :class:`Device`, catalog name or TOML path) under each
     policy spec, next to the always-on and oracle references.
 
     ``initial_mode`` names the mode the device is in at the first arrival (default: ready).
+    ``replay``: ``"open"`` (requests at their trace times) or ``"closed"`` (each request issued its
+    trace gap after the previous one completes, so power-management delays stretch the run; the
+    result's ``execution_time_s`` says by how much).
     ``progress``: draw a progress bar for runs over a second (default: when stderr is a terminal).
     """
     if not isinstance(trace, Trace):
@@ -84,13 +87,15 @@ def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initi
     specs = expand_specs(specs)
     for spec in specs:
         _core.check_policy(spec, device, base_power_w)
+    if replay not in ("open", "closed"):
+        raise IdlewiseError(f"replay must be 'open' or 'closed', got {replay!r}")
     mode_index = 0 if initial_mode is None else device.mode_index(initial_mode)
     show = sys.stderr.isatty() if progress is None else bool(progress)
 
     def call(counter):
         return _core.evaluate(trace.time_s, trace.offset_bytes, trace.size_bytes, trace.is_write, device, specs,
                               base_power_w=float(base_power_w), initial_mode=mode_index,
-                              keep_per_request=keep_response_times, progress=counter)
+                              keep_per_request=keep_response_times, progress=counter, replay=replay)
 
     total = len(trace) * (len(specs) + 2)
     try:

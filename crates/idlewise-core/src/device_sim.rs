@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::device::{Device, Route, Transition, READY};
 use crate::metrics::{Ledger, RunResult};
 use crate::policy::{GapStart, Plan, Policy};
-use crate::replay::ReplayOptions;
+use crate::options::ReplayOptions;
 
 /// Where a device is at a given instant.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -21,18 +21,10 @@ use crate::device::Device;
 use crate::device_sim::DeviceSim;
 use crate::error::{Error, Result};
 use crate::metrics::RunResult;
+pub use crate::options::ReplayOptions;
+use crate::options::ReplayMode;
 use crate::policy::{GapStart, Plan, Policy};
 use crate::trace::TraceView;
-
-#[derive(Debug, Clone, Default)]
-pub struct ReplayOptions {
-    /// Platform base power (W) added over the makespan to give system energy.
-    pub base_power_w: f64,
-    /// Mode the device is in at the first arrival (index; 0 = ready).
-    pub initial_mode: usize,
-    /// Keep every request's response time in the result.
-    pub keep_per_request: bool,
-}
 
 /// How often (in requests) the progress counter is advanced.
 const PROGRESS_STRIDE: usize = 1 << 16;
@@ -90,11 +82,28 @@ pub(crate) fn replay_validated(
 ) -> RunResult {
     let n = trace.len();
     let mut sim = DeviceSim::new(Arc::new(device.clone()), Box::new(policy), opts, trace.arrival_s[0], n);
-    for i in 0..n {
-        sim.request(trace.arrival_s[i], trace.size_bytes[i] as f64, trace.is_write[i] != 0, trace.offset_bytes[i] as f64);
+    let tick = |i: usize| {
         if let Some(counter) = progress {
             if i % PROGRESS_STRIDE == PROGRESS_STRIDE - 1 {
                 counter.fetch_add(PROGRESS_STRIDE as u64, Ordering::Relaxed);
+            }
+        }
+    };
+    // Two loops, so the open-loop hot path carries no closed-loop bookkeeping.
+    match opts.mode {
+        ReplayMode::Open => {
+            for i in 0..n {
+                sim.request(trace.arrival_s[i], trace.size_bytes[i] as f64, trace.is_write[i] != 0, trace.offset_bytes[i] as f64);
+                tick(i);
+            }
+        }
+        ReplayMode::Closed => {
+            let mut completion = trace.arrival_s[0];
+            for i in 0..n {
+                let previous = (i > 0).then(|| trace.arrival_s[i - 1]);
+                let issue = opts.mode.issue_s(trace.arrival_s[i], previous, completion);
+                completion = sim.request(issue, trace.size_bytes[i] as f64, trace.is_write[i] != 0, trace.offset_bytes[i] as f64);
+                tick(i);
             }
         }
     }
@@ -249,6 +258,39 @@ mod tests {
         };
         assert_eq!(go(5), go(5));
         assert_ne!(go(5), go(6));
+    }
+
+    #[test]
+    fn closed_loop_a_fault_during_a_wake_up_stretches_execution_by_the_wake_up() {
+        // Trace gaps 10 s and 1 s become think times. Always-on: 0-1, issue 11 -> 12, issue 13
+        // -> 14. timeout:2s: 0-1, asleep from 4 s; issued at 11, woken 11-13, served 13-14;
+        // issued at 15 (1 s of thinking: no timeout), 15-16. The 2 s wake-up stretches the run
+        // from 14 s to 16 s. Open loop the same trace ends at 14 s whatever the policy.
+        let closed = ReplayOptions { mode: ReplayMode::Closed, ..Default::default() };
+        let (times, sizes) = ([0.0, 10.0, 11.0], [ONE_SECOND; 3]);
+        let on = run("always-on", &times, &sizes, &closed);
+        let sleepy = run("timeout:2s", &times, &sizes, &closed);
+        assert!(close(on.makespan_s, 14.0) && close(sleepy.makespan_s, 16.0), "{} {}", on.makespan_s, sleepy.makespan_s);
+        assert!(close(sleepy.mean_response_s, (1.0 + 3.0 + 1.0) / 3.0));
+        assert_eq!((sleepy.wakeups, sleepy.delayed_requests), (1, 1));
+        assert!(close(sleepy.accounted_time_s(), sleepy.makespan_s));
+        let open = run("timeout:2s", &times, &sizes, &ReplayOptions::default());
+        assert!(close(open.makespan_s, 14.0));
+        // The whole trace gap is thinking after each completion: 1 s requests 1 s apart in the
+        // trace take 0-1, 2-3, 4-5 closed loop (open loop: 0-1, 1-2, 2-3).
+        let thinking = run("always-on", &[0.0, 1.0, 2.0], &sizes, &closed);
+        assert!(close(thinking.makespan_s, 5.0));
+    }
+
+    #[test]
+    fn open_loop_fifo_is_seed_001_replay_rule() {
+        // Seed 001 §3.2: "issued as soon as possible if the preceding request is not complete,
+        // delayed until its original issue time otherwise". Requests at 0, 0.5 and 5 s, 1 s each:
+        // the second starts when the first completes (1 s), the third at its own time (5 s).
+        let r = run("always-on", &[0.0, 0.5, 5.0], &[ONE_SECOND; 3], &ReplayOptions { keep_per_request: true, ..Default::default() });
+        let responses = r.per_request_response_s.unwrap();
+        assert!(close(responses[0], 1.0) && close(responses[1], 1.5) && close(responses[2], 1.0), "{responses:?}");
+        assert!(close(r.makespan_s, 6.0));
     }
 
     #[test]

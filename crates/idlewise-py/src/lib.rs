@@ -282,7 +282,7 @@ fn policy_families(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 /// Replays the trace under each policy (plus the always-on and oracle references) and returns
 /// one dict per policy.
 #[pyfunction]
-#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, base_power_w=0.0, initial_mode=0, keep_per_request=false, progress=None))]
+#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, base_power_w=0.0, initial_mode=0, keep_per_request=false, progress=None, replay="open"))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate<'py>(
     py: Python<'py>,
@@ -296,10 +296,13 @@ fn evaluate<'py>(
     initial_mode: usize,
     keep_per_request: bool,
     progress: Option<&Progress>,
+    replay: &str,
 ) -> PyResult<Bound<'py, PyList>> {
+    let mode = idlewise_core::ReplayMode::parse(replay)
+        .ok_or_else(|| IdlewiseError::new_err(format!("replay must be 'open' or 'closed', got '{replay}'")))?;
     let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
     let trace = trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?;
-    let opts = ReplayOptions { base_power_w, initial_mode, keep_per_request };
+    let opts = ReplayOptions { base_power_w, initial_mode, keep_per_request, mode };
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;
     let reports = py
@@ -332,6 +335,8 @@ fn run_result_dict<'py>(py: Python<'py>, r: &idlewise_core::metrics::RunResult) 
     d.set_item("requests", r.requests)?;
     d.set_item("first_arrival_s", r.first_arrival_s)?;
     d.set_item("makespan_s", r.makespan_s)?;
+    // First issue to last completion: in closed-loop replay, how long the program ran.
+    d.set_item("execution_time_s", r.makespan_s)?;
     d.set_item("energy_j", r.energy_j)?;
     d.set_item("system_energy_j", r.system_energy_j)?;
     d.set_item("base_power_w", r.base_power_w)?;
@@ -582,6 +587,7 @@ fn run_system<'py>(
     for (key, value) in [
         ("requests", r.requests as f64),
         ("makespan_s", r.makespan_s),
+        ("execution_time_s", r.makespan_s),
         ("mean_response_s", r.mean_response_s),
         ("p95_response_s", r.p95_response_s),
         ("max_response_s", r.max_response_s),

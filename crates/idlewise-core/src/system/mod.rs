@@ -24,7 +24,7 @@ use crate::device_sim::{DeviceSim, DeviceState};
 use crate::error::{Error, Result};
 use crate::metrics::{ResponseStats, RunResult};
 use crate::policy::{BuildContext, PolicySpec};
-use crate::replay::ReplayOptions;
+use crate::options::{ReplayMode, ReplayOptions};
 
 use cache::{CacheCounters, CacheManager, CacheStatus, QueuedWrite};
 use power_manager::{DeviceHandle, PowerManager};
@@ -207,8 +207,9 @@ fn run(events: &[AppEvent], storage: (&Device, &PolicySpec), network: Option<(&D
     let (mut uploads, mut hint_spin_ups) = (0u64, 0u64);
     let mut completion = start;
     let mut end = start;
+    let replay_mode = if cfg.closed_loop { ReplayMode::Closed } else { ReplayMode::Open };
     for (i, e) in events.iter().enumerate() {
-        let issue = if cfg.closed_loop && i > 0 { completion + (e.time_s - events[i - 1].time_s) } else { e.time_s };
+        let issue = replay_mode.issue_s(e.time_s, (i > 0).then(|| events[i - 1].time_s), completion);
         let finish = match e.op {
             AppOp::Write => {
                 uploads += 1;

@@ -1,0 +1,60 @@
+//! How a trace is replayed: options shared by every engine (the single-device replay, the
+//! multi-device system), below both `replay.rs` and `device_sim.rs`.
+
+/// When each request is issued.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ReplayMode {
+    /// Requests arrive at their trace times whatever the device does (a server's clients).
+    #[default]
+    Open,
+    /// Each request is issued its trace gap after the previous one *completes* (a program that
+    /// faults on pages, a user who thinks between reads): the trace's gaps are think times, and
+    /// power-management delays stretch the whole run.
+    Closed,
+}
+
+impl ReplayMode {
+    pub fn parse(text: &str) -> Option<ReplayMode> {
+        match text {
+            "open" => Some(ReplayMode::Open),
+            "closed" => Some(ReplayMode::Closed),
+            _ => None,
+        }
+    }
+
+    /// The time request `i` is issued: its trace time (open), or the previous request's
+    /// completion plus the trace's gap between the two (closed; the first keeps its time).
+    #[inline]
+    pub fn issue_s(self, trace_s: f64, previous_trace_s: Option<f64>, previous_completion_s: f64) -> f64 {
+        match (self, previous_trace_s) {
+            (ReplayMode::Closed, Some(previous)) => previous_completion_s + (trace_s - previous),
+            _ => trace_s,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ReplayOptions {
+    /// Platform base power (W) added over the makespan to give system energy.
+    pub base_power_w: f64,
+    /// Mode the device is in at the first arrival (index; 0 = ready).
+    pub initial_mode: usize,
+    /// Keep every request's response time in the result.
+    pub keep_per_request: bool,
+    /// Open or closed loop.
+    pub mode: ReplayMode,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closed_loop_issues_after_the_previous_completion_plus_the_gap() {
+        assert_eq!(ReplayMode::Open.issue_s(5.0, Some(2.0), 4.0), 5.0);
+        assert_eq!(ReplayMode::Closed.issue_s(5.0, Some(2.0), 4.0), 7.0);
+        assert_eq!(ReplayMode::Closed.issue_s(5.0, None, 4.0), 5.0);
+        assert_eq!(ReplayMode::parse("closed"), Some(ReplayMode::Closed));
+        assert_eq!(ReplayMode::parse("x"), None);
+    }
+}
