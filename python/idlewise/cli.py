@@ -239,12 +239,16 @@ def cmd_cache(args) -> int:
 
 
 def cmd_experiment(args) -> int:
-    from .experiments import EXPERIMENTS
+    from .experiments import EXPERIMENTS, NO_WORKLOAD
 
+    if args.name not in NO_WORKLOAD and not args.workload:
+        raise IdlewiseError(f"experiment {args.name} needs --workload (an application trace CSV; repeatable)")
     result = EXPERIMENTS[args.name](args.workload, plot=args.plot)
     if args.json:
         json.dump(result, sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
+    elif args.name == "swap-cost":
+        _print_swap_cost(result)
     else:
         table = Table(title=f"experiment {args.name}", title_justify="left")
         keys = ["workload", "variant", "knob", "mean_response_s", "energy_j", "energy_lower_bound_j", "storage_reads",
@@ -257,6 +261,23 @@ def cmd_experiment(args) -> int:
         if args.plot:
             print(f"plot written to {args.plot}")
     return 0
+
+
+def _print_swap_cost(rows) -> None:
+    table = Table(title="seed 002 Table 1: swapping one 4096-byte page (idlewise from the catalog | seed)",
+                  title_justify="left")
+    for column in ("device", "protocol", "read-only ms", "mJ", "mW", "write-back ms", "mJ ", "mW "):
+        table.add_column(column, justify="left" if column in ("device", "protocol") else "right")
+    for r in rows:
+        ro, wb = r["seed_read_only"], r["seed_write_back"]
+        table.add_row(r["device"], r["protocol"],
+                      f"{r['read_only_time_s'] * 1e3:.1f} | {ro['time_s'] * 1e3:.1f}",
+                      f"{r['read_only_energy_j'] * 1e3:.3f} | {ro['energy_j'] * 1e3:.3f}",
+                      f"{r['read_only_power_w'] * 1e3:.0f} | {ro['power_w'] * 1e3:.0f}",
+                      f"{r['write_back_time_s'] * 1e3:.1f} | {wb['time_s'] * 1e3:.1f}",
+                      f"{r['write_back_energy_j'] * 1e3:.3f} | {wb['energy_j'] * 1e3:.3f}",
+                      f"{r['write_back_power_w'] * 1e3:.0f} | {wb['power_w'] * 1e3:.0f}")
+    _console().print(table)
 
 
 def cmd_devices(args) -> int:
@@ -416,9 +437,9 @@ def build_parser() -> argparse.ArgumentParser:
     ca.add_argument("--json", action="store_true")
     ca.set_defaults(func=cmd_cache)
 
-    ex = sub.add_parser("experiment", help="seed 000's experiments: static-vs-adaptive, knob, ghost-hints")
-    ex.add_argument("name", choices=("static-vs-adaptive", "knob", "ghost-hints"))
-    ex.add_argument("--workload", action="append", required=True, help="application trace CSV (repeatable)")
+    ex = sub.add_parser("experiment", help="the seeds' experiments: static-vs-adaptive, knob, ghost-hints (000), swap-cost (002)")
+    ex.add_argument("name", choices=("static-vs-adaptive", "knob", "ghost-hints", "swap-cost"))
+    ex.add_argument("--workload", action="append", help="application trace CSV (repeatable; seed 000's experiments)")
     ex.add_argument("--plot", metavar="FILE")
     ex.add_argument("--json", action="store_true")
     ex.set_defaults(func=cmd_experiment)

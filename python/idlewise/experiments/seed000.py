@@ -10,7 +10,7 @@ draw its figure:
 
 from __future__ import annotations
 
-from .system import read_app_trace, run_cache
+from ..system import read_app_trace, run_cache
 
 KNOBS = (0, 50, 70, 90, 95, 99, 100)
 
@@ -102,3 +102,4 @@ def _curves(rows, path, by):
 
 
 EXPERIMENTS = {"static-vs-adaptive": static_vs_adaptive, "knob": knob, "ghost-hints": ghost_hints}
+"""Seed 000 experiments by name: each takes application trace paths and an optional plot path."""
