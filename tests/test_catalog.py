@@ -31,3 +31,10 @@ def test_load_device_by_path(tmp_path):
     path = tmp_path / "mine.toml"
     path.write_text((resources.files("idlewise") / "catalog" / "cisco-350.toml").read_text())
     assert idlewise.load_device(str(path)).name == "cisco-350"
+
+
+def test_a_policy_move_takes_the_direct_transition_on_the_5k320():
+    # Issue 7 §2.2: performance idle -> standby is a direct transition (0.5 s, 0.85 J); the chain
+    # through low-power idle is cheaper (0.815 J) but a policy's move takes the direct one.
+    d = idlewise.load_device("hitachi-travelstar-5k320")
+    assert d.route("performance-idle", "standby") == pytest.approx((0.5, 0.85))

@@ -16,12 +16,22 @@ from idlewise import IdlewiseError
 FORMATS = list(SEEDS) + ["parquet", "srt"]
 
 
+# An error about the file as a whole rather than one of its lines.
+WHOLE_FILE = ("empty", "binary", "no ", "not a", "only a header", "several formats", "could be", "recognises",
+              "cannot read", "truncated", "unsupported", "header", "has no records", "has a single device",
+              "column")  # Parquet: the column at fault
+
+
 def read_or_refuse(path, format):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             return idlewise.read_trace(path, format=format)
-        except IdlewiseError:
+        except IdlewiseError as e:
+            message = str(e)
+            # Every refusal names the file, and a line (or record) unless it is about the whole file.
+            assert message.startswith(str(path)), message
+            assert "line " in message or "record " in message or any(w in message for w in WHOLE_FILE), message
             return None
 
 
@@ -43,3 +53,18 @@ def test_the_seeds_themselves_are_read(tmp_path):
         path = tmp_path / f"seed.{fmt}"
         path.write_text(text)
         assert len(idlewise.read_trace(path, format=fmt)) >= 2, fmt
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(positions=st.lists(st.integers(0, 10**6), min_size=1, max_size=6), values=st.binary(min_size=6, max_size=6))
+def test_a_parquet_file_with_corrupted_bytes_gives_a_trace_or_an_idlewise_error(tmp_path, positions, values):
+    # Corruption anywhere, footer included (pyarrow raises ArrowInvalid, OSError or
+    # ArrowNotImplementedError depending on where it lands).
+    path = tmp_path / "t.parquet"
+    trace = idlewise.Trace.from_arrays([0.0, 1.0, 2.0], [512, 4096, 8192], op=["R", "W", "R"])
+    idlewise.traces.write_parquet(trace, path)
+    data = bytearray(path.read_bytes())
+    for position, value in zip(positions, values):
+        data[position % len(data)] = value
+    path.write_bytes(bytes(data))
+    read_or_refuse(path, "parquet")

@@ -103,6 +103,9 @@ def test_a_stray_summary_line_keeps_later_events_and_json_reports_it(tmp_path, c
     assert main(["simulate", path, "--format", "blkparse", "--device", "hitachi-microdrive-1gb", "--policy", "timeout:1s", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert rows[0]["records_skipped"] == 1 and "1 summary lines" in rows[0]["read_report"]
+    from idlewise.sweep import TraceSource, sweep
+    swept = sweep([TraceSource(path=path, format="blkparse")], ["hitachi-microdrive-1gb"], ["timeout:1s"], jobs=1)
+    assert all(r["records_skipped"] == 1 for r in swept)
 
 
 def test_srt_with_sector_size_zero_is_refused(tmp_path):
@@ -193,3 +196,16 @@ def test_windows_take_days():
     trace = idlewise.Trace.from_arrays([0.0, 3600.0, 90_000.0, 200_000.0], [1, 1, 1, 1])
     assert len(apply_transform(trace, "window:1h..1d")) == 1
     assert len(apply_transform(trace, "window:0s..2d")) == 3
+
+
+def test_a_parquet_footer_with_a_column_name_that_is_not_utf8(tmp_path):
+    # Found by the corruption fuzz: pyarrow reads the file, then the column names raise
+    # UnicodeDecodeError. Corrupt the first byte of the schema element named time_s.
+    path = tmp_path / "t.parquet"
+    idlewise.traces.write_parquet(idlewise.Trace.from_arrays([0.0, 1.0], [1, 1]), path)
+    data = bytearray(path.read_bytes())
+    footer = data.index(b"time_s")
+    data[footer] = 0x80
+    path.write_bytes(bytes(data))
+    with pytest.raises(TraceError, match="not a readable Parquet file"):
+        idlewise.read_trace(str(path))

@@ -99,14 +99,13 @@ def cmd_simulate(args) -> int:
     trace = read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
     _report_read(trace, args.json)
     records = []
+    read = {"read_report": trace.read_report(), "records_skipped": sum(trace.skipped.values())}
     for device in devices:
         for stream, part in trace.split_streams().items():
             part = apply_transform(part, args.transform) if args.transform else part
             for r in simulate(part, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode,
                               replay=args.replay):
-                r["stream"] = stream
-                r["read_report"] = trace.read_report()
-                r["records_skipped"] = sum(trace.skipped.values())
+                r.update(stream=stream, **read)
                 records.append(r)
     results = Results(records, trace.name)
     title = f"{trace.describe()}" + (f" [{args.transform}]" if args.transform else "") + \

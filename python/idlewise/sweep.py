@@ -65,12 +65,13 @@ def run_task(task: Task) -> list[dict]:
     trace = _load(task.source)
     device = load_device(task.device)
     rows = []
+    read = {"read_report": trace.read_report(), "records_skipped": sum(trace.skipped.values())}
     for stream, part in trace.split_streams().items():
         transformed = apply_transform(part, task.transform)
         records = _core.evaluate(transformed.time_s, transformed.offset_bytes, transformed.size_bytes,
                                  transformed.is_write, device, list(task.specs), base_power_w=task.base_power_w)
         for r in records:
-            r.update(trace=task.source.label, stream=stream, transform=task.transform, family=r["policy"].split(":")[0])
+            r.update(trace=task.source.label, stream=stream, transform=task.transform, family=r["policy"].split(":")[0], **read)
             rows.append(r)
     return rows
 

@@ -37,7 +37,8 @@ def read_parquet(path, *, sort: bool = False, name: str | None = None) -> Trace:
     path = os.fspath(path)
     try:
         table = pq.read_table(path)
-    except (pa.ArrowException, OSError, ValueError) as e:
+        table.column_names  # a corrupted footer can hold names that are not UTF-8
+    except (pa.ArrowException, OSError, ValueError) as e:  # UnicodeDecodeError is a ValueError
         raise TraceError(f"{path}: not a readable Parquet file: {e}") from None
     missing = [c for c in SCHEMA if c not in table.column_names]
     if missing:
