@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 import sys
@@ -49,13 +50,15 @@ def _run_with_progress(call, total: int, show: bool, label: str):
 
 def _power_w(value) -> float:
     """A base power: a number of watts or a string with its unit ('1.44W', '500mW')."""
-    try:
-        if isinstance(value, str):
+    if isinstance(value, str):
+        try:
             return _core.parse_power_w(value)
-        if isinstance(value, numbers.Real) and not isinstance(value, bool):
-            return _core.parse_power_w(repr(float(value)))
-    except IdlewiseError as e:
-        raise IdlewiseError(f"base_power_w: {e}") from None
+        except IdlewiseError as e:
+            raise IdlewiseError(f"base_power_w: {e}") from None
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        if math.isfinite(value) and value >= 0:
+            return float(value)
+        raise IdlewiseError(f"base_power_w: must be a finite, non-negative power, got {value!r}")
     raise IdlewiseError(f"base_power_w must be a number of watts or a string such as '1.44W', got {value!r}")
 
 

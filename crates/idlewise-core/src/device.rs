@@ -625,6 +625,13 @@ impl Device {
         &self.route_table[id as usize]
     }
 
+    /// A plan's chosen route, if it was given and starts in `from` (where the device is); `None`
+    /// tells the caller to take the policy route instead.
+    #[inline]
+    pub fn planned_route(&self, id: Option<RouteId>, from: usize) -> Option<&Route> {
+        id.map(|id| self.route_by_id(id)).filter(|r| self.transitions[r.hops[0]].from == from)
+    }
+
 
     /// Route into `mode` from the ready mode (always exists for a validated device).
     pub fn down_route(&self, mode: usize) -> &Route {

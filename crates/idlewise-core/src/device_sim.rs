@@ -96,8 +96,7 @@ fn walk_steps<S: Sink>(
         }
         // The planned path if it starts here, else the policy route; two low-power modes with
         // no route between them: the step cannot be taken.
-        let planned = step.route.map(|id| device.route_by_id(id)).filter(|r| device.transitions[r.hops[0]].from == mode);
-        let Some(route) = planned.or_else(|| device.route(mode, step.mode)) else { continue };
+        let Some(route) = device.planned_route(step.route, mode).or_else(|| device.route(mode, step.mode)) else { continue };
         sink.residency(mode, begin - t);
         t = begin;
         for &h in &route.hops {
@@ -204,8 +203,7 @@ impl<'p> DeviceSim<'p> {
                 t
             }
         } else {
-            let planned = self.plan.prewake_route.map(|id| device.route_by_id(id)).filter(|r| device.transitions[r.hops[0]].from == mode);
-            let up = planned.unwrap_or_else(|| device.up_route(mode));
+            let up = device.planned_route(self.plan.prewake_route, mode).unwrap_or_else(|| device.up_route(mode));
             let prewake_begin = end_s - up.time_s;
             // The tolerance absorbs rounding in `t0 + T_down + (T − T_down − T_up)`.
             if self.plan.prewake && prewake_begin >= t - 1e-9 * end_s.abs().max(1.0) {
