@@ -104,7 +104,7 @@ def cmd_simulate(args) -> int:
         for stream, part in trace.split_streams().items():
             part = apply_transform(part, args.transform) if args.transform else part
             for r in simulate(part, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode,
-                              replay=args.replay):
+                              replay=args.replay, fold_offsets=args.fold_offsets):
                 r.update(stream=stream, **read)
                 records.append(r)
     results = Results(records, trace.name)
@@ -375,6 +375,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--initial-mode", default=None, metavar="MODE", help="mode the device is in at the first request (default: ready)")
     sim.add_argument("--replay", choices=("open", "closed"), default="open",
                      help="open: requests at their trace times; closed: each issued its trace gap after the previous completes")
+    sim.add_argument("--fold-offsets", action="store_true",
+                     help="fold block numbers onto a device with a fixed capacity (MEMS): block mod (capacity - size)")
     _trace_options(sim)
     sim.add_argument("--transform", metavar="T", help="workload transform, e.g. compress-reorder:64ops (chain with +)")
     sim.add_argument("--json", action="store_true", help="print a JSON list, one object per policy")

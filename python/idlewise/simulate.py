@@ -63,7 +63,8 @@ def _power_w(value) -> float:
 
 
 def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initial_mode: str | None = None,
-             keep_response_times: bool = False, progress: bool | None = None, replay: str = "open") -> Results:
+             keep_response_times: bool = False, progress: bool | None = None, replay: str = "open",
+             fold_offsets: bool = False) -> Results:
     """Replays ``trace`` on ``device`` (a :class:`Device`, catalog name or TOML path) under each
     policy spec, next to the always-on and oracle references.
 
@@ -71,6 +72,8 @@ def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initi
     ``replay``: ``"open"`` (requests at their trace times) or ``"closed"`` (each request issued its
     trace gap after the previous one completes, so power-management delays stretch the run; the
     result's ``execution_time_s`` says by how much).
+    ``fold_offsets``: fold block numbers onto the device (``block mod (capacity - size)``), for
+    traces made for a larger device; otherwise a request beyond a MEMS device's capacity is an error.
     ``progress``: draw a progress bar for runs over a second (default: when stderr is a terminal).
     """
     if not isinstance(trace, Trace):
@@ -98,7 +101,8 @@ def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initi
     def call(counter):
         return _core.evaluate(trace.time_s, trace.offset_bytes, trace.size_bytes, trace.is_write, device, specs,
                               base_power_w=float(base_power_w), initial_mode=mode_index,
-                              keep_per_request=keep_response_times, progress=counter, replay=replay)
+                              keep_per_request=keep_response_times, progress=counter, replay=replay,
+                              fold_offsets=bool(fold_offsets))
 
     total = len(trace) * (len(specs) + 2)
     try:

@@ -14,6 +14,7 @@
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
+use crate::mechanics::mems::{MemsService, SeekModel, Sled};
 use crate::mechanics::network::{next_beacon_s, TcpLink, Transfer};
 
 /// What kind of device a description models. It changes no physics in the single-device replay;
@@ -60,6 +61,8 @@ struct DeviceFile {
     /// Chains a policy must take between two modes instead of the default route.
     #[serde(default)]
     routes: Vec<RouteFile>,
+    /// The mode the device is in when a run starts (the ready mode if not given).
+    initial_mode: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -111,6 +114,7 @@ struct ServiceFile {
     beacon_period_s: Option<f64>,
     seek: Option<SeekFile>,
     tcp: Option<TcpFile>,
+    mems: Option<MemsFile>,
     #[serde(default)]
     source: String,
     #[serde(default)]
@@ -153,6 +157,36 @@ struct SeekFile {
     /// Extra power drawn by the arm's voice-coil motor while seeking, above `active_power_w`.
     #[serde(default)]
     seek_power_w: f64,
+    #[serde(default)]
+    source: String,
+    #[serde(default)]
+    assumed: String,
+}
+
+/// MEMS probe storage: the sled (`mechanics::mems`), in DiskSim's `memsmodel` parameters. The
+/// service's `overhead_s` is the command overhead and `active_power_w` the moving sled's power.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MemsFile {
+    sled_movement_x_nm: u32,
+    sled_movement_y_nm: u32,
+    bit_cell_length_nm: u32,
+    tip_sector_length_bits: u32,
+    servo_burst_length_bits: u32,
+    tip_sectors_per_block: u32,
+    usable_tips: u32,
+    active_tips: u32,
+    bidirectional_access: bool,
+    acceleration_x_m_per_s2: f64,
+    acceleration_y_m_per_s2: f64,
+    access_speed_bits_per_s: u32,
+    resonant_frequency_hz: u32,
+    settle_time_constants: f64,
+    spring_factor: f64,
+    /// "piecewise" (DiskSim's seek function 0, its validated setting) or "hong".
+    seek_model: String,
+    sector_transfer_s: f64,
+    tip_power_w: f64,
     #[serde(default)]
     source: String,
     #[serde(default)]
@@ -268,6 +302,9 @@ pub struct Service {
     pub seek: Option<SeekCurve>,
     pub tcp: Option<TcpLink>,
     pub tcp_provenance: Provenance,
+    /// MEMS probe storage: the sled, command overhead and bus (`mechanics::mems`).
+    pub mems: Option<MemsService>,
+    pub mems_provenance: Provenance,
     pub provenance: Provenance,
 }
 
@@ -302,6 +339,9 @@ pub struct Device {
     pub limits: Limits,
     /// Values that are allowed but look wrong (a "low-power" mode drawing more than ready).
     pub warnings: Vec<String>,
+    /// The mode a run starts in unless the run says otherwise (DiskSim's MEMS sled starts
+    /// inactive).
+    pub initial_mode: usize,
     /// Every route a run may take: policy routes first, then the oracle's paths.
     route_table: Vec<Route>,
     /// `policy_routes[from * n + to]`: the route a policy's move takes; `None` if unreachable.
@@ -351,6 +391,65 @@ fn check_value(origin: &str, field: &str, value: f64, allow_zero: bool) -> Resul
         ));
     }
     Ok(())
+}
+
+/// Checks a `[service.mems]` table and builds the sled. Integer geometry must divide into at
+/// least one row, column and cylinder, or the layout has no blocks.
+fn mems_service(origin: &str, m: &MemsFile, overhead_s: f64, sled_power_w: f64) -> Result<MemsService> {
+    let field = |name: &str| format!("service.mems.{name}");
+    let small = |name: &str, value: u32| -> Result<i32> {
+        if value == 0 || value > 1_000_000_000 {
+            return Err(Error::device(origin, field(name), format!("must be a positive whole number up to 1e9, got {value}")));
+        }
+        Ok(value as i32)
+    };
+    for (name, value, zero_ok) in [
+        ("acceleration_x_m_per_s2", m.acceleration_x_m_per_s2, false),
+        ("acceleration_y_m_per_s2", m.acceleration_y_m_per_s2, false),
+        ("settle_time_constants", m.settle_time_constants, true),
+        ("spring_factor", m.spring_factor, true),
+        ("sector_transfer_s", m.sector_transfer_s, true),
+        ("tip_power_w", m.tip_power_w, true),
+    ] {
+        check_value(origin, &field(name), value, zero_ok)?;
+    }
+    if m.spring_factor >= 1.0 {
+        return Err(Error::device(origin, field("spring_factor"), format!("must be below 1 (the springs would overpower the actuators), got {}", m.spring_factor)));
+    }
+    let seek_model = match m.seek_model.as_str() {
+        "piecewise" => SeekModel::Piecewise,
+        "hong" => SeekModel::Hong,
+        other => return Err(Error::device(origin, field("seek_model"), format!("must be \"piecewise\" or \"hong\", got \"{other}\""))),
+    };
+    let sled = Sled {
+        x_length_nm: small("sled_movement_x_nm", m.sled_movement_x_nm)?,
+        y_length_nm: small("sled_movement_y_nm", m.sled_movement_y_nm)?,
+        bit_length_nm: small("bit_cell_length_nm", m.bit_cell_length_nm)?,
+        tip_sector_length_bits: small("tip_sector_length_bits", m.tip_sector_length_bits)?,
+        servo_burst_length_bits: small("servo_burst_length_bits", m.servo_burst_length_bits)?,
+        tip_sectors_per_lbn: small("tip_sectors_per_block", m.tip_sectors_per_block)?,
+        tips_usable: small("usable_tips", m.usable_tips)?,
+        tips_simultaneous: small("active_tips", m.active_tips)?,
+        bidirectional: m.bidirectional_access,
+        // DiskSim's loader multiplies the file's value by 1e9 to get nm/s²: the value is m/s².
+        x_accel_nm_s2: m.acceleration_x_m_per_s2 * 1e9,
+        y_accel_nm_s2: m.acceleration_y_m_per_s2 * 1e9,
+        access_speed_bits_per_s: small("access_speed_bits_per_s", m.access_speed_bits_per_s)?,
+        resonant_frequency_hz: small("resonant_frequency_hz", m.resonant_frequency_hz)?,
+        settle_time_constants: m.settle_time_constants,
+        spring_factor: m.spring_factor,
+        seek_model,
+    };
+    if (sled.access_speed_bits_per_s as i64) * (sled.bit_length_nm as i64) > i32::MAX as i64 {
+        return Err(Error::device(origin, field("access_speed_bits_per_s"), "times the bit cell length exceeds 2^31 nm/s".to_string()));
+    }
+    if sled.tips_simultaneous > sled.tips_usable || sled.tip_sectors_per_lbn > sled.tips_simultaneous {
+        return Err(Error::device(origin, field("active_tips"), format!("need tip_sectors_per_block ({}) <= active_tips ({}) <= usable_tips ({})", sled.tip_sectors_per_lbn, sled.tips_simultaneous, sled.tips_usable)));
+    }
+    if sled.rows_per_column() < 1 || sled.cylinders() < 1 {
+        return Err(Error::device(origin, field("sled_movement_y_nm"), "the sled's stroke holds no row of tip sectors at this bit cell length".to_string()));
+    }
+    Ok(MemsService { sled, command_overhead_ms: overhead_s * 1e3, sector_transfer_ms: m.sector_transfer_s * 1e3, sled_power_w, tip_power_w: m.tip_power_w })
 }
 
 impl Device {
@@ -502,9 +601,15 @@ impl Device {
                 )
             }
         };
+        let (mems, mems_provenance) = match s.mems {
+            None => (None, Provenance::default()),
+            Some(m) => (Some(mems_service(origin, &m, s.overhead_s, s.active_power_w)?), Provenance { source: m.source, assumed: m.assumed }),
+        };
         let service = Service {
             tcp,
             tcp_provenance,
+            mems,
+            mems_provenance,
             overhead_s: s.overhead_s,
             read_bandwidth_bytes_per_s: s.read_bandwidth_bytes_per_s,
             write_bandwidth_bytes_per_s: s.write_bandwidth_bytes_per_s,
@@ -582,7 +687,15 @@ impl Device {
             }
         }
 
+        let initial_mode = match &file.initial_mode {
+            None => READY,
+            Some(name) => modes
+                .iter()
+                .position(|m| &m.name == name)
+                .ok_or_else(|| Error::device(origin, "initial_mode", format!("unknown mode '{name}'")))?,
+        };
         Ok(Device {
+            initial_mode,
             name: file.name,
             kind: file.kind,
             description: file.description,

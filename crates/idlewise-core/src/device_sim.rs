@@ -10,6 +10,9 @@
 use std::sync::Arc;
 
 use crate::device::{Device, Route, Transition, READY};
+use std::collections::VecDeque;
+
+use crate::mechanics::mems::{Coord, HostBus, SledStart, BUS_HANDOFF_MS, WRITE_COMPLETION_MS};
 use crate::metrics::{Ledger, RunResult};
 use crate::policy::{GapStart, Plan, Policy};
 use crate::options::ReplayOptions;
@@ -143,6 +146,37 @@ pub struct DeviceSim<'p> {
     serving_mode: usize,
     /// Checked once: whether any low-power mode can serve at all (skips work for disks).
     low_power_serving: bool,
+    /// The last gap ended with a wake-up out of a low-power mode.
+    woke_from_low_power: bool,
+    /// When the last request completed (after its last byte reached the host; MEMS requests
+    /// complete after the sled is free for the next one).
+    last_completion_s: f64,
+    /// MEMS devices: the sled between requests.
+    mems: Option<MemsRun>,
+}
+
+/// A MEMS device between requests, on DiskSim's millisecond clock (see `mechanics::mems` for
+/// why the arithmetic follows DiskSim's): the sled, the host bus, and the reads whose sectors
+/// have not all crossed the bus yet (a write arriving later may take the bus before them).
+#[derive(Debug, Clone)]
+struct MemsRun {
+    pos: Coord,
+    media_end_ms: f64,
+    fold_offsets: bool,
+    bus: HostBus,
+    pending: VecDeque<PendingRead>,
+    /// The passes of the pending reads, in order; emptied whenever no read is pending.
+    passes: Vec<(f64, i64)>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct PendingRead {
+    arrival_ms: f64,
+    first_pass_end_ms: f64,
+    passes_from: usize,
+    passes_to: usize,
+    /// Where its response goes in the per-request list.
+    slot: usize,
 }
 
 impl<'p> DeviceSim<'p> {
@@ -150,7 +184,19 @@ impl<'p> DeviceSim<'p> {
     pub fn new(device: Arc<Device>, policy: Box<dyn Policy + 'p>, opts: &ReplayOptions, start_s: f64, expected_requests: usize) -> Self {
         let mut plan = Plan::default();
         plan.steps.reserve(device.mode_count() * 2 + 2);
+        let initial_mode = if opts.initial_mode == READY { device.initial_mode } else { opts.initial_mode };
+        let mems = device.service.mems.as_ref().map(|m| MemsRun {
+            pos: m.rest_position(),
+            media_end_ms: start_s * 1e3,
+            fold_offsets: opts.fold_offsets,
+            bus: HostBus::new(),
+            pending: VecDeque::new(),
+            passes: Vec::new(),
+        });
         DeviceSim {
+            woke_from_low_power: false,
+            last_completion_s: start_s,
+            mems,
             ledger: Ledger::new(&device, expected_requests, opts.keep_per_request),
             low_power_serving: device.serves_in_low_power(),
             device,
@@ -158,7 +204,7 @@ impl<'p> DeviceSim<'p> {
             plan,
             // A device that starts in a low-power mode is in a gap with an empty plan: the first
             // request (or a forced wake-up) wakes it.
-            gap: (opts.initial_mode != READY).then_some(OpenGap { start_s, start_mode: opts.initial_mode }),
+            gap: (initial_mode != READY).then_some(OpenGap { start_s, start_mode: initial_mode }),
             free_at: start_s,
             woken_at: f64::NEG_INFINITY,
             low_power_wait: false,
@@ -195,6 +241,7 @@ impl<'p> DeviceSim<'p> {
         let device: &Device = &self.device;
         let mut sink = Charge(&mut self.ledger);
         let (mode, mut t, _) = walk_steps(device, gap.start_s, gap.start_mode, &self.plan, end_s, &mut sink);
+        self.woke_from_low_power = mode != READY;
         let ready = if mode == READY {
             if t < end_s {
                 sink.residency(READY, end_s - t);
@@ -257,6 +304,9 @@ impl<'p> DeviceSim<'p> {
     /// Serves one request arriving at `arrival_s` (FIFO) and returns its finish time.
     #[inline]
     pub fn request(&mut self, arrival_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64) -> f64 {
+        if self.mems.is_some() {
+            return self.mems_request(arrival_s, size_bytes, is_write, offset_bytes);
+        }
         if self.low_power_serving {
             self.policy.note_transfer(arrival_s);
         }
@@ -291,7 +341,109 @@ impl<'p> DeviceSim<'p> {
             all.push(response_s);
         }
         self.free_at = finish;
+        self.last_completion_s = finish;
         finish
+    }
+
+    /// A request to a MEMS device (DiskSim's event order): it waits for the host bus, its command
+    /// overhead runs whatever the sled does, then the sled takes it — at once if idle (from where
+    /// its sweep has carried it), after a start-up if stopped, after the requests before it if
+    /// busy. The sled is free for the next request when it leaves the media; the request
+    /// completes when its last sector has crossed the bus. The idle gap, and the policy's timer,
+    /// start when the sled leaves the media, as DiskSim's "time before sled inactive" does.
+    fn mems_request(&mut self, arrival_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64) -> f64 {
+        let device = Arc::clone(&self.device);
+        let service = device.service.mems.as_ref().expect("MEMS device");
+        let mut run = self.mems.take().expect("MEMS run");
+        let arrival_ms = arrival_s * 1e3;
+        self.settle_mems_reads(&mut run, arrival_ms);
+        let access_ms = run.bus.access_ms(arrival_ms);
+        let notice_ms = access_ms + service.command_overhead_ms;
+        self.settle_mems_reads(&mut run, notice_ms);
+        let blocks = (size_bytes / 512.0).ceil().max(1.0) as i64;
+        let write_bus_start = is_write.then(|| {
+            let start = run.bus.write_transfer(notice_ms, blocks, service.sector_transfer_ms);
+            run.bus.hold(access_ms, run.bus.transfer_end_ms() + BUS_HANDOFF_MS);
+            start
+        });
+        if !is_write {
+            run.bus.hold(access_ms, notice_ms);
+        }
+        let notice_s = notice_ms / 1e3;
+        if self.gap.is_none() && notice_s > self.free_at {
+            self.open_gap(notice_s - self.free_at);
+        }
+        let (start, start_ms) = if self.gap.is_some() {
+            let ready_s = self.close_gap(notice_s);
+            if self.woke_from_low_power {
+                (SledStart::Stopped, notice_ms + (ready_s - notice_s) * 1e3)
+            } else {
+                (SledStart::Idle { elapsed_ms: notice_ms - run.media_end_ms }, notice_ms)
+            }
+        } else {
+            (SledStart::Queued, run.media_end_ms)
+        };
+        if arrival_s < self.woken_at {
+            self.ledger.delayed_requests += 1;
+        }
+        let mut lbn = (offset_bytes / 512.0).floor() as i64;
+        if run.fold_offsets {
+            lbn %= (service.sled.blocks() - blocks).max(1);
+        }
+        let passes_from = run.passes.len();
+        let served = service.serve(&mut run.pos, start, start_ms, lbn, blocks, write_bus_start, &mut run.passes);
+        run.media_end_ms = served.media_end_ms;
+        self.ledger.service_time_s += (served.media_end_ms - start_ms) / 1e3;
+        self.ledger.service_energy_j += served.energy_j;
+        let slot = self.ledger.per_request_response_s.as_ref().map_or(0, |all| all.len());
+        let completion_ms = if is_write {
+            run.passes.truncate(passes_from);
+            let completion_ms = served.media_end_ms + WRITE_COMPLETION_MS;
+            self.record_response((completion_ms - arrival_ms) / 1e3);
+            completion_ms
+        } else {
+            // Provisional until no write can take the bus before it (settled later).
+            let completion_ms = run.bus.read_transfer(&run.passes[passes_from..], service.sector_transfer_ms, false);
+            run.pending.push_back(PendingRead { arrival_ms, first_pass_end_ms: served.first_pass_end_ms, passes_from, passes_to: run.passes.len(), slot });
+            if let Some(all) = self.ledger.per_request_response_s.as_mut() {
+                all.push(f64::NAN);
+            }
+            completion_ms
+        };
+        self.free_at = served.media_end_ms / 1e3;
+        let completion_s = completion_ms / 1e3;
+        self.last_completion_s = self.last_completion_s.max(completion_s);
+        self.mems = Some(run);
+        completion_s
+    }
+
+    fn record_response(&mut self, response_s: f64) {
+        self.ledger.responses.record(response_s);
+        if let Some(all) = self.ledger.per_request_response_s.as_mut() {
+            all.push(response_s);
+        }
+    }
+
+    /// Moves the sectors of pending reads whose transfers start by `until_ms` (nothing that
+    /// comes later can take the bus before them) and records their responses.
+    fn settle_mems_reads(&mut self, run: &mut MemsRun, until_ms: f64) {
+        let sector_ms = self.device.service.mems.as_ref().expect("MEMS device").sector_transfer_ms;
+        while let Some(read) = run.pending.front().copied() {
+            if read.first_pass_end_ms > until_ms {
+                break;
+            }
+            run.pending.pop_front();
+            let end_ms = run.bus.read_transfer(&run.passes[read.passes_from..read.passes_to], sector_ms, true);
+            let response_s = (end_ms - read.arrival_ms) / 1e3;
+            self.ledger.responses.record(response_s);
+            if let Some(all) = self.ledger.per_request_response_s.as_mut() {
+                all[read.slot] = response_s;
+            }
+            self.last_completion_s = self.last_completion_s.max(end_ms / 1e3);
+        }
+        if run.pending.is_empty() {
+            run.passes.clear();
+        }
     }
 
     /// Where the device is at time `t` (not before the last event it was given). Opens the idle
@@ -334,7 +486,10 @@ impl<'p> DeviceSim<'p> {
     /// Ends the run at `end_s` (at least the last completion) and returns its account. An open
     /// gap is closed without a wake-up: the device stays where the plan had taken it.
     pub fn finish(mut self, end_s: f64) -> RunResult {
-        let end_s = end_s.max(self.free_at);
+        if let Some(mut run) = self.mems.take() {
+            self.settle_mems_reads(&mut run, f64::INFINITY);
+        }
+        let end_s = end_s.max(self.free_at).max(self.last_completion_s);
         if self.gap.is_none() && end_s > self.free_at {
             self.open_gap(f64::INFINITY);
         }

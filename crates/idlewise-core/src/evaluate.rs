@@ -8,7 +8,7 @@ use crate::device::Device;
 use crate::error::Result;
 use crate::metrics::RunResult;
 use crate::policy::{BuildContext, PolicySpec};
-use crate::replay::{check_options, replay_validated, ReplayOptions};
+use crate::replay::{check_fits, check_options, replay_validated, ReplayOptions};
 use crate::trace::TraceView;
 
 /// One policy's result with its normalisations.
@@ -48,6 +48,7 @@ pub fn evaluate(
 ) -> Result<Vec<Report>> {
     trace.validate()?;
     check_options(device, opts)?;
+    check_fits(trace, device, opts)?;
     let ctx = BuildContext { base_power_w: opts.base_power_w };
     let mut policies = Vec::with_capacity(specs.len());
     for spec in specs {

@@ -37,8 +37,13 @@ impl ReplayMode {
 pub struct ReplayOptions {
     /// Platform base power (W) added over the makespan to give system energy.
     pub base_power_w: f64,
-    /// Mode the device is in at the first arrival (index; 0 = ready).
+    /// Mode the device is in at the first arrival (index); 0 = the device's own starting mode
+    /// (ready, unless its description says otherwise, as DiskSim's MEMS sled starts inactive).
     pub initial_mode: usize,
+    /// Fold each request's block number onto the device (`block mod (capacity − size)`), as
+    /// traces made for a larger device are run on a small one; otherwise a request beyond the
+    /// capacity is an error.
+    pub fold_offsets: bool,
     /// Keep every request's response time in the result.
     pub keep_per_request: bool,
     /// Open or closed loop.

@@ -33,6 +33,7 @@ const PROGRESS_STRIDE: usize = 1 << 16;
 pub fn replay(trace: &TraceView, device: &Device, policy: &mut dyn Policy, opts: &ReplayOptions) -> Result<RunResult> {
     trace.validate()?;
     check_options(device, opts)?;
+    check_fits(trace, device, opts)?;
     Ok(replay_validated(trace, device, policy, opts, None))
 }
 
@@ -67,6 +68,38 @@ pub(crate) fn check_options(device: &Device, opts: &ReplayOptions) -> Result<()>
             option: "initial_mode".into(),
             message: format!("device '{}' has {} modes, got index {}", device.name, device.mode_count(), opts.initial_mode),
         });
+    }
+    Ok(())
+}
+
+/// A device with a layout (MEMS) has a capacity: a request beyond it is an error naming the
+/// record, unless the run folds block numbers onto the device (`fold_offsets`), as traces made
+/// for a larger device are run on a small one.
+pub(crate) fn check_fits(trace: &TraceView, device: &Device, opts: &ReplayOptions) -> Result<()> {
+    let Some(mems) = device.service.mems.as_ref() else { return Ok(()) };
+    let capacity = mems.sled.blocks();
+    for i in 0..trace.len() {
+        let first = trace.offset_bytes[i] / 512;
+        let blocks = ((trace.size_bytes[i] + 511) / 512).max(1);
+        if opts.fold_offsets {
+            if blocks >= capacity {
+                return Err(Error::TraceRecord {
+                    index: i,
+                    field: "size_bytes",
+                    message: format!("{blocks} blocks do not fit on device '{}' ({capacity} blocks of 512 bytes)", device.name),
+                });
+            }
+        } else if first + blocks > capacity {
+            return Err(Error::TraceRecord {
+                index: i,
+                field: "offset_bytes",
+                message: format!(
+                    "blocks {first}..{} lie beyond device '{}', which has {capacity} blocks of 512 bytes; fold block numbers onto the device with --fold-offsets (fold_offsets=True)",
+                    first + blocks - 1,
+                    device.name
+                ),
+            });
+        }
     }
     Ok(())
 }

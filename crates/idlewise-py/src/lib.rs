@@ -282,7 +282,7 @@ fn policy_families(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 /// Replays the trace under each policy (plus the always-on and oracle references) and returns
 /// one dict per policy.
 #[pyfunction]
-#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, base_power_w=0.0, initial_mode=0, keep_per_request=false, progress=None, replay="open"))]
+#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, base_power_w=0.0, initial_mode=0, keep_per_request=false, progress=None, replay="open", fold_offsets=false))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate<'py>(
     py: Python<'py>,
@@ -297,12 +297,13 @@ fn evaluate<'py>(
     keep_per_request: bool,
     progress: Option<&Progress>,
     replay: &str,
+    fold_offsets: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     let mode = idlewise_core::ReplayMode::parse(replay)
         .ok_or_else(|| IdlewiseError::new_err(format!("replay must be 'open' or 'closed', got '{replay}'")))?;
     let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
     let trace = trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?;
-    let opts = ReplayOptions { base_power_w, initial_mode, keep_per_request, mode };
+    let opts = ReplayOptions { base_power_w, initial_mode, keep_per_request, mode, fold_offsets };
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;
     let reports = py

@@ -1,7 +1,9 @@
 //! What makes a device's service depend on its state and its surroundings: each model is a set
 //! of small named functions traceable to an equation, carried by an ordinary device.
 //!
+//! - `mems`: the sled of MEMS probe storage (CMU model as DiskSim 4.0 computes it).
 //! - `network`: a transfer over TCP on an emulated link (connection set-up, slow start,
 //!   802.11 PSM beacons), seed 000 §2.2 and §5.1.
 
+pub mod mems;
 pub mod network;

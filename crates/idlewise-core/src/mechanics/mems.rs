@@ -1,0 +1,762 @@
+//! MEMS probe storage: the sled of the CMU model (Griffin, Schlosser, Ganger, Nagle,
+//! SIGMETRICS 2000) as DiskSim 4.0's `memsmodel` computes it, so that the same requests give the
+//! same response times.
+//!
+//! - Layout (streaming, DiskSim layout policy 7): an LBN is a cell of `tip_sectors_per_lbn` tip
+//!   sectors read in parallel; a row is the cells the active tips read at once; a column is the
+//!   rows of one sweep in Y; a cylinder is all columns at one X offset. Odd columns run backwards
+//!   so a sweep can turn around and keep streaming.
+//! - Seeks (start and end at the access velocity in Y, at rest in X): DiskSim's piecewise-linear
+//!   model (eight chunks per phase, springs as a force proportional to the offset) or Hong's
+//!   closed form; X adds the settle time `N / (2π f)`; positioning is
+//!   `max(X + settle, Y + turnarounds)`; a turnaround is `2v / (a ± spring)`.
+//! - Media transfer at the per-tip bit rate; command overhead per request; a bus transfer per
+//!   512-byte sector.
+//! - While idle the sled keeps sweeping in Y, so where it is when the next request comes depends
+//!   on the idle time modulo the sweep period (`idle_sweep`).
+//!
+//! Units and arithmetic follow DiskSim's on purpose: positions in bits (integers), lengths in nm,
+//! times in ms, integer divisions where DiskSim divides integers. The sweep period is about
+//! 70 ns while idle times are milliseconds, so only the same operations in the same order give
+//! the same sled position, and with it the same seek. The two places where DiskSim's code differs
+//! from its own physics (the idle sweep period, which drops the travel time by an integer
+//! division and mixes seconds with milliseconds; the Hong seek with springs off, which returns
+//! zero) are named where they occur; `docs/mems.md` lists them.
+
+use std::f64::consts::PI;
+
+/// A sled position: X and Y offsets from the centre in bits, and the Y velocity in nm/s (the
+/// sled reads on the fly, so a position carries its direction).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Coord {
+    pub x: i32,
+    pub y: i32,
+    pub v: i32,
+}
+
+/// Where an access starts (servo burst), where its data start and where they end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CoordSet {
+    pub servo_start: Coord,
+    pub tipsector_start: Coord,
+    pub tipsector_end: Coord,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeekModel {
+    /// DiskSim "Seek function = 0": the piecewise-linear model of Griffin et al. (2000).
+    Piecewise,
+    /// DiskSim "Seek function = 1": Hong's closed form of the spring-mass seek.
+    Hong,
+}
+
+/// The sled's geometry and dynamics (DiskSim's `memsmodel_mems` parameters).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sled {
+    pub x_length_nm: i32,
+    pub y_length_nm: i32,
+    pub bit_length_nm: i32,
+    pub tip_sector_length_bits: i32,
+    pub servo_burst_length_bits: i32,
+    pub tip_sectors_per_lbn: i32,
+    pub tips_usable: i32,
+    pub tips_simultaneous: i32,
+    pub bidirectional: bool,
+    pub x_accel_nm_s2: f64,
+    pub y_accel_nm_s2: f64,
+    pub access_speed_bits_per_s: i32,
+    pub resonant_frequency_hz: i32,
+    pub settle_time_constants: f64,
+    pub spring_factor: f64,
+    pub seek_model: SeekModel,
+}
+
+/// Times of one positioning: the total and its parts (ms).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Seek {
+    pub total_ms: f64,
+    pub x_ms: f64,
+    pub y_ms: f64,
+    pub turnarounds: u32,
+}
+
+impl Sled {
+    pub fn rows_per_column(&self) -> i32 {
+        (self.y_length_nm / self.bit_length_nm - self.servo_burst_length_bits) / (self.servo_burst_length_bits + self.tip_sector_length_bits)
+    }
+    pub fn columns_per_cylinder(&self) -> i32 {
+        self.tips_usable / self.tips_simultaneous
+    }
+    pub fn cells_per_row(&self) -> i32 {
+        self.tips_simultaneous / self.tip_sectors_per_lbn
+    }
+    pub fn cells_per_column(&self) -> i32 {
+        self.cells_per_row() * self.rows_per_column()
+    }
+    pub fn cells_per_cylinder(&self) -> i32 {
+        self.cells_per_column() * self.columns_per_cylinder()
+    }
+    pub fn cylinders(&self) -> i32 {
+        self.x_length_nm / self.bit_length_nm
+    }
+    /// Capacity in 512-byte blocks.
+    pub fn blocks(&self) -> i64 {
+        self.cells_per_cylinder() as i64 * self.cylinders() as i64
+    }
+    /// Access velocity in Y (nm/s): the per-tip bit rate times the bit length.
+    pub fn access_velocity_nm_s(&self) -> i32 {
+        self.access_speed_bits_per_s * self.bit_length_nm
+    }
+
+    /// The LBN nearest the centre: where the sled rests after it stops.
+    pub fn centermost_lbn(&self) -> i64 {
+        let horizontal = (self.x_length_nm / self.bit_length_nm / 2) as i64 * self.cells_per_cylinder() as i64;
+        horizontal + (self.cells_per_cylinder() / 2) as i64
+    }
+
+    /// Where block `lbn` lies, read moving up (+Y) and moving down (−Y).
+    pub fn position(&self, lbn: i64) -> (CoordSet, CoordSet) {
+        let lbn = lbn.rem_euclid(self.blocks()) as i32;
+        let cylinder = lbn / self.cells_per_cylinder();
+        let column = (lbn % self.cells_per_cylinder()) / self.cells_per_column();
+        let mut row = (lbn % self.cells_per_column()) / self.cells_per_row();
+        // Streaming layout: alternate columns run backwards so a sweep turns and goes on reading;
+        // with an odd number of columns the inverted ones alternate between cylinders too.
+        let invert = if self.columns_per_cylinder() % 2 == 1 { (column % 2 == 1) != (cylinder % 2 == 1) } else { column % 2 == 1 };
+        if invert {
+            row = self.rows_per_column() - row - 1;
+        }
+        let v = self.access_velocity_nm_s();
+        let pitch = self.servo_burst_length_bits + self.tip_sector_length_bits;
+        let up_servo = row * pitch;
+        let up_start = up_servo + self.servo_burst_length_bits;
+        let up_end = up_start + self.tip_sector_length_bits;
+        let x_shift = self.x_length_nm / self.bit_length_nm / 2;
+        let y_shift = (self.rows_per_column() * pitch + self.servo_burst_length_bits) / 2;
+        let at = |y: i32, v: i32| Coord { x: cylinder - x_shift, y: y - y_shift, v };
+        let up = CoordSet { servo_start: at(up_servo, v), tipsector_start: at(up_start, v), tipsector_end: at(up_end, v) };
+        let dn = CoordSet { servo_start: at(up_end + self.servo_burst_length_bits, -v), tipsector_start: at(up_end, -v), tipsector_end: at(up_start, -v) };
+        (up, dn)
+    }
+
+    /// The tips one block uses.
+    pub fn tips_per_block(&self) -> i32 {
+        self.tip_sectors_per_lbn
+    }
+
+    /// X settle time (s): `N / (2π f)`, independent of the distance. DiskSim writes 2π as
+    /// 6.2831853; that constant is kept so settle times agree to the last digit.
+    pub fn settle_time_s(&self) -> f64 {
+        let _ = PI;
+        self.settle_time_constants * (1.0 / (6.2831853 * self.resonant_frequency_hz as f64))
+    }
+
+    /// Positioning time from `begin` to `end` (DiskSim `mems_seek_time`).
+    pub fn seek(&self, begin: Coord, end: Coord) -> Seek {
+        if begin == end {
+            return Seek::default();
+        }
+        let bit = self.bit_length_nm as f64;
+        let k = self.spring_factor;
+        let v = self.access_velocity_nm_s();
+        let x_s = if begin.x == end.x {
+            0.0
+        } else {
+            let from = begin.x as f64 * bit;
+            let to = end.x as f64 * bit;
+            let base = match self.seek_model {
+                SeekModel::Piecewise => piecewise_seek_s(from, to, k, self.x_accel_nm_s2, self.x_length_nm as f64, 0.0),
+                SeekModel::Hong => hong_seek_x_s(from, to, k, self.x_accel_nm_s2, self.x_length_nm as f64),
+            };
+            base + self.settle_time_s()
+        };
+        let (turn_s, turnarounds) = self.turnarounds(begin, end);
+        let from = begin.y as f64 * bit;
+        let to = end.y as f64 * bit;
+        let y_base = match self.seek_model {
+            SeekModel::Piecewise => piecewise_seek_s(from, to, k, self.y_accel_nm_s2, self.y_length_nm as f64, v as f64),
+            SeekModel::Hong => hong_seek_y_s(from, to, k, self.y_accel_nm_s2, self.y_length_nm as f64, v as f64),
+        };
+        let y_s = y_base + turn_s;
+        Seek { total_ms: x_s.max(y_s) * 1000.0, x_ms: x_s * 1000.0, y_ms: y_s * 1000.0, turnarounds }
+    }
+
+    /// The turnarounds a Y seek needs (DiskSim's eight cases): reverse at the start when the
+    /// target lies behind, at the end when the final direction differs.
+    fn turnarounds(&self, begin: Coord, end: Coord) -> (f64, u32) {
+        let bit = self.bit_length_nm as f64;
+        let turn = |c: Coord| turnaround_time_s(c.y as f64 * bit, c.v as f64, self.y_accel_nm_s2, self.spring_factor, self.y_length_nm as f64);
+        let behind = begin.y >= end.y;
+        match (begin.v >= 0, end.v > 0) {
+            (true, true) if behind => (turn(begin) + turn(end), 2),
+            (true, true) => (0.0, 0),
+            (true, false) if behind => (turn(begin), 1),
+            (true, false) => (turn(end), 1),
+            (false, true) if behind => (turn(end), 1),
+            (false, true) => (turn(begin), 1),
+            (false, false) if behind => (0.0, 0),
+            (false, false) => (turn(begin) + turn(end), 2),
+        }
+    }
+
+    /// Media access time (ms) between two positions in one sweep, at the access velocity.
+    pub fn media_ms(&self, start: Coord, end: Coord) -> f64 {
+        let velocity = (self.access_speed_bits_per_s * self.bit_length_nm) as f64;
+        let distance = ((start.y - end.y) as f64).abs() * self.bit_length_nm as f64;
+        distance / velocity * 1000.0
+    }
+
+    /// Where the sled is after sweeping idle for `elapsed_ms` from `pos` (DiskSim's update on a
+    /// request arriving at an idle sled). DiskSim's sweep period is a turnaround at half the
+    /// stroke plus `y_length / bit rate × bit length` in integer arithmetic, which is zero, and
+    /// it compares that period in seconds with an elapsed time in ms; both are kept so the sled
+    /// ends where DiskSim's does (see `docs/mems.md`).
+    pub fn idle_sweep(&self, pos: Coord, elapsed_ms: f64) -> Coord {
+        let v = self.access_velocity_nm_s();
+        let mut sweep = turnaround_time_s((self.y_length_nm / 2) as f64, v as f64, self.x_accel_nm_s2, self.spring_factor, self.y_length_nm as f64);
+        sweep += (self.y_length_nm / self.access_speed_bits_per_s * self.bit_length_nm) as f64;
+        let leftover = elapsed_ms % sweep;
+        let fraction = leftover / sweep;
+        let half = self.y_length_nm / self.bit_length_nm / 2;
+        let distance = (fraction * self.y_length_nm as f64) as i32 / self.bit_length_nm;
+        let mut out = pos;
+        if out.v > 0 {
+            out.y += distance;
+            if out.y.abs() > half {
+                out.y = half - (out.y - half);
+                out.v = -out.v;
+            }
+        } else {
+            out.y -= distance;
+            if out.y.abs() > half {
+                out.y = -half + (out.y.abs() - half);
+                out.v = -out.v;
+            }
+        }
+        out
+    }
+}
+
+/// A MEMS device's service: the sled plus what surrounds it in DiskSim's model — a command
+/// overhead per request that runs while the sled does something else, and a bus that moves one
+/// 512-byte sector at a time between the device and the host.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemsService {
+    pub sled: Sled,
+    pub command_overhead_ms: f64,
+    pub sector_transfer_ms: f64,
+    /// Power of the moving sled (seeking, sweeping, accessing), W.
+    pub sled_power_w: f64,
+    /// Power of each active tip while it reads or writes, W.
+    pub tip_power_w: f64,
+}
+
+/// What the sled is doing when a request's command overhead ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SledStart {
+    /// Busy with earlier requests: it takes this one when it finishes them, from where it is.
+    Queued,
+    /// Idle for `elapsed_ms` since its last access, sweeping in Y all the while.
+    Idle { elapsed_ms: f64 },
+    /// Stopped: it was re-initialised at the centre and starts up before seeking.
+    Stopped,
+}
+
+/// One request's work on the media.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Served {
+    /// When the sled has finished with the media (it may take the next request then).
+    pub media_end_ms: f64,
+    /// When the first pass over the media ended (a read's sectors start crossing the bus then).
+    pub first_pass_end_ms: f64,
+    /// The first positioning of the request (statistics).
+    pub first_seek: Seek,
+    pub energy_j: f64,
+}
+
+/// The sectors of a write that have crossed the bus by a given time: the bus moves them one by
+/// one from `start_ms`, in DiskSim's arithmetic (`t = t + transfer` per sector).
+struct BusCursor {
+    next_done_ms: f64,
+    transferred: i64,
+    total: i64,
+    step_ms: f64,
+}
+
+impl BusCursor {
+    /// Index of the last sector transferred by `at_ms` (−1 for none), relative to the first.
+    fn completed_by(&mut self, at_ms: f64) -> i64 {
+        while self.transferred < self.total && self.next_done_ms <= at_ms {
+            self.transferred += 1;
+            self.next_done_ms += self.step_ms;
+        }
+        self.transferred - 1
+    }
+}
+
+/// DiskSim hands the bus to a transfer that waited for another one this much later
+/// (`mems_bus_update`: "to ensure the RECONNECT occurs after the COMPLETION"), and a write
+/// completes this much after its last sector reaches the media (`mems_sled_update`).
+pub const BUS_HANDOFF_MS: f64 = 0.000001;
+pub const WRITE_COMPLETION_MS: f64 = 0.001;
+
+impl MemsService {
+    /// Where a stopped sled waits: the servo start of the centermost LBN, moving up (DiskSim
+    /// starts the device inactive there).
+    pub fn rest_position(&self) -> Coord {
+        self.sled.position(self.sled.centermost_lbn()).0.servo_start
+    }
+
+    /// Serves `blocks` 512-byte blocks from `lbn` on the media (DiskSim's `mems_sled_schedule` →
+    /// seek → servo → data → update loop, one pass per row of simultaneously readable blocks),
+    /// starting at `start_ms` from `pos`. A write's sectors cross the bus one by one from
+    /// `write_bus_start_ms`, and a pass only writes those already across. Each pass's end and
+    /// block count go to `passes` (a read's sectors cross the bus as each pass ends).
+    #[allow(clippy::too_many_arguments)]
+    pub fn serve(&self, pos: &mut Coord, start: SledStart, start_ms: f64, lbn: i64, blocks: i64, write_bus_start_ms: Option<f64>, passes: &mut Vec<(f64, i64)>) -> Served {
+        let sled = &self.sled;
+        match start {
+            SledStart::Queued => {}
+            SledStart::Idle { elapsed_ms } => *pos = sled.idle_sweep(*pos, elapsed_ms),
+            SledStart::Stopped => *pos = self.rest_position(),
+        }
+        let blocks = blocks.max(1);
+        let last = lbn + blocks - 1;
+        let tips_per_block = sled.tips_per_block();
+        let mut write_bus = write_bus_start_ms
+            .map(|start| BusCursor { next_done_ms: start + self.sector_transfer_ms, transferred: 0, total: blocks, step_ms: self.sector_transfer_ms });
+        let mut served = Served::default();
+        let mut first_pass = true;
+        let mut t = start_ms;
+        let mut done = lbn - 1;
+        let active_w = self.sled_power_w;
+        let mut energy = 0.0;
+        while done < last {
+            let first = done + 1;
+            let (up, dn) = sled.position(first);
+            // Blocks of the same row go together, as many as the active tips allow; a write
+            // only takes the blocks that have crossed the bus already.
+            let bus_ready = write_bus.as_mut().map(|b| lbn + b.completed_by(t));
+            let mut end = first;
+            let mut tips = tips_per_block;
+            for b in first + 1..=last {
+                if bus_ready.is_some_and(|ready| b > ready) || sled.position(b).0 != up || tips + tips_per_block > sled.tips_simultaneous {
+                    break;
+                }
+                tips += tips_per_block;
+                end = b;
+            }
+            let seek_up = sled.seek(*pos, up.servo_start);
+            let (target, seek) = if sled.bidirectional {
+                let seek_dn = sled.seek(*pos, dn.servo_start);
+                if seek_up.total_ms < seek_dn.total_ms { (up, seek_up) } else { (dn, seek_dn) }
+            } else {
+                (up, seek_up)
+            };
+            if first_pass {
+                served.first_seek = seek;
+            }
+            t += seek.total_ms;
+            energy += active_w * seek.total_ms;
+            *pos = target.servo_start;
+            let servo_ms = sled.media_ms(*pos, target.tipsector_start);
+            // A write whose first block has not crossed the bus yet reads the servo with one tip
+            // and goes back to scheduling (DiskSim's "weird special case").
+            if let Some(bus) = write_bus.as_mut() {
+                if first > lbn + bus.completed_by(t) {
+                    t += servo_ms;
+                    energy += (active_w + self.tip_power_w) * servo_ms;
+                    *pos = target.tipsector_start;
+                    continue;
+                }
+            }
+            t += servo_ms;
+            *pos = target.tipsector_start;
+            let data_ms = sled.media_ms(*pos, target.tipsector_end);
+            t += data_ms;
+            *pos = target.tipsector_end;
+            energy += (active_w + self.tip_power_w * tips as f64) * (servo_ms + data_ms);
+            if first_pass {
+                served.first_pass_end_ms = t;
+                first_pass = false;
+            }
+            passes.push((t, end - first + 1));
+            done = end;
+        }
+        served.media_end_ms = t;
+        // Powers in W times ms: mJ.
+        served.energy_j = energy / 1000.0;
+        served
+    }
+}
+
+/// The bus between host and device as DiskSim's MEMS model uses it. The device holds it while a
+/// request's command overhead runs and while sectors cross it; a request arriving then waits
+/// for the device to let go. Transfers take it in the order they start (a write's at the end of
+/// its command overhead, a read's when its first pass leaves the media); one that waited starts
+/// `BUS_HANDOFF_MS` after the other ends.
+#[derive(Debug, Clone, Default)]
+pub struct HostBus {
+    /// Times the device holds the bus, `[from, until)`, in no particular order; pruned as the
+    /// clock passes them.
+    holds: Vec<(f64, f64)>,
+    /// When the last transfer given the bus ends.
+    transfer_end_ms: f64,
+}
+
+impl HostBus {
+    pub fn new() -> Self {
+        HostBus { holds: Vec::new(), transfer_end_ms: f64::NEG_INFINITY }
+    }
+
+    /// When a request that reaches the bus at `at_ms` gets it (the device lets go).
+    pub fn access_ms(&mut self, at_ms: f64) -> f64 {
+        self.holds.retain(|&(_, until)| until > at_ms);
+        let mut t = at_ms;
+        loop {
+            match self.holds.iter().find(|&&(from, until)| from <= t && t < until) {
+                Some(&(_, until)) => t = until,
+                None => return t,
+            }
+        }
+    }
+
+    pub fn hold(&mut self, from_ms: f64, until_ms: f64) {
+        self.holds.push((from_ms, until_ms));
+    }
+
+    /// A transfer asking for the bus at `at_ms`: when it starts.
+    pub fn transfer_start_ms(&self, at_ms: f64) -> f64 {
+        if self.transfer_end_ms > at_ms { self.transfer_end_ms + BUS_HANDOFF_MS } else { at_ms }
+    }
+
+    /// Moves a read's sectors as its passes leave the media (`(end_ms, blocks)` each): straight
+    /// on while the bus keeps up; when it has caught up, the device lets the bus go
+    /// (`BUS_HANDOFF_MS` later) and takes it again at the next pass's end. Returns when the last
+    /// sector is across. With `commit`, books the bus.
+    pub fn read_transfer(&mut self, passes: &[(f64, i64)], sector_ms: f64, commit: bool) -> f64 {
+        let Some(&(first_end, _)) = passes.first() else { return f64::NEG_INFINITY };
+        let mut burst_start = self.transfer_start_ms(first_end);
+        let mut t = burst_start;
+        for &(end, blocks) in passes {
+            if end > t {
+                if commit {
+                    self.hold(burst_start, t + BUS_HANDOFF_MS);
+                }
+                t = end;
+                burst_start = end;
+            }
+            for _ in 0..blocks {
+                t += sector_ms;
+            }
+        }
+        if commit {
+            self.transfer_end_ms = t;
+            // The completion goes up the bus at once; the device lets go when it has.
+            self.hold(burst_start, t);
+        }
+        t
+    }
+
+    /// Books a write's transfer of `blocks` sectors asked for at `at_ms`; returns its start.
+    pub fn write_transfer(&mut self, at_ms: f64, blocks: i64, sector_ms: f64) -> f64 {
+        let start = self.transfer_start_ms(at_ms);
+        let mut t = start;
+        for _ in 0..blocks {
+            t += sector_ms;
+        }
+        self.transfer_end_ms = t;
+        start
+    }
+
+    pub fn transfer_end_ms(&self) -> f64 {
+        self.transfer_end_ms
+    }
+}
+
+/// Time (s) to reverse the sled moving at `velocity` at `offset`: stop and return to speed under
+/// the actuator, helped by the spring when it pulls against the motion, hurt otherwise. The
+/// spring force is `K × actuator force` at the edge (`|offset| = length / 2`).
+pub fn turnaround_time_s(offset_nm: f64, velocity_nm_s: f64, accel_nm_s2: f64, spring_factor: f64, length_nm: f64) -> f64 {
+    let mut spring = accel_nm_s2 * (spring_factor * (offset_nm.abs() / (length_nm / 2.0)));
+    if (offset_nm < 0.0 && velocity_nm_s > 0.0) || (offset_nm > 0.0 && velocity_nm_s < 0.0) {
+        spring = -spring;
+    }
+    2.0 * velocity_nm_s.abs() / (accel_nm_s2 + spring)
+}
+
+const CHUNKS: usize = 8;
+const SWITCH: usize = CHUNKS;
+const SWITCH_ITERATIONS: usize = 9;
+const SHIFT_FRACTION: f64 = 0.05;
+
+/// Distance between two offsets from the centre.
+fn distance_nm(start: f64, end: f64) -> f64 {
+    if (start > 0.0 && end > 0.0) || (start < 0.0 && end < 0.0) {
+        (end - start).abs()
+    } else {
+        start.abs() + end.abs()
+    }
+}
+
+/// Whether the actuator pulls toward the centre over `[from, to]` (then the spring helps).
+fn pulls_inward(from: f64, to: f64, positive: bool) -> bool {
+    if from <= 0.0 && to <= 0.0 {
+        positive
+    } else if from >= 0.0 && to >= 0.0 {
+        !positive
+    } else {
+        from.abs() > to.abs()
+    }
+}
+
+/// Mean acceleration over a chunk: actuator plus or minus the spring at its two ends.
+fn chunk_accel(accel: f64, spring_factor: f64, from: f64, to: f64, length: f64, positive: bool) -> f64 {
+    let k = if pulls_inward(from, to, positive) { spring_factor } else { -spring_factor };
+    ((accel + accel * (k * (from.abs() / (length / 2.0)))) + (accel + accel * (k * (to.abs() / (length / 2.0))))) / 2.0
+}
+
+/// Seek time (s) of the piecewise-linear model (Griffin et al. 2000; DiskSim
+/// `find_seek_time_piecewise`): accelerate to a switch point, decelerate to the target, each
+/// phase cut into eight chunks of constant acceleration; the switch point moves until both
+/// phases reach it at the same speed. Starts and ends at `velocity` (0 in X).
+pub fn piecewise_seek_s(start: f64, end: f64, spring_factor: f64, accel: f64, length: f64, velocity: f64) -> f64 {
+    let dist = distance_nm(start, end);
+    let positive = end > start;
+    let mut x = [0.0f64; 2 * CHUNKS + 1];
+    let mut v = [0.0f64; 2 * CHUNKS + 1];
+    let mut a = [0.0f64; 2 * CHUNKS + 1];
+    let mut t = [0.0f64; 2 * CHUNKS + 1];
+    x[0] = start;
+    x[SWITCH] = if positive { start + dist / 2.0 } else { start - dist / 2.0 };
+    let mut min_diff = 666.0;
+    let mut best = 0.0;
+    for iteration in 1..SWITCH_ITERATIONS {
+        let chunk1 = distance_nm(start, x[SWITCH]) / CHUNKS as f64;
+        let chunk2 = distance_nm(x[SWITCH], end) / CHUNKS as f64;
+        for i in 1..SWITCH {
+            x[i] = if positive { x[i - 1] + chunk1 } else { x[i - 1] - chunk1 };
+        }
+        for i in SWITCH + 1..=2 * CHUNKS {
+            x[i] = if positive { x[i - 1] + chunk2 } else { x[i - 1] - chunk2 };
+        }
+        for i in 1..=SWITCH {
+            a[i] = chunk_accel(accel, spring_factor, x[i - 1], x[i], length, positive);
+        }
+        for i in SWITCH + 1..=2 * CHUNKS {
+            a[i] = chunk_accel(accel, spring_factor, x[i - 1], x[i], length, !positive);
+        }
+        t[0] = 0.0;
+        v[0] = velocity;
+        for i in 1..=SWITCH {
+            t[i] = (-(v[i - 1] - a[i] * t[i - 1]) + (v[i - 1] * v[i - 1] + (2.0 * a[i]) * (x[i] - x[i - 1]).abs()).sqrt()) / a[i];
+            v[i] = v[i - 1] + a[i] * (t[i] - t[i - 1]);
+        }
+        let mut total = t[SWITCH];
+        let v_switch = v[SWITCH];
+        t[2 * CHUNKS] = 0.0;
+        v[2 * CHUNKS] = velocity;
+        for i in (SWITCH..2 * CHUNKS).rev() {
+            t[i] = (-(v[i + 1] - a[i] * t[i + 1]) + (v[i + 1] * v[i + 1] + (2.0 * a[i]) * (x[i + 1] - x[i]).abs()).sqrt()) / a[i];
+            v[i] = v[i + 1] + a[i] * (t[i] - t[i + 1]);
+        }
+        total += t[SWITCH];
+        let diff = (v_switch / v[SWITCH]) * 100.0 - 100.0;
+        if spring_factor == 0.0 {
+            best = total;
+            break;
+        }
+        let mut delta = SHIFT_FRACTION - 1.0 / ((SWITCH_ITERATIONS - iteration) as f64 * 100.0);
+        if v_switch > v[SWITCH] {
+            if positive {
+                delta = -delta;
+            }
+        } else if !positive {
+            delta = -delta;
+        }
+        x[SWITCH] += delta * dist;
+        x[0] = start;
+        if diff.abs() < min_diff {
+            min_diff = diff.abs();
+            best = total;
+        }
+    }
+    best.abs()
+}
+
+/// Hong's closed form for an X seek (s), at rest at both ends, with a linear spring of stiffness
+/// `k` where `k/F = K/l` (DiskSim's convention, `l` the full stroke). Without springs the limit is
+/// bang-bang: `2·sqrt(d/a)` (DiskSim returns 0 there; this does not copy that).
+pub fn hong_seek_x_s(start_nm: f64, end_nm: f64, spring_factor: f64, accel_nm_s2: f64, length_nm: f64) -> f64 {
+    let x0 = start_nm.min(end_nm) / 1e9;
+    let x1 = start_nm.max(end_nm) / 1e9;
+    let a = accel_nm_s2 / 1e9;
+    if spring_factor == 0.0 {
+        return 2.0 * ((x1 - x0) / a).sqrt();
+    }
+    let l = length_nm / 1e9;
+    let xm = hong_switch_point(x0, x1, spring_factor, l);
+    let mk = l / (spring_factor * a);
+    let am = a * mk;
+    mk.sqrt() * (((xm - am) / (x0 - am)).clamp(-1.0, 1.0).acos() + ((xm + am) / (x1 + am)).clamp(-1.0, 1.0).acos())
+}
+
+/// Hong's closed form for a Y seek (s), starting and ending at the access velocity. Without
+/// springs: constant acceleration to the midpoint and back, `2·(sqrt(v² + a·d) − v)/a`.
+pub fn hong_seek_y_s(start_nm: f64, end_nm: f64, spring_factor: f64, accel_nm_s2: f64, length_nm: f64, velocity_nm_s: f64) -> f64 {
+    let y0 = start_nm.min(end_nm) / 1e9;
+    let y1 = start_nm.max(end_nm) / 1e9;
+    let a = accel_nm_s2 / 1e9;
+    let v = velocity_nm_s / 1e9;
+    if spring_factor == 0.0 {
+        return 2.0 * ((v * v + a * (y1 - y0)).sqrt() - v) / a;
+    }
+    let l = length_nm / 1e9;
+    let ym = hong_switch_point(y0, y1, spring_factor, l);
+    let mk = l / (spring_factor * a);
+    let s = mk.sqrt();
+    let am = a * mk;
+    let r0 = ((y0 - am) * (y0 - am) + (v * s) * (v * s)).sqrt();
+    let r1 = ((y1 + am) * (y1 + am) + (v * s) * (v * s)).sqrt();
+    let asin = |z: f64| z.clamp(-1.0, 1.0).asin();
+    s * (asin((ym - am) / r0) - asin((y0 - am) / r0) + asin((y1 + am) / r1) - asin((ym + am) / r1))
+}
+
+/// The switch point of a rest-to-rest spring seek, from the energy balance.
+fn hong_switch_point(x0: f64, x1: f64, spring_factor: f64, length: f64) -> f64 {
+    (x0 + x1) / 2.0 + (spring_factor / length / 4.0) * (x1 * x1 - x0 * x0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// DiskSim's G2 (valid/memsdevices.specs) with the spring factor of its validation runs.
+    pub fn g2(spring_factor: f64) -> Sled {
+        Sled {
+            x_length_nm: 100_000,
+            y_length_nm: 100_000,
+            bit_length_nm: 40,
+            tip_sector_length_bits: 80,
+            servo_burst_length_bits: 10,
+            tip_sectors_per_lbn: 64,
+            tips_usable: 6400,
+            tips_simultaneous: 1280,
+            bidirectional: true,
+            x_accel_nm_s2: 803.6 * 1e9,
+            y_accel_nm_s2: 803.6 * 1e9,
+            access_speed_bits_per_s: 700_000,
+            resonant_frequency_hz: 739,
+            settle_time_constants: 1.0,
+            spring_factor,
+            seek_model: SeekModel::Piecewise,
+        }
+    }
+
+    #[test]
+    fn g2_layout_has_disksims_capacity() {
+        let s = g2(0.0);
+        assert_eq!((s.rows_per_column(), s.columns_per_cylinder(), s.cells_per_row()), (27, 5, 20));
+        assert_eq!(s.blocks(), 6_750_000);
+        // Block 0: cylinder 0 (x = −1250 bits), row 0 (y = −1220 after the centring shift).
+        let (up, dn) = s.position(0);
+        assert_eq!(up.servo_start, Coord { x: -1250, y: -1220, v: 28_000_000 });
+        assert_eq!(up.tipsector_end.y - up.tipsector_start.y, 80);
+        assert_eq!(dn.servo_start.y, up.tipsector_end.y + 10);
+        // Column 1 runs backwards: block 540 is in its last row.
+        assert_eq!(s.position(540).0.servo_start.y, -1220 + 26 * 90);
+    }
+
+    #[test]
+    fn constant_acceleration_seeks_match_the_closed_forms() {
+        // Without springs each chunk is exact: X rest to rest over d takes 2·sqrt(d/a);
+        // Y from v to v takes 2·(sqrt(v² + a·d) − v)/a.
+        let a = 803.6e9;
+        let full = piecewise_seek_s(-50_000.0, 50_000.0, 0.0, a, 100_000.0, 0.0);
+        assert!((full - 2.0 * (100_000.0f64 / a).sqrt()).abs() < 1e-12, "{full}");
+        let half = piecewise_seek_s(0.0, 50_000.0, 0.0, a, 100_000.0, 0.0);
+        assert!((half - 2.0 * (50_000.0f64 / a).sqrt()).abs() < 1e-12);
+        let v = 28e6;
+        let y = piecewise_seek_s(-50_000.0, 50_000.0, 0.0, a, 100_000.0, v);
+        assert!((y - 2.0 * ((v * v + a * 100_000.0f64).sqrt() - v) / a).abs() < 1e-12);
+        assert!((hong_seek_x_s(-50_000.0, 50_000.0, 0.0, a, 100_000.0) - full).abs() < 1e-12);
+        assert!((hong_seek_y_s(-50_000.0, 50_000.0, 0.0, a, 100_000.0, v) - y).abs() < 1e-12);
+        // 0.7056 ms full stroke without springs (ALGORITHMS.md 6.4's "No spring" column).
+        assert!((full * 1e3 - 0.7056).abs() < 1e-4);
+    }
+
+    #[test]
+    fn hong_spring_seeks_match_the_reference_table() {
+        // ALGORITHMS.md 6.4, G2 with K = 0.75 in DiskSim's Hong convention: full stroke 0.616 ms,
+        // centre to edge 0.471 ms, +25 → +50 µm 0.352 ms; Y −50 → +50 µm 0.567 ms.
+        let a = 803.6e9;
+        let t = |x0, x1| hong_seek_x_s(x0, x1, 0.75, a, 100_000.0) * 1e3;
+        assert!((t(-50_000.0, 50_000.0) - 0.616).abs() < 5e-4, "{}", t(-50_000.0, 50_000.0));
+        assert!((t(0.0, 50_000.0) - 0.471).abs() < 5e-4);
+        assert!((t(25_000.0, 50_000.0) - 0.352).abs() < 5e-4);
+        let y = hong_seek_y_s(-50_000.0, 50_000.0, 0.75, a, 100_000.0, 28e6) * 1e3;
+        assert!((y - 0.567).abs() < 5e-4, "{y}");
+    }
+
+    #[test]
+    fn piecewise_spring_seeks_approach_the_edge_force_column() {
+        // The piecewise model puts the spring force K·F at the edge; ALGORITHMS.md 6.4 integrated
+        // that physics numerically for G2, K = 0.75: full stroke 0.555 ms, centre to edge
+        // 0.458 ms (the spring brakes the outward seek), +25 → +50 µm 0.380 ms (it fights both
+        // phases there). Eight chunks and nine switch-point iterations land within 2 %.
+        let a = 803.6e9;
+        let t = |x0, x1| piecewise_seek_s(x0, x1, 0.75, a, 100_000.0, 0.0) * 1e3;
+        for (x0, x1, want) in [(-50_000.0, 50_000.0, 0.555), (0.0, 50_000.0, 0.458), (25_000.0, 50_000.0, 0.380)] {
+            let got = t(x0, x1);
+            assert!((got / want - 1.0).abs() < 0.02, "{x0} -> {x1}: {got} ms, want {want}");
+        }
+        // Toward the centre from the edge the spring helps the start: faster than without it.
+        assert!(t(50_000.0, 0.0) < piecewise_seek_s(50_000.0, 0.0, 0.0, a, 100_000.0, 0.0) * 1e3);
+    }
+
+    #[test]
+    fn turnarounds_at_centre_and_edge() {
+        // ALGORITHMS.md 6.5, G2 K = 0.75: 0.070 ms at the centre; at the edge 0.040 ms when the
+        // spring helps (moving outward), 0.279 ms when it hurts.
+        let a = 803.6e9;
+        let v = 28e6;
+        assert!((turnaround_time_s(0.0, v, a, 0.75, 100_000.0) * 1e3 - 0.0697).abs() < 1e-4);
+        assert!((turnaround_time_s(50_000.0, v, a, 0.75, 100_000.0) * 1e3 - 0.0398).abs() < 1e-4);
+        assert!((turnaround_time_s(-50_000.0, v, a, 0.75, 100_000.0) * 1e3 - 0.2788).abs() < 1e-3);
+        // Without springs a turnaround is 2v/a everywhere.
+        assert_eq!(turnaround_time_s(37_000.0, v, a, 0.0, 100_000.0), 2.0 * v / a);
+    }
+
+    #[test]
+    fn seek_cases_count_their_turnarounds() {
+        let s = g2(0.0);
+        let v = s.access_velocity_nm_s();
+        let c = |y, v| Coord { x: 0, y, v };
+        // Moving up to a point above, same direction: no turnaround, no X seek.
+        let plain = s.seek(c(0, v), c(100, v));
+        assert_eq!((plain.turnarounds, plain.x_ms), (0, 0.0));
+        // Moving up to a point below, then up again: turn, seek, turn.
+        assert_eq!(s.seek(c(100, v), c(0, v)).turnarounds, 2);
+        assert_eq!(s.seek(c(0, v), c(100, -v)).turnarounds, 1);
+        assert_eq!(s.seek(c(100, -v), c(0, -v)).turnarounds, 0);
+        // An X move adds the settle time 1/(2π·739) = 0.2154 ms.
+        let x = s.seek(Coord { x: 0, y: 0, v }, Coord { x: 1, y: 0, v });
+        assert!((x.x_ms - (2.0 * (40.0f64 / 803.6e9).sqrt() + s.settle_time_s()) * 1e3).abs() < 1e-12);
+        assert!((s.settle_time_s() * 1e3 - 0.21537).abs() < 1e-5);
+    }
+
+    #[test]
+    fn idle_sweep_reflects_at_the_edges() {
+        let s = g2(0.0);
+        let v = s.access_velocity_nm_s();
+        let period_s = 2.0 * v as f64 / s.x_accel_nm_s2;
+        // Half a period: half the stroke (1250 bits) forward.
+        let p = s.idle_sweep(Coord { x: 0, y: 0, v }, period_s * 0.5);
+        assert_eq!((p.y, p.v), (1250, v));
+        // From near the top edge the sled comes back down.
+        let q = s.idle_sweep(Coord { x: 0, y: 1000, v }, period_s * 0.5);
+        assert_eq!((q.y, q.v), (1250 - 1000, -v));
+        // Whole periods leave it where it was.
+        assert_eq!(s.idle_sweep(Coord { x: 3, y: 17, v: -v }, period_s * 4.0).y, 17);
+    }
+}

@@ -1,0 +1,64 @@
+"""The MEMS engine against DiskSim 4.0's memsmodel, request by request.
+
+Acceptance (issue 9): on each reference run the mean response is within 0.5 % of DiskSim's and at
+least 99 % of requests are within 1 microsecond of DiskSim's response; the sled spins up as often.
+"""
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import idlewise
+
+DATA = Path(__file__).parent / "data" / "mems-disksim"
+
+# (trace, model, policy, response file, DiskSim's mean response in ms, DiskSim's spin-ups)
+RUNS = [
+    ("visible", "g1", "timeout:100ms", "visible.g1", 1.705121, 100),
+    ("visible", "g2", "timeout:100ms", "visible.g2", 0.940329, 102),
+    ("visible", "g3", "timeout:100ms", "visible.g3", 0.631655, 101),
+    ("memsvalid", "g1", "timeout:100ms", "memsvalid.g1", 2.004645, 1314),
+    ("memsvalid", "g2", "timeout:100ms", "memsvalid.g2", 1.115134, 1332),
+    ("memsvalid", "g3", "timeout:100ms", "memsvalid.g3", 0.783088, 1337),
+    ("visible", "g2", "timeout:0s", "visible.g2.t0ms", 1.576188, 18362),
+    ("visible", "g2", "timeout:1ms", "visible.g2.t1ms", 1.537744, 17261),
+    ("visible", "g2", "timeout:10ms", "visible.g2.t10ms", 1.284401, 9865),
+    ("visible", "g2", "timeout:50ms", "visible.g2.t50ms", 0.960821, 693),
+    ("memsvalid", "g2", "timeout:0s", "memsvalid.g2.t0ms", 1.468125, 9745),
+    ("memsvalid", "g2", "timeout:1ms", "memsvalid.g2.t1ms", 1.460386, 9560),
+    ("memsvalid", "g2", "timeout:10ms", "memsvalid.g2.t10ms", 1.392518, 7978),
+    ("memsvalid", "g2", "timeout:50ms", "memsvalid.g2.t50ms", 1.209134, 3583),
+]
+
+
+def disksim_responses_ms(name):
+    """DiskSim's responses in arrival order (its file is in completion order)."""
+    with gzip.open(DATA / "responses" / f"{name}.resp.gz", "rt") as f:
+        rows = np.loadtxt(f)
+    return rows[np.argsort(rows[:, 0], kind="stable"), 1]
+
+
+@pytest.mark.parametrize("trace_name,model,policy,ref,mean_ms,spinups", RUNS, ids=[r[3] for r in RUNS])
+def test_same_requests_give_the_same_responses(trace_name, model, policy, ref, mean_ms, spinups):
+    trace = idlewise.read_trace(DATA / f"{trace_name}.trace", format="disksim")
+    results = idlewise.simulate(trace, f"cmu-mems-{model}", policy, keep_response_times=True, progress=False)
+    run = next(r for r in results.to_dicts() if r["policy"] not in ("always-on", "oracle"))
+    ours = np.asarray(run["response_s"]) * 1e3
+    theirs = disksim_responses_ms(ref)
+    assert len(ours) == len(theirs)
+    assert ours.mean() == pytest.approx(mean_ms, rel=0.005)
+    assert theirs.mean() == pytest.approx(mean_ms, abs=1e-6)
+    within = np.mean(np.abs(ours - theirs) < 1e-3)
+    assert within >= 0.99, f"only {within:.2%} of requests within 1 us of DiskSim"
+    assert run["wakeups"] == spinups
+
+
+def test_a_request_beyond_the_device_is_an_error_unless_folded(tmp_path):
+    path = tmp_path / "far.trace"
+    path.write_text("0.0 0 99999999 8 1\n1.0 0 5 8 1\n")
+    trace = idlewise.read_trace(path, format="disksim")
+    with pytest.raises(idlewise.IdlewiseError, match="line 1.*beyond device 'cmu-mems-g2'.*fold"):
+        idlewise.simulate(trace, "cmu-mems-g2", "timeout:100ms", progress=False)
+    folded = idlewise.simulate(trace, "cmu-mems-g2", "timeout:100ms", progress=False, fold_offsets=True)
+    assert folded.to_dicts()[0]["requests"] == 2
