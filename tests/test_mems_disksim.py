@@ -54,6 +54,31 @@ def test_same_requests_give_the_same_responses(trace_name, model, policy, ref, m
     assert run["wakeups"] == spinups
 
 
+# DiskSim's printed total energy (J) on each run, and the run's "time before sled inactive" (s).
+DISKSIM_ENERGY_J = {
+    "visible.g1": (32.846855, 0.1), "visible.g2": (31.551534, 0.1), "visible.g3": (31.051528, 0.1),
+    "memsvalid.g1": (35.311673, 0.1), "memsvalid.g2": (34.297374, 0.1), "memsvalid.g3": (33.919224, 0.1),
+    "visible.g2.t0ms": (18.553367, 0.0), "visible.g2.t1ms": (17.683236, 0.001),
+    "visible.g2.t10ms": (15.323037, 0.01), "visible.g2.t50ms": (28.439930, 0.05),
+    "memsvalid.g2.t0ms": (26.691668, 0.0), "memsvalid.g2.t1ms": (26.214897, 0.001),
+    "memsvalid.g2.t10ms": (23.103684, 0.01), "memsvalid.g2.t50ms": (24.076092, 0.05),
+}
+
+
+@pytest.mark.parametrize("trace_name,model,policy,ref", [r[:4] for r in RUNS], ids=[r[3] for r in RUNS])
+def test_energy_is_disksims_plus_the_idle_time_it_never_charges(trace_name, model, policy, ref):
+    """DiskSim never charges the idle sweep before a spin-down (the whole timeout at the sled's
+    100 mW). Charging everything, our total less exactly that equals DiskSim's printed total."""
+    trace = idlewise.read_trace(DATA / f"{trace_name}.trace", format="disksim")
+    run = next(r for r in idlewise.simulate(trace, f"cmu-mems-{model}", policy, progress=False).to_dicts()
+               if r["policy"] not in ("always-on", "oracle"))
+    disksim_j, timeout_s = DISKSIM_ENERGY_J[ref]
+    uncharged_j = run["transitions"].get("active->inactive", 0) * timeout_s * 0.100
+    assert run["energy_j"] - uncharged_j == pytest.approx(disksim_j, rel=2e-4)
+    if timeout_s > 0:
+        assert run["energy_j"] > disksim_j * 1.02
+
+
 def test_a_request_beyond_the_device_is_an_error_unless_folded(tmp_path):
     path = tmp_path / "far.trace"
     path.write_text("0.0 0 99999999 8 1\n1.0 0 5 8 1\n")

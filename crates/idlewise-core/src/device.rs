@@ -439,7 +439,9 @@ fn mems_service(origin: &str, m: &MemsFile, overhead_s: f64, sled_power_w: f64) 
         settle_time_constants: m.settle_time_constants,
         spring_factor: m.spring_factor,
         seek_model,
-    };
+        layout: Default::default(),
+    }
+    .prepared();
     if (sled.access_speed_bits_per_s as i64) * (sled.bit_length_nm as i64) > i32::MAX as i64 {
         return Err(Error::device(origin, field("access_speed_bits_per_s"), "times the bit cell length exceeds 2^31 nm/s".to_string()));
     }
@@ -449,7 +451,8 @@ fn mems_service(origin: &str, m: &MemsFile, overhead_s: f64, sled_power_w: f64) 
     if sled.rows_per_column() < 1 || sled.cylinders() < 1 {
         return Err(Error::device(origin, field("sled_movement_y_nm"), "the sled's stroke holds no row of tip sectors at this bit cell length".to_string()));
     }
-    Ok(MemsService { sled, command_overhead_ms: overhead_s * 1e3, sector_transfer_ms: m.sector_transfer_s * 1e3, sled_power_w, tip_power_w: m.tip_power_w })
+    let rest = sled.position(sled.centermost_lbn()).0.servo_start;
+    Ok(MemsService { sled, command_overhead_ms: overhead_s * 1e3, sector_transfer_ms: m.sector_transfer_s * 1e3, sled_power_w, tip_power_w: m.tip_power_w, rest })
 }
 
 impl Device {

@@ -69,6 +69,27 @@ pub struct Sled {
     pub settle_time_constants: f64,
     pub spring_factor: f64,
     pub seek_model: SeekModel,
+    /// Layout figures derived from the above (`Sled::prepared` fills them): the replay maps
+    /// every request, so the divisions are done once.
+    pub layout: Layout,
+}
+
+/// The streaming layout's counts and the centring shifts (DiskSim's integer divisions).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Layout {
+    rows_per_column: i32,
+    columns_per_cylinder: i32,
+    cells_per_row: i32,
+    cells_per_column: i32,
+    cells_per_cylinder: i32,
+    cylinders: i32,
+    x_shift: i32,
+    y_shift: i32,
+    /// Without springs every turnaround takes `2v/a` (s), computed once.
+    flat_turnaround_s: Option<f64>,
+    /// DiskSim's idle sweep period (see `idle_sweep`) and the X settle time (s), computed once.
+    sweep_period: f64,
+    settle_s: f64,
 }
 
 /// Times of one positioning: the total and its parts (ms).
@@ -81,27 +102,50 @@ pub struct Seek {
 }
 
 impl Sled {
+    /// Computes the layout figures from the geometry; call once after building a sled.
+    pub fn prepared(mut self) -> Sled {
+        let rows_per_column = (self.y_length_nm / self.bit_length_nm - self.servo_burst_length_bits) / (self.servo_burst_length_bits + self.tip_sector_length_bits);
+        let columns_per_cylinder = self.tips_usable / self.tips_simultaneous;
+        let cells_per_row = self.tips_simultaneous / self.tip_sectors_per_lbn;
+        let cells_per_column = cells_per_row * rows_per_column;
+        let pitch = self.servo_burst_length_bits + self.tip_sector_length_bits;
+        self.layout = Layout {
+            rows_per_column,
+            columns_per_cylinder,
+            cells_per_row,
+            cells_per_column,
+            cells_per_cylinder: cells_per_column * columns_per_cylinder,
+            cylinders: self.x_length_nm / self.bit_length_nm,
+            sweep_period: self.sweep_period(),
+            settle_s: self.settle_time_constants * (1.0 / (6.2831853 * self.resonant_frequency_hz as f64)),
+            flat_turnaround_s: (self.spring_factor == 0.0)
+                .then(|| turnaround_time_s(0.0, (self.access_speed_bits_per_s * self.bit_length_nm) as f64, self.y_accel_nm_s2, 0.0, self.y_length_nm as f64)),
+            x_shift: self.x_length_nm / self.bit_length_nm / 2,
+            y_shift: (rows_per_column * pitch + self.servo_burst_length_bits) / 2,
+        };
+        self
+    }
     pub fn rows_per_column(&self) -> i32 {
-        (self.y_length_nm / self.bit_length_nm - self.servo_burst_length_bits) / (self.servo_burst_length_bits + self.tip_sector_length_bits)
+        self.layout.rows_per_column
     }
     pub fn columns_per_cylinder(&self) -> i32 {
-        self.tips_usable / self.tips_simultaneous
+        self.layout.columns_per_cylinder
     }
     pub fn cells_per_row(&self) -> i32 {
-        self.tips_simultaneous / self.tip_sectors_per_lbn
+        self.layout.cells_per_row
     }
     pub fn cells_per_column(&self) -> i32 {
-        self.cells_per_row() * self.rows_per_column()
+        self.layout.cells_per_column
     }
     pub fn cells_per_cylinder(&self) -> i32 {
-        self.cells_per_column() * self.columns_per_cylinder()
+        self.layout.cells_per_cylinder
     }
     pub fn cylinders(&self) -> i32 {
         self.x_length_nm / self.bit_length_nm
     }
     /// Capacity in 512-byte blocks.
     pub fn blocks(&self) -> i64 {
-        self.cells_per_cylinder() as i64 * self.cylinders() as i64
+        self.layout.cells_per_cylinder as i64 * self.layout.cylinders as i64
     }
     /// Access velocity in Y (nm/s): the per-tip bit rate times the bit length.
     pub fn access_velocity_nm_s(&self) -> i32 {
@@ -116,24 +160,24 @@ impl Sled {
 
     /// Where block `lbn` lies, read moving up (+Y) and moving down (−Y).
     pub fn position(&self, lbn: i64) -> (CoordSet, CoordSet) {
-        let lbn = lbn.rem_euclid(self.blocks()) as i32;
-        let cylinder = lbn / self.cells_per_cylinder();
-        let column = (lbn % self.cells_per_cylinder()) / self.cells_per_column();
-        let mut row = (lbn % self.cells_per_column()) / self.cells_per_row();
+        let l = &self.layout;
+        // DiskSim takes the block modulo the capacity; replay has checked it lies within.
+        let lbn = if (0..self.blocks()).contains(&lbn) { lbn as i32 } else { lbn.rem_euclid(self.blocks()) as i32 };
+        let cylinder = lbn / l.cells_per_cylinder;
+        let column = (lbn % l.cells_per_cylinder) / l.cells_per_column;
+        let mut row = (lbn % l.cells_per_column) / l.cells_per_row;
         // Streaming layout: alternate columns run backwards so a sweep turns and goes on reading;
         // with an odd number of columns the inverted ones alternate between cylinders too.
-        let invert = if self.columns_per_cylinder() % 2 == 1 { (column % 2 == 1) != (cylinder % 2 == 1) } else { column % 2 == 1 };
+        let invert = if l.columns_per_cylinder % 2 == 1 { (column % 2 == 1) != (cylinder % 2 == 1) } else { column % 2 == 1 };
         if invert {
-            row = self.rows_per_column() - row - 1;
+            row = l.rows_per_column - row - 1;
         }
         let v = self.access_velocity_nm_s();
         let pitch = self.servo_burst_length_bits + self.tip_sector_length_bits;
         let up_servo = row * pitch;
         let up_start = up_servo + self.servo_burst_length_bits;
         let up_end = up_start + self.tip_sector_length_bits;
-        let x_shift = self.x_length_nm / self.bit_length_nm / 2;
-        let y_shift = (self.rows_per_column() * pitch + self.servo_burst_length_bits) / 2;
-        let at = |y: i32, v: i32| Coord { x: cylinder - x_shift, y: y - y_shift, v };
+        let at = |y: i32, v: i32| Coord { x: cylinder - l.x_shift, y: y - l.y_shift, v };
         let up = CoordSet { servo_start: at(up_servo, v), tipsector_start: at(up_start, v), tipsector_end: at(up_end, v) };
         let dn = CoordSet { servo_start: at(up_end + self.servo_burst_length_bits, -v), tipsector_start: at(up_end, -v), tipsector_end: at(up_start, -v) };
         (up, dn)
@@ -148,34 +192,49 @@ impl Sled {
     /// 6.2831853; that constant is kept so settle times agree to the last digit.
     pub fn settle_time_s(&self) -> f64 {
         let _ = PI;
-        self.settle_time_constants * (1.0 / (6.2831853 * self.resonant_frequency_hz as f64))
+        self.layout.settle_s
     }
 
     /// Positioning time from `begin` to `end` (DiskSim `mems_seek_time`).
     pub fn seek(&self, begin: Coord, end: Coord) -> Seek {
+        self.seek_with_x(begin, end, || self.x_seek_s(begin.x, end.x))
+    }
+
+    /// Seeks to the up and the down position of the same block: one X seek serves both.
+    pub fn seek_both(&self, begin: Coord, up: Coord, dn: Coord) -> (Seek, Seek) {
+        let mut x = None;
+        let mut x_once = || *x.get_or_insert_with(|| self.x_seek_s(begin.x, up.x));
+        (self.seek_with_x(begin, up, &mut x_once), self.seek_with_x(begin, dn, &mut x_once))
+    }
+
+    /// X seek plus settle (s); zero when X does not change.
+    fn x_seek_s(&self, from_x: i32, to_x: i32) -> f64 {
+        if from_x == to_x {
+            return 0.0;
+        }
+        let bit = self.bit_length_nm as f64;
+        let from = from_x as f64 * bit;
+        let to = to_x as f64 * bit;
+        let base = match self.seek_model {
+            SeekModel::Piecewise => piecewise_seek_s(from, to, self.spring_factor, self.x_accel_nm_s2, self.x_length_nm as f64, 0.0),
+            SeekModel::Hong => hong_seek_x_s(from, to, self.spring_factor, self.x_accel_nm_s2, self.x_length_nm as f64),
+        };
+        base + self.settle_time_s()
+    }
+
+    fn seek_with_x(&self, begin: Coord, end: Coord, x_seek_s: impl FnOnce() -> f64) -> Seek {
         if begin == end {
             return Seek::default();
         }
         let bit = self.bit_length_nm as f64;
-        let k = self.spring_factor;
         let v = self.access_velocity_nm_s();
-        let x_s = if begin.x == end.x {
-            0.0
-        } else {
-            let from = begin.x as f64 * bit;
-            let to = end.x as f64 * bit;
-            let base = match self.seek_model {
-                SeekModel::Piecewise => piecewise_seek_s(from, to, k, self.x_accel_nm_s2, self.x_length_nm as f64, 0.0),
-                SeekModel::Hong => hong_seek_x_s(from, to, k, self.x_accel_nm_s2, self.x_length_nm as f64),
-            };
-            base + self.settle_time_s()
-        };
+        let x_s = x_seek_s();
         let (turn_s, turnarounds) = self.turnarounds(begin, end);
         let from = begin.y as f64 * bit;
         let to = end.y as f64 * bit;
         let y_base = match self.seek_model {
-            SeekModel::Piecewise => piecewise_seek_s(from, to, k, self.y_accel_nm_s2, self.y_length_nm as f64, v as f64),
-            SeekModel::Hong => hong_seek_y_s(from, to, k, self.y_accel_nm_s2, self.y_length_nm as f64, v as f64),
+            SeekModel::Piecewise => piecewise_seek_s(from, to, self.spring_factor, self.y_accel_nm_s2, self.y_length_nm as f64, v as f64),
+            SeekModel::Hong => hong_seek_y_s(from, to, self.spring_factor, self.y_accel_nm_s2, self.y_length_nm as f64, v as f64),
         };
         let y_s = y_base + turn_s;
         Seek { total_ms: x_s.max(y_s) * 1000.0, x_ms: x_s * 1000.0, y_ms: y_s * 1000.0, turnarounds }
@@ -185,7 +244,8 @@ impl Sled {
     /// target lies behind, at the end when the final direction differs.
     fn turnarounds(&self, begin: Coord, end: Coord) -> (f64, u32) {
         let bit = self.bit_length_nm as f64;
-        let turn = |c: Coord| turnaround_time_s(c.y as f64 * bit, c.v as f64, self.y_accel_nm_s2, self.spring_factor, self.y_length_nm as f64);
+        let flat = self.layout.flat_turnaround_s;
+        let turn = |c: Coord| flat.unwrap_or_else(|| turnaround_time_s(c.y as f64 * bit, c.v as f64, self.y_accel_nm_s2, self.spring_factor, self.y_length_nm as f64));
         let behind = begin.y >= end.y;
         match (begin.v >= 0, end.v > 0) {
             (true, true) if behind => (turn(begin) + turn(end), 2),
@@ -206,16 +266,21 @@ impl Sled {
         distance / velocity * 1000.0
     }
 
+    /// DiskSim's idle sweep period (see `idle_sweep`).
+    fn sweep_period(&self) -> f64 {
+        let v = self.access_velocity_nm_s();
+        let sweep = turnaround_time_s((self.y_length_nm / 2) as f64, v as f64, self.x_accel_nm_s2, self.spring_factor, self.y_length_nm as f64);
+        sweep + (self.y_length_nm / self.access_speed_bits_per_s * self.bit_length_nm) as f64
+    }
+
     /// Where the sled is after sweeping idle for `elapsed_ms` from `pos` (DiskSim's update on a
     /// request arriving at an idle sled). DiskSim's sweep period is a turnaround at half the
     /// stroke plus `y_length / bit rate × bit length` in integer arithmetic, which is zero, and
     /// it compares that period in seconds with an elapsed time in ms; both are kept so the sled
     /// ends where DiskSim's does (see `docs/mems.md`).
     pub fn idle_sweep(&self, pos: Coord, elapsed_ms: f64) -> Coord {
-        let v = self.access_velocity_nm_s();
-        let mut sweep = turnaround_time_s((self.y_length_nm / 2) as f64, v as f64, self.x_accel_nm_s2, self.spring_factor, self.y_length_nm as f64);
-        sweep += (self.y_length_nm / self.access_speed_bits_per_s * self.bit_length_nm) as f64;
-        let leftover = elapsed_ms % sweep;
+        let sweep = self.layout.sweep_period;
+        let leftover = remainder(elapsed_ms, sweep);
         let fraction = leftover / sweep;
         let half = self.y_length_nm / self.bit_length_nm / 2;
         let distance = (fraction * self.y_length_nm as f64) as i32 / self.bit_length_nm;
@@ -249,6 +314,8 @@ pub struct MemsService {
     pub sled_power_w: f64,
     /// Power of each active tip while it reads or writes, W.
     pub tip_power_w: f64,
+    /// Where a stopped sled waits: the servo start of the centermost LBN, moving up.
+    pub rest: Coord,
 }
 
 /// What the sled is doing when a request's command overhead ends.
@@ -304,7 +371,7 @@ impl MemsService {
     /// Where a stopped sled waits: the servo start of the centermost LBN, moving up (DiskSim
     /// starts the device inactive there).
     pub fn rest_position(&self) -> Coord {
-        self.sled.position(self.sled.centermost_lbn()).0.servo_start
+        self.rest
     }
 
     /// Serves `blocks` 512-byte blocks from `lbn` on the media (DiskSim's `mems_sled_schedule` →
@@ -339,19 +406,23 @@ impl MemsService {
             let bus_ready = write_bus.as_mut().map(|b| lbn + b.completed_by(t));
             let mut end = first;
             let mut tips = tips_per_block;
+            let cells_per_row = sled.cells_per_row() as i64;
             for b in first + 1..=last {
-                if bus_ready.is_some_and(|ready| b > ready) || sled.position(b).0 != up || tips + tips_per_block > sled.tips_simultaneous {
+                // Blocks of one row share a position; only at a row boundary can it change (the
+                // next column's first row may lie where this one's last row does: DiskSim then
+                // goes on with other tips).
+                let boundary = b % cells_per_row == 0;
+                if bus_ready.is_some_and(|ready| b > ready) || tips + tips_per_block > sled.tips_simultaneous || (boundary && sled.position(b).0 != up) {
                     break;
                 }
                 tips += tips_per_block;
                 end = b;
             }
-            let seek_up = sled.seek(*pos, up.servo_start);
             let (target, seek) = if sled.bidirectional {
-                let seek_dn = sled.seek(*pos, dn.servo_start);
+                let (seek_up, seek_dn) = sled.seek_both(*pos, up.servo_start, dn.servo_start);
                 if seek_up.total_ms < seek_dn.total_ms { (up, seek_up) } else { (dn, seek_dn) }
             } else {
-                (up, seek_up)
+                (up, sled.seek(*pos, up.servo_start))
             };
             if first_pass {
                 served.first_seek = seek;
@@ -474,6 +545,24 @@ impl HostBus {
     }
 }
 
+/// `x mod y` for `x, y > 0` as C's `fmod`. Below a second of idling (a timeout's range) it
+/// subtracts the whole periods directly, within a few ulps of `x` (1e-13 ms, nine orders below
+/// what moves the sled by one bit); beyond, the exact libm `fmod`, which is ten times slower.
+#[inline]
+fn remainder(x: f64, y: f64) -> f64 {
+    if x < 1000.0 {
+        let mut r = x - (x / y).floor() * y;
+        if r < 0.0 {
+            r += y;
+        } else if r >= y {
+            r -= y;
+        }
+        r
+    } else {
+        x % y
+    }
+}
+
 /// Time (s) to reverse the sled moving at `velocity` at `offset`: stop and return to speed under
 /// the actuator, helped by the spring when it pulls against the motion, hurt otherwise. The
 /// spring force is `K × actuator force` at the edge (`|offset| = length / 2`).
@@ -522,6 +611,12 @@ fn chunk_accel(accel: f64, spring_factor: f64, from: f64, to: f64, length: f64, 
 /// phases reach it at the same speed. Starts and ends at `velocity` (0 in X).
 pub fn piecewise_seek_s(start: f64, end: f64, spring_factor: f64, accel: f64, length: f64, velocity: f64) -> f64 {
     let dist = distance_nm(start, end);
+    if spring_factor == 0.0 {
+        // Without springs every chunk has the actuator's acceleration, and the chunks add up to
+        // constant-acceleration kinematics exactly (to rounding): accelerate over half the
+        // distance, decelerate over the other half. DiskSim iterates once and stops there too.
+        return 2.0 * ((velocity * velocity + accel * dist).sqrt() - velocity) / accel;
+    }
     let positive = end > start;
     let mut x = [0.0f64; 2 * CHUNKS + 1];
     let mut v = [0.0f64; 2 * CHUNKS + 1];
@@ -650,7 +745,9 @@ mod tests {
             settle_time_constants: 1.0,
             spring_factor,
             seek_model: SeekModel::Piecewise,
+            layout: Layout::default(),
         }
+        .prepared()
     }
 
     #[test]

@@ -1,0 +1,55 @@
+//! MEMS replay throughput: requests per second of the sled engine (DiskSim's `memsmodel`
+//! mechanics: layout, seeks, idle sweep, host bus) on one core.
+//!
+//! Usage: `cargo run --release -p idlewise-benchmarks --bin mems_replay -- [REQUESTS] [MODEL]`
+//! (defaults: 5,000,000 requests; cmu-mems-g2).
+//!
+//! The trace is `tests/data/mems-disksim/visible.trace` (20,000 real requests from DiskSim's
+//! `ascii.trace`, folded onto G1's capacity) repeated end to end, each copy shifted by the span of
+//! the last, until REQUESTS: real locality, sizes and gaps, at any length.
+
+use std::time::Instant;
+
+use idlewise_core::policy::{BuildContext, PolicySpec};
+use idlewise_core::{replay, Device, ReplayOptions, TraceView};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let n: usize = args.get(1).map(|s| s.replace('_', "").parse().expect("REQUESTS must be an integer")).unwrap_or(5_000_000);
+    let model = args.get(2).cloned().unwrap_or_else(|| "cmu-mems-g2".to_string());
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let device_path = format!("{root}/python/idlewise/catalog/{model}.toml");
+    let text = std::fs::read_to_string(&device_path).unwrap_or_else(|e| panic!("cannot read {device_path}: {e}"));
+    let device = Device::from_toml(&text, &device_path).unwrap_or_else(|e| panic!("{e}"));
+    let trace_path = format!("{root}/tests/data/mems-disksim/visible.trace");
+    let bytes = std::fs::read(&trace_path).unwrap_or_else(|e| panic!("cannot read {trace_path}: {e}"));
+    let base = idlewise_core::readers::read("disksim", &bytes).unwrap_or_else(|e| panic!("{trace_path}: {e:?}"));
+
+    let span = base.time_s[base.time_s.len() - 1] - base.time_s[0] + 0.01;
+    let (mut time_s, mut offset, mut size, mut write) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut copy = 0.0;
+    while time_s.len() < n {
+        for i in 0..base.time_s.len() {
+            if time_s.len() == n {
+                break;
+            }
+            time_s.push(base.time_s[i] + copy * span);
+            offset.push(base.offset_bytes[i]);
+            size.push(base.size_bytes[i]);
+            write.push(base.is_write[i]);
+        }
+        copy += 1.0;
+    }
+    let trace = TraceView::new(&time_s, &offset, &size, &write).unwrap();
+    println!("device: {}", device.name);
+    println!("requests: {n}, span: {:.1} h", trace.span_s() / 3600.0);
+    println!("{:<20} {:>10} {:>16}", "policy", "seconds", "requests/s");
+    for spec in ["timeout:100ms", "timeout:10ms", "timeout:1ms", "timeout:0s", "always-on"] {
+        let mut policy = PolicySpec::parse(spec).unwrap().build(&device, &BuildContext { base_power_w: 0.0 }).unwrap();
+        let start = Instant::now();
+        let result = replay(&trace, &device, policy.as_mut(), &ReplayOptions::default()).unwrap();
+        let seconds = start.elapsed().as_secs_f64();
+        println!("{:<20} {:>10.3} {:>16.0}", result.policy, seconds, n as f64 / seconds);
+        std::hint::black_box(result.energy_j);
+    }
+}
