@@ -23,8 +23,6 @@
 //! division and mixes seconds with milliseconds; the Hong seek with springs off, which returns
 //! zero) are named where they occur; `docs/mems.md` lists them.
 
-use std::f64::consts::PI;
-
 /// A sled position: X and Y offsets from the centre in bits, and the Y velocity in nm/s (the
 /// sled reads on the fly, so a position carries its direction).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -117,7 +115,7 @@ impl Sled {
             cells_per_cylinder: cells_per_column * columns_per_cylinder,
             cylinders: self.x_length_nm / self.bit_length_nm,
             sweep_period: self.sweep_period(),
-            settle_s: self.settle_time_constants * (1.0 / (6.2831853 * self.resonant_frequency_hz as f64)),
+            settle_s: self.settle_time_constants * (1.0 / (DISKSIM_TWO_PI * self.resonant_frequency_hz as f64)),
             flat_turnaround_s: (self.spring_factor == 0.0)
                 .then(|| turnaround_time_s(0.0, (self.access_speed_bits_per_s * self.bit_length_nm) as f64, self.y_accel_nm_s2, 0.0, self.y_length_nm as f64)),
             x_shift: self.x_length_nm / self.bit_length_nm / 2,
@@ -188,10 +186,8 @@ impl Sled {
         self.tip_sectors_per_lbn
     }
 
-    /// X settle time (s): `N / (2π f)`, independent of the distance. DiskSim writes 2π as
-    /// 6.2831853; that constant is kept so settle times agree to the last digit.
+    /// X settle time (s): `N / (2π f)`, independent of the distance (`DISKSIM_TWO_PI`).
     pub fn settle_time_s(&self) -> f64 {
-        let _ = PI;
         self.layout.settle_s
     }
 
@@ -573,6 +569,11 @@ pub fn turnaround_time_s(offset_nm: f64, velocity_nm_s: f64, accel_nm_s2: f64, s
     }
     2.0 * velocity_nm_s.abs() / (accel_nm_s2 + spring)
 }
+
+/// DiskSim writes 2π as 6.2831853 (`find_settle_time`); kept so settle times agree to the last
+/// digit.
+#[allow(clippy::approx_constant)]
+const DISKSIM_TWO_PI: f64 = 6.2831853;
 
 const CHUNKS: usize = 8;
 const SWITCH: usize = CHUNKS;
