@@ -7,11 +7,10 @@
 //! Idle gaps are evaluated lazily: the policy's plan for a gap is made when the gap is first
 //! needed (the next request, a mode query, or a forced wake-up) and carried out up to that time.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::device::{Device, Route, Transition, READY};
-use std::collections::VecDeque;
-
 use crate::mechanics::mems::{Coord, HostBus, SledStart, BUS_HANDOFF_MS, WRITE_COMPLETION_MS};
 use crate::metrics::{Ledger, RunResult};
 use crate::policy::{GapStart, Plan, Policy};
@@ -186,7 +185,7 @@ impl<'p> DeviceSim<'p> {
         plan.steps.reserve(device.mode_count() * 2 + 2);
         let initial_mode = if opts.initial_mode == READY { device.initial_mode } else { opts.initial_mode };
         let mems = device.service.mems.as_ref().map(|m| MemsRun {
-            pos: m.rest_position(),
+            pos: m.rest,
             media_end_ms: start_s * 1e3,
             fold_offsets: opts.fold_offsets,
             bus: HostBus::new(),
@@ -335,11 +334,7 @@ impl<'p> DeviceSim<'p> {
         let finish = start_s + service_s;
         self.ledger.service_time_s += service_s;
         self.ledger.service_energy_j += service_j;
-        let response_s = finish - arrival_s;
-        self.ledger.responses.record(response_s);
-        if let Some(all) = self.ledger.per_request_response_s.as_mut() {
-            all.push(response_s);
-        }
+        self.record_response(finish - arrival_s);
         self.free_at = finish;
         self.last_completion_s = finish;
         finish
@@ -360,7 +355,7 @@ impl<'p> DeviceSim<'p> {
         let access_ms = run.bus.access_ms(arrival_ms);
         let notice_ms = access_ms + service.command_overhead_ms;
         self.settle_mems_reads(&mut run, notice_ms);
-        let blocks = (size_bytes / 512.0).ceil().max(1.0) as i64;
+        let (lbn, blocks) = service.block_range(offset_bytes, size_bytes, run.fold_offsets);
         let write_bus_start = is_write.then(|| {
             let start = run.bus.write_transfer(notice_ms, blocks, service.sector_transfer_ms);
             run.bus.hold(access_ms, run.bus.transfer_end_ms() + BUS_HANDOFF_MS);
@@ -385,10 +380,6 @@ impl<'p> DeviceSim<'p> {
         };
         if arrival_s < self.woken_at {
             self.ledger.delayed_requests += 1;
-        }
-        let mut lbn = (offset_bytes / 512.0).floor() as i64;
-        if run.fold_offsets {
-            lbn %= (service.sled.blocks() - blocks).max(1);
         }
         let passes_from = run.passes.len();
         let served = service.serve(&mut run.pos, start, start_ms, lbn, blocks, write_bus_start, &mut run.passes);

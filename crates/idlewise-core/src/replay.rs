@@ -79,8 +79,7 @@ pub(crate) fn check_fits(trace: &TraceView, device: &Device, opts: &ReplayOption
     let Some(mems) = device.service.mems.as_ref() else { return Ok(()) };
     let capacity = mems.sled.blocks();
     for i in 0..trace.len() {
-        let first = trace.offset_bytes[i] / 512;
-        let blocks = ((trace.size_bytes[i] + 511) / 512).max(1);
+        let (first, blocks) = mems.block_range(trace.offset_bytes[i] as f64, trace.size_bytes[i] as f64, false);
         if opts.fold_offsets {
             if blocks >= capacity {
                 return Err(Error::TraceRecord {

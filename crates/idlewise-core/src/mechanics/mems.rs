@@ -181,11 +181,6 @@ impl Sled {
         (up, dn)
     }
 
-    /// The tips one block uses.
-    pub fn tips_per_block(&self) -> i32 {
-        self.tip_sectors_per_lbn
-    }
-
     /// X settle time (s): `N / (2π f)`, independent of the distance (`DISKSIM_TWO_PI`).
     pub fn settle_time_s(&self) -> f64 {
         self.layout.settle_s
@@ -310,7 +305,8 @@ pub struct MemsService {
     pub sled_power_w: f64,
     /// Power of each active tip while it reads or writes, W.
     pub tip_power_w: f64,
-    /// Where a stopped sled waits: the servo start of the centermost LBN, moving up.
+    /// Where a stopped sled waits: the servo start of the centermost LBN, moving up (DiskSim
+    /// starts the device inactive there).
     pub rest: Coord,
 }
 
@@ -332,8 +328,6 @@ pub struct Served {
     pub media_end_ms: f64,
     /// When the first pass over the media ended (a read's sectors start crossing the bus then).
     pub first_pass_end_ms: f64,
-    /// The first positioning of the request (statistics).
-    pub first_seek: Seek,
     pub energy_j: f64,
 }
 
@@ -364,10 +358,13 @@ pub const BUS_HANDOFF_MS: f64 = 0.000001;
 pub const WRITE_COMPLETION_MS: f64 = 0.001;
 
 impl MemsService {
-    /// Where a stopped sled waits: the servo start of the centermost LBN, moving up (DiskSim
-    /// starts the device inactive there).
-    pub fn rest_position(&self) -> Coord {
-        self.rest
+    /// The blocks a request covers: its first 512-byte block and how many (at least one), folded
+    /// onto the device when asked (`block mod (capacity − size)`, as traces made for a larger
+    /// device are run on a small one).
+    pub fn block_range(&self, offset_bytes: f64, size_bytes: f64, fold: bool) -> (i64, i64) {
+        let blocks = (size_bytes / 512.0).ceil().max(1.0) as i64;
+        let first = (offset_bytes / 512.0).floor() as i64;
+        (if fold { first % (self.sled.blocks() - blocks).max(1) } else { first }, blocks)
     }
 
     /// Serves `blocks` 512-byte blocks from `lbn` on the media (DiskSim's `mems_sled_schedule` →
@@ -381,11 +378,11 @@ impl MemsService {
         match start {
             SledStart::Queued => {}
             SledStart::Idle { elapsed_ms } => *pos = sled.idle_sweep(*pos, elapsed_ms),
-            SledStart::Stopped => *pos = self.rest_position(),
+            SledStart::Stopped => *pos = self.rest,
         }
         let blocks = blocks.max(1);
         let last = lbn + blocks - 1;
-        let tips_per_block = sled.tips_per_block();
+        let tips_per_block = sled.tip_sectors_per_lbn;
         let mut write_bus = write_bus_start_ms
             .map(|start| BusCursor { next_done_ms: start + self.sector_transfer_ms, transferred: 0, total: blocks, step_ms: self.sector_transfer_ms });
         let mut served = Served::default();
@@ -420,9 +417,6 @@ impl MemsService {
             } else {
                 (up, sled.seek(*pos, up.servo_start))
             };
-            if first_pass {
-                served.first_seek = seek;
-            }
             t += seek.total_ms;
             energy += active_w * seek.total_ms;
             *pos = target.servo_start;
