@@ -14,7 +14,8 @@
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::mechanics::mems::{MemsService, SeekModel, Sled};
+use crate::mechanics::mems::{MemsService, SeekModel, Shutdown, Sled, SpringConvention};
+use crate::mechanics::sled_shutdown::ShutdownPolicy;
 use crate::mechanics::network::{next_beacon_s, TcpLink, Transfer};
 
 /// What kind of device a description models. It changes no physics in the single-device replay;
@@ -183,14 +184,33 @@ struct MemsFile {
     resonant_frequency_hz: u32,
     settle_time_constants: f64,
     spring_factor: f64,
+    /// "disksim" (default: as each of DiskSim's seek models reads the spring factor) or "edge"
+    /// (spring force = factor × actuator force at the edge, for every motion).
+    #[serde(default)]
+    spring_convention: Option<String>,
     /// "piecewise" (DiskSim's seek function 0, its validated setting) or "hong".
     seek_model: String,
     sector_transfer_s: f64,
     tip_power_w: f64,
+    /// "disksim" (default: DiskSim's sweep period, see `Sled::idle_sweep`) or "physical" (the
+    /// sled sweeps the whole stroke at the access velocity).
+    #[serde(default)]
+    idle_sweep: Option<String>,
+    /// Seed 004's seek power per moving axis (W); absent: the sled power over the positioning.
+    seek_power_per_axis_w: Option<f64>,
+    shutdown: Option<MemsShutdownFile>,
     #[serde(default)]
     source: String,
     #[serde(default)]
     assumed: String,
+}
+
+/// `[service.mems.shutdown]`: how power management brings the sled to rest (seed 004 §6).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MemsShutdownFile {
+    /// "pe" (actuators accelerate and brake) or "ee" (springs accelerate, actuators brake).
+    policy: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -413,14 +433,34 @@ fn mems_service(origin: &str, m: &MemsFile, overhead_s: f64, sled_power_w: f64) 
     ] {
         check_value(origin, &field(name), value, zero_ok)?;
     }
-    if m.spring_factor >= 1.0 {
-        return Err(Error::device(origin, field("spring_factor"), format!("must be below 1 (the springs would overpower the actuators), got {}", m.spring_factor)));
-    }
     let seek_model = match m.seek_model.as_str() {
         "piecewise" => SeekModel::Piecewise,
         "hong" => SeekModel::Hong,
         other => return Err(Error::device(origin, field("seek_model"), format!("must be \"piecewise\" or \"hong\", got \"{other}\""))),
     };
+    let spring_convention = match m.spring_convention.as_deref() {
+        None | Some("disksim") => SpringConvention::DiskSim,
+        Some("edge") => SpringConvention::Edge,
+        Some(other) => return Err(Error::device(origin, field("spring_convention"), format!("must be \"disksim\" or \"edge\", got \"{other}\""))),
+    };
+    let physical_sweep = match m.idle_sweep.as_deref() {
+        None | Some("disksim") => false,
+        Some("physical") => true,
+        Some(other) => return Err(Error::device(origin, field("idle_sweep"), format!("must be \"disksim\" or \"physical\", got \"{other}\""))),
+    };
+    // The actuators must at least hold the sled at the edge against the springs; the piecewise
+    // model divides by the net force there, so it needs them strictly stronger.
+    let edge_factor = match (seek_model, spring_convention) {
+        (SeekModel::Hong, SpringConvention::DiskSim) => m.spring_factor / 2.0,
+        _ => m.spring_factor,
+    };
+    if edge_factor > 1.0 || (seek_model == SeekModel::Piecewise && edge_factor >= 1.0) {
+        return Err(Error::device(
+            origin,
+            field("spring_factor"),
+            format!("{} gives springs stronger than the actuators at the edge of the stroke (the piecewise model needs a spring factor below 1; hong at most 1 with spring_convention = \"edge\", 2 with \"disksim\")", m.spring_factor),
+        ));
+    }
     let sled = Sled {
         x_length_nm: small("sled_movement_x_nm", m.sled_movement_x_nm)?,
         y_length_nm: small("sled_movement_y_nm", m.sled_movement_y_nm)?,
@@ -438,7 +478,9 @@ fn mems_service(origin: &str, m: &MemsFile, overhead_s: f64, sled_power_w: f64) 
         resonant_frequency_hz: small("resonant_frequency_hz", m.resonant_frequency_hz)?,
         settle_time_constants: m.settle_time_constants,
         spring_factor: m.spring_factor,
+        spring_convention,
         seek_model,
+        physical_sweep,
         layout: Default::default(),
     }
     .prepared();
@@ -452,10 +494,55 @@ fn mems_service(origin: &str, m: &MemsFile, overhead_s: f64, sled_power_w: f64) 
         return Err(Error::device(origin, field("sled_movement_y_nm"), "the sled's stroke holds no row of tip sectors at this bit cell length".to_string()));
     }
     let rest = sled.position(sled.centermost_lbn()).0.servo_start;
-    Ok(MemsService { sled, command_overhead_ms: overhead_s * 1e3, sector_transfer_ms: m.sector_transfer_s * 1e3, sled_power_w, tip_power_w: m.tip_power_w, rest })
+    if let Some(p) = m.seek_power_per_axis_w {
+        check_value(origin, &field("seek_power_per_axis_w"), p, true)?;
+    }
+    let shutdown = match &m.shutdown {
+        None => None,
+        Some(sd) => {
+            let policy = ShutdownPolicy::parse(&sd.policy)
+                .ok_or_else(|| Error::device(origin, field("shutdown.policy"), format!("must be \"pe\" or \"ee\", got \"{}\"", sd.policy)))?;
+            let axis_power_w = m
+                .seek_power_per_axis_w
+                .ok_or_else(|| Error::device(origin, field("seek_power_per_axis_w"), "is needed with [service.mems.shutdown]: the actuators' power while they move the sled".to_string()))?;
+            if policy == ShutdownPolicy::EnergyEfficient && m.spring_factor == 0.0 {
+                return Err(Error::device(origin, field("shutdown.policy"), "\"ee\" lets the springs return the sled, and this sled has none (spring_factor = 0)".to_string()));
+            }
+            let (x_axis, y_axis) = sled.spring_axes();
+            Some(Shutdown { policy, x_axis, y_axis, axis_power_w })
+        }
+    };
+    Ok(MemsService {
+        sled,
+        command_overhead_ms: overhead_s * 1e3,
+        sector_transfer_ms: m.sector_transfer_s * 1e3,
+        sled_power_w,
+        tip_power_w: m.tip_power_w,
+        rest,
+        seek_axis_power_w: m.seek_power_per_axis_w,
+        shutdown,
+    })
 }
 
 impl Device {
+    /// This MEMS device with another shutdown policy (`"pe"` or `"ee"`), for comparing the two.
+    pub fn with_mems_shutdown(&self, policy: &str) -> Result<Device> {
+        let field = "service.mems.shutdown.policy";
+        let parsed = ShutdownPolicy::parse(policy).ok_or_else(|| Error::device(&self.name, field, format!("must be \"pe\" or \"ee\", got \"{policy}\"")))?;
+        let mut device = self.clone();
+        let shutdown = device
+            .service
+            .mems
+            .as_mut()
+            .and_then(|m| m.shutdown.as_mut())
+            .ok_or_else(|| Error::device(&self.name, field, "this device has no sled shutdown model ([service.mems.shutdown])"))?;
+        if parsed == ShutdownPolicy::EnergyEfficient && shutdown.x_axis.omega2 == 0.0 {
+            return Err(Error::device(&self.name, field, "\"ee\" lets the springs return the sled, and this sled has none (spring_factor = 0)"));
+        }
+        shutdown.policy = parsed;
+        Ok(device)
+    }
+
     /// Parses and validates a TOML device description. `origin` names the file (or catalog entry)
     /// in error messages.
     pub fn from_toml(text: &str, origin: &str) -> Result<Device> {
@@ -994,7 +1081,7 @@ fn gap_options(mode: usize, modes: &[Mode], transitions: &[Transition], table: &
     candidates.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
     let mut options: Vec<GapOption> = Vec::new();
     for (round_trip_s, fixed_j, i, j) in candidates {
-        if options.last().map_or(true, |last| fixed_j < last.fixed_j) {
+        if options.last().is_none_or(|last| fixed_j < last.fixed_j) {
             let down = push_route(table, transitions, downs[i].clone());
             let up = push_route(table, transitions, ups[j].clone());
             options.push(GapOption { round_trip_s, fixed_j, down, up });

@@ -11,7 +11,8 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::device::{Device, Route, Transition, READY};
-use crate::mechanics::mems::{Coord, HostBus, SledStart, BUS_HANDOFF_MS, WRITE_COMPLETION_MS};
+use crate::mechanics::mems::{Coord, HostBus, Served, SledStart, BUS_HANDOFF_MS, WRITE_COMPLETION_MS};
+use crate::mechanics::sled_shutdown::ShutdownPolicy;
 use crate::metrics::{Ledger, RunResult};
 use crate::policy::{GapStart, Plan, Policy};
 use crate::options::ReplayOptions;
@@ -147,6 +148,9 @@ pub struct DeviceSim<'p> {
     low_power_serving: bool,
     /// The last gap ended with a wake-up out of a low-power mode.
     woke_from_low_power: bool,
+    /// The low-power mode the last gap reached, and when it got there (the start of a MEMS
+    /// sled's shutdown: its idle→inactive transition is the sled model's).
+    low_power_since: (usize, f64),
     /// When the last request completed (after its last byte reached the host; MEMS requests
     /// complete after the sled is free for the next one).
     last_completion_s: f64,
@@ -166,6 +170,20 @@ struct MemsRun {
     pending: VecDeque<PendingRead>,
     /// The passes of the pending reads, in order; emptied whenever no read is pending.
     passes: Vec<(f64, i64)>,
+    /// The theoretical minima (seed 004 §5.2.1): every request served from where the previous
+    /// one left the sled, with no idle sweep, shutdown or queueing.
+    minimum: MemsMinimum,
+}
+
+/// The sled as if power management never moved it: the seeks requests cause and their media
+/// time and energy.
+#[derive(Debug, Clone, Default)]
+struct MemsMinimum {
+    pos: Coord,
+    energy_j: f64,
+    busy_ms: f64,
+    response_sum_ms: f64,
+    scratch: Vec<(f64, i64)>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -191,9 +209,11 @@ impl<'p> DeviceSim<'p> {
             bus: HostBus::new(),
             pending: VecDeque::new(),
             passes: Vec::new(),
+            minimum: MemsMinimum { pos: m.rest, ..Default::default() },
         });
         DeviceSim {
             woke_from_low_power: false,
+            low_power_since: (READY, start_s),
             last_completion_s: start_s,
             mems,
             ledger: Ledger::new(&device, expected_requests, opts.keep_per_request),
@@ -241,6 +261,7 @@ impl<'p> DeviceSim<'p> {
         let mut sink = Charge(&mut self.ledger);
         let (mode, mut t, _) = walk_steps(device, gap.start_s, gap.start_mode, &self.plan, end_s, &mut sink);
         self.woke_from_low_power = mode != READY;
+        self.low_power_since = (mode, t);
         let ready = if mode == READY {
             if t < end_s {
                 sink.residency(READY, end_s - t);
@@ -370,7 +391,9 @@ impl<'p> DeviceSim<'p> {
         }
         let (start, start_ms) = if self.gap.is_some() {
             let ready_s = self.close_gap(notice_s);
-            if self.woke_from_low_power {
+            if self.woke_from_low_power && service.shutdown.is_some() {
+                self.end_mems_shutdown(&run, notice_ms)
+            } else if self.woke_from_low_power {
                 (SledStart::Stopped, notice_ms + (ready_s - notice_s) * 1e3)
             } else {
                 (SledStart::Idle { elapsed_ms: notice_ms - run.media_end_ms }, notice_ms)
@@ -382,7 +405,30 @@ impl<'p> DeviceSim<'p> {
             self.ledger.delayed_requests += 1;
         }
         let passes_from = run.passes.len();
+        let in_step = start == SledStart::Queued && run.minimum.pos == run.pos && !is_write;
         let served = service.serve(&mut run.pos, start, start_ms, lbn, blocks, write_bus_start, &mut run.passes);
+        let minimum = &mut run.minimum;
+        let least = if in_step {
+            minimum.pos = run.pos;
+            Served { media_end_ms: served.media_end_ms - start_ms, ..served }
+        } else {
+            minimum.scratch.clear();
+            let from = minimum.pos;
+            let direct = service.serve(&mut minimum.pos, SledStart::Queued, 0.0, lbn, blocks, None, &mut minimum.scratch);
+            // Springs that return the sled for free make the way through the centre cheaper
+            // now and then: the minimum takes it when it is (its time stays the direct one's).
+            match service.shutdown.filter(|s| s.policy == ShutdownPolicy::EnergyEfficient).and_then(|_| service.shutdown_cost(from)) {
+                Some(shutdown) => {
+                    let mut centre = from;
+                    let via = service.serve(&mut centre, SledStart::Stopped, 0.0, lbn, blocks, None, &mut minimum.scratch);
+                    Served { energy_j: direct.energy_j.min(shutdown.energy_j + via.energy_j), ..direct }
+                }
+                None => direct,
+            }
+        };
+        minimum.energy_j += least.energy_j;
+        minimum.busy_ms += least.media_end_ms;
+        minimum.response_sum_ms += service.command_overhead_ms + least.media_end_ms;
         run.media_end_ms = served.media_end_ms;
         self.ledger.service_time_s += (served.media_end_ms - start_ms) / 1e3;
         self.ledger.service_energy_j += served.energy_j;
@@ -406,6 +452,37 @@ impl<'p> DeviceSim<'p> {
         self.last_completion_s = self.last_completion_s.max(completion_s);
         self.mems = Some(run);
         completion_s
+    }
+
+    /// A request ends a MEMS sled's shutdown, or finds it over: the sled started for the centre
+    /// when the low-power mode was reached, from where its idle sweep had carried it. The
+    /// shutdown's time moves from the low-power mode to transitions, with the actuators' energy.
+    /// Interrupted, the sled brakes at once and the request's seek starts where it stops.
+    fn end_mems_shutdown(&mut self, run: &MemsRun, notice_ms: f64) -> (SledStart, f64) {
+        let service = self.device.service.mems.as_ref().expect("MEMS device");
+        let (mode, since_s) = self.low_power_since;
+        let began_ms = since_s * 1e3;
+        let from = service.sled.idle_sweep(run.pos, began_ms - run.media_end_ms);
+        let full = service.shutdown_cost(from).expect("a shutdown model");
+        let elapsed_s = (notice_ms - began_ms) / 1e3;
+        let mode_power_w = self.device.modes[mode].power_w;
+        if elapsed_s >= full.time_s {
+            self.charge_shutdown(mode, full.time_s, full.energy_j + mode_power_w * full.time_s);
+            return (SledStart::Stopped, notice_ms);
+        }
+        let (stop, before, braking) = service.interrupt_shutdown(from, elapsed_s).expect("a shutdown model");
+        self.charge_shutdown(mode, before.time_s, before.energy_j + mode_power_w * before.time_s);
+        // Braking delays the seek: it is the first part of this request's positioning.
+        self.ledger.transition_time_s += braking.time_s;
+        self.ledger.transition_energy_j += braking.energy_j + mode_power_w * braking.time_s;
+        (SledStart::At(stop), notice_ms + braking.time_s * 1e3)
+    }
+
+    /// Moves `time_s` of residency in `mode` to transition time costing `energy_j`.
+    fn charge_shutdown(&mut self, mode: usize, time_s: f64, energy_j: f64) {
+        self.ledger.time_by_mode_s[mode] -= time_s;
+        self.ledger.transition_time_s += time_s;
+        self.ledger.transition_energy_j += energy_j;
     }
 
     fn record_response(&mut self, response_s: f64) {
@@ -477,8 +554,9 @@ impl<'p> DeviceSim<'p> {
     /// Ends the run at `end_s` (at least the last completion) and returns its account. An open
     /// gap is closed without a wake-up: the device stays where the plan had taken it.
     pub fn finish(mut self, end_s: f64) -> RunResult {
-        if let Some(mut run) = self.mems.take() {
-            self.settle_mems_reads(&mut run, f64::INFINITY);
+        let mut mems = self.mems.take();
+        if let Some(run) = mems.as_mut() {
+            self.settle_mems_reads(run, f64::INFINITY);
         }
         let end_s = end_s.max(self.free_at).max(self.last_completion_s);
         if self.gap.is_none() && end_s > self.free_at {
@@ -491,9 +569,33 @@ impl<'p> DeviceSim<'p> {
                 sink.residency(mode, end_s - t);
             }
             self.free_at = end_s.max(t);
+            // A MEMS sled stopped in the last gap: its shutdown, as far as the run goes.
+            if let Some(run) = mems.as_ref().filter(|_| mode != READY) {
+                let service = self.device.service.mems.as_ref().expect("MEMS device");
+                let began_ms = t * 1e3;
+                let from = service.sled.idle_sweep(run.pos, began_ms - run.media_end_ms);
+                if let Some(full) = service.shutdown_cost(from) {
+                    let power_w = self.device.modes[mode].power_w;
+                    let (time_s, energy_j) = if end_s - t >= full.time_s {
+                        (full.time_s, full.energy_j)
+                    } else {
+                        let (_, before, _) = service.interrupt_shutdown(from, end_s - t).expect("a shutdown model");
+                        (before.time_s, before.energy_j)
+                    };
+                    self.charge_shutdown(mode, time_s, energy_j + power_w * time_s);
+                }
+            }
         }
         let policy_name = self.policy.name().to_string();
-        RunResult::from_ledger(self.ledger, &self.device, policy_name, self.first_arrival_s, self.free_at, self.base_power_w)
+        let lowest_power_w = self.device.modes.iter().map(|m| m.power_w).fold(f64::INFINITY, f64::min);
+        let mut result = RunResult::from_ledger(self.ledger, &self.device, policy_name, self.first_arrival_s, self.free_at, self.base_power_w);
+        if let Some(run) = mems {
+            let least = &run.minimum;
+            let idle_s = (result.makespan_s - least.busy_ms / 1e3).max(0.0);
+            result.theoretical_min_energy_j = Some(least.energy_j + lowest_power_w * idle_s);
+            result.theoretical_min_response_s = Some(if result.requests == 0 { 0.0 } else { least.response_sum_ms / 1e3 / result.requests as f64 });
+        }
+        result
     }
 }
 

@@ -131,6 +131,11 @@ pub struct RunResult {
     pub max_response_s: f64,
     pub delayed_requests: u64,
     pub per_request_response_s: Option<Vec<f64>>,
+    /// MEMS devices (seed 004 §5.2.1): the energy if the sled only moved for requests and rested
+    /// in the lowest-power mode otherwise; the mean response of command overhead plus the seeks
+    /// requests cause plus media transfer (no queueing, no bus).
+    pub theoretical_min_energy_j: Option<f64>,
+    pub theoretical_min_response_s: Option<f64>,
 }
 
 impl RunResult {
@@ -192,6 +197,8 @@ impl RunResult {
             max_response_s: ledger.responses.max_s(),
             delayed_requests: ledger.delayed_requests,
             per_request_response_s: ledger.per_request_response_s,
+            theoretical_min_energy_j: None,
+            theoretical_min_response_s: None,
         }
     }
 

@@ -5,9 +5,28 @@ use idlewise_core::policy::PolicySpec;
 use idlewise_core::{evaluate, Device, ReplayOptions, TraceView};
 use proptest::prelude::*;
 
+fn catalog(name: &str) -> Device {
+    let text = std::fs::read_to_string(format!("{}/../../python/idlewise/catalog/{name}.toml", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    Device::from_toml(&text, name).unwrap()
+}
+
 fn g2() -> Device {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/idlewise/catalog/cmu-mems-g2.toml")).unwrap();
-    Device::from_toml(&text, "cmu-mems-g2").unwrap()
+    catalog("cmu-mems-g2")
+}
+
+/// A random trace: gaps from 10 us to 1 s (queueing, idle sweeps, interrupted and finished
+/// shutdowns all occur), blocks anywhere on a device of `blocks` blocks.
+fn trace_columns(items: Vec<(f64, u32, i64, i64, bool)>, blocks: i64) -> (Vec<f64>, Vec<i64>, Vec<i64>, Vec<u8>) {
+    let mut t = 0.0;
+    let (mut times, mut offsets, mut sizes, mut ops) = (vec![], vec![], vec![], vec![]);
+    for (u, decade, block, size, write) in items {
+        t += 10f64.powi(decade as i32 - 5) * u * 10.0;
+        times.push(t);
+        offsets.push((block % (blocks - size)) * 512);
+        sizes.push(size * 512);
+        ops.push(u8::from(write));
+    }
+    (times, offsets, sizes, ops)
 }
 
 const POLICIES: [&str; 4] = ["timeout:0s", "timeout:1ms", "timeout:10ms", "timeout:100ms"];
@@ -20,16 +39,7 @@ proptest! {
         items in prop::collection::vec((0.0f64..1.0, 0u32..5, 0i64..6_000_000, 1i64..64, any::<bool>()), 1..200),
     ) {
         let device = g2();
-        let mut t = 0.0;
-        let (mut times, mut offsets, mut sizes, mut ops) = (vec![], vec![], vec![], vec![]);
-        for (u, decade, block, blocks, write) in items {
-            // Gaps from 10 us to 1 s: queueing, idle sweeps and stopped sleds all occur.
-            t += 10f64.powi(decade as i32 - 5) * u * 10.0;
-            times.push(t);
-            offsets.push(block * 512);
-            sizes.push(blocks * 512);
-            ops.push(u8::from(write));
-        }
+        let (times, offsets, sizes, ops) = trace_columns(items, 6_750_000);
         let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
         let specs: Vec<PolicySpec> = POLICIES.iter().map(|s| PolicySpec::parse(s).unwrap()).collect();
         let reports = evaluate(&trace, &device, &specs, &ReplayOptions::default(), None).unwrap();
@@ -48,4 +58,110 @@ proptest! {
             prop_assert!(run.mean_response_s >= floor_s * (1.0 - 1e-9), "{}: {}", run.policy, run.mean_response_s);
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+
+    /// Seed 004's device under both shutdown policies: time conserved, the theoretical minima
+    /// below every policy, and the shutdowns' time and energy in the transitions.
+    #[test]
+    fn no_policy_beats_the_theoretical_minimum(
+        items in prop::collection::vec((0.0f64..1.0, 0u32..5, 0i64..4_320_000, 1i64..64, any::<bool>()), 1..200),
+        energy_efficient in any::<bool>(),
+    ) {
+        let mut device = catalog("ibm-mems-seed004");
+        if energy_efficient {
+            device = device.with_mems_shutdown("ee").unwrap();
+        }
+        let (times, offsets, sizes, ops) = trace_columns(items, 4_320_000);
+        let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
+        let specs: Vec<PolicySpec> = POLICIES.iter().map(|s| PolicySpec::parse(s).unwrap()).collect();
+        let reports = evaluate(&trace, &device, &specs, &ReplayOptions::default(), None).unwrap();
+        for r in &reports {
+            let run = &r.run;
+            let accounted = run.accounted_time_s();
+            prop_assert!((accounted - run.makespan_s).abs() <= 1e-9 * run.makespan_s.max(1.0), "{}: {} vs {}", run.policy, accounted, run.makespan_s);
+            prop_assert!(run.time_by_mode_s.iter().all(|&t| t >= -1e-12), "{:?}", run.time_by_mode_s);
+            let least_j = run.theoretical_min_energy_j.unwrap();
+            let least_s = run.theoretical_min_response_s.unwrap();
+            prop_assert!(run.energy_j >= least_j * (1.0 - 1e-9), "{}: {} J below the minimum {} J", run.policy, run.energy_j, least_j);
+            prop_assert!(least_j >= 0.005 * run.makespan_s * (1.0 - 1e-9));
+            prop_assert!(least_s > 0.0);
+            let shutdowns: u64 = run.transition_counts.iter().filter(|(from, _, _)| from == "idle").map(|(_, _, c)| c).sum();
+            prop_assert_eq!(shutdowns > 0, run.transition_time_s > 0.0, "{}", run.policy);
+        }
+    }
+}
+
+/// Seed 004 §6.2's shutdown figures for the IBM sled: two are what the acceleration was fitted
+/// to (PE), two are predictions (EE), and so is "EE saves at least 40 % of the energy".
+#[test]
+fn seed_004_shutdown_times_and_the_energy_efficient_saving() {
+    let pe = catalog("ibm-mems-seed004");
+    let ee = pe.with_mems_shutdown("ee").unwrap();
+    let cost = |d: &Device, x_um: f64, y_um: f64| d.service.mems.as_ref().unwrap().shutdown_cost_m(x_um * 1e-6, y_um * 1e-6).unwrap();
+    for (device, x_um, seed_ms, tolerance) in [(&pe, 5.0, 0.6, 0.03), (&pe, 45.0, 1.6, 0.03), (&ee, 5.0, 1.6, 0.05), (&ee, 45.0, 2.0, 0.05)] {
+        let ms = cost(device, x_um, 0.0).time_s * 1e3;
+        assert!((ms / seed_ms - 1.0).abs() < tolerance, "{x_um} um: {ms} ms against the seed's {seed_ms}");
+    }
+    let mut least_saving: f64 = 1.0;
+    for i in 0..=20 {
+        for j in 0..=20 {
+            let (x, y) = (-50.0 + 5.0 * i as f64, -50.0 + 5.0 * j as f64);
+            if x == 0.0 && y == 0.0 {
+                continue;
+            }
+            let (p, e) = (cost(&pe, x, y), cost(&ee, x, y));
+            assert!(e.time_s >= p.time_s);
+            least_saving = least_saving.min(1.0 - e.energy_j / p.energy_j);
+        }
+    }
+    assert!((0.40..0.45).contains(&least_saving), "{least_saving}");
+}
+
+/// One request, then nothing for a second under `timeout:0s`: the sled shuts down from where
+/// the request left it, and the ledger holds exactly that shutdown; a second request 0.3 ms
+/// after the first ends interrupts it, and the sled brakes before seeking.
+#[test]
+fn shutdowns_are_charged_from_where_the_sled_stopped() {
+    use idlewise_core::mechanics::mems::SledStart;
+    let device = catalog("ibm-mems-seed004");
+    let service = device.service.mems.as_ref().unwrap();
+    let spec = [PolicySpec::parse("timeout:0s").unwrap()];
+    // Block 100,000 of 4 KiB: where does the first request leave the sled, and when?
+    let mut pos = service.rest;
+    let mut passes = vec![];
+    let first = service.serve(&mut pos, SledStart::Queued, 0.0, 100_000, 8, None, &mut passes);
+    let full = service.shutdown_cost(pos).unwrap();
+    assert!(full.time_s > 0.5e-3 && full.time_s < 2.1e-3, "{}", full.time_s);
+
+    let times = [0.0, 1.0];
+    let trace = TraceView::new(&times, &[100_000 * 512, 100_000 * 512], &[4096, 4096], &[0, 0]).unwrap();
+    let run = &evaluate(&trace, &device, &spec, &ReplayOptions::default(), None).unwrap()[0].run;
+    // The second request's shutdown, from where it left the sled (the same block again, from
+    // the centre), runs until the run ends: when its 8 sectors have crossed the bus.
+    let mut again = service.rest;
+    service.serve(&mut again, SledStart::Stopped, 0.0, 100_000, 8, None, &mut passes);
+    let bus_s = 8.0 * 5.12e-6;
+    let (_, cut, _) = service.interrupt_shutdown(again, bus_s).unwrap();
+    assert!((run.transition_time_s - full.time_s - bus_s).abs() < 1e-12, "{} vs {} + {bus_s}", run.transition_time_s, full.time_s);
+    let expected_j = full.energy_j + cut.energy_j + 0.005 * (full.time_s + bus_s);
+    assert!((run.transition_energy_j - expected_j).abs() < 1e-12, "{} vs {expected_j}", run.transition_energy_j);
+
+    // Interrupted 0.3 ms into the shutdown.
+    let t2 = first.media_end_ms / 1e3 + 0.3e-3;
+    let times = [0.0, t2];
+    let trace = TraceView::new(&times, &[100_000 * 512, 100_000 * 512], &[4096, 4096], &[0, 0]).unwrap();
+    let run = &evaluate(&trace, &device, &spec, &ReplayOptions::default(), None).unwrap()[0].run;
+    let (stop, before, braking) = service.interrupt_shutdown(pos, 0.3e-3).unwrap();
+    assert!((before.time_s - 0.3e-3).abs() < 1e-12 && braking.time_s > 0.0);
+    let mut from_stop = stop;
+    let resumed = service.serve(&mut from_stop, SledStart::Queued, 0.0, 100_000, 8, None, &mut passes);
+    // The second request: braking, then its seek and media from where the sled stopped, then
+    // its sectors over the bus; the last shutdown runs to the end.
+    let media_end_s = t2 + braking.time_s + resumed.media_end_ms / 1e3;
+    assert!((run.first_arrival_s + run.makespan_s - media_end_s - bus_s).abs() < 1e-12);
+    let expected_s = 0.3e-3 + braking.time_s + bus_s;
+    assert!((run.transition_time_s - expected_s).abs() < 1e-12, "{} vs {expected_s}", run.transition_time_s);
 }

@@ -129,6 +129,27 @@ impl Device {
         self.inner.limits.start_stop_cycles
     }
 
+    /// This MEMS device with the other shutdown policy: "pe" (performance-efficient) or "ee".
+    fn with_mems_shutdown(&self, policy: &str) -> PyResult<Device> {
+        self.inner.with_mems_shutdown(policy).map(|inner| Device { inner }).map_err(to_py_err)
+    }
+
+    /// The MEMS shutdown policy ("pe" or "ee"), or None for a device without a sled shutdown.
+    #[getter]
+    fn mems_shutdown(&self) -> Option<&'static str> {
+        self.inner.service.mems.as_ref()?.shutdown.as_ref().map(|s| s.policy.name())
+    }
+
+    /// Shutdown of the MEMS sled from rest at offsets `(x_m, y_m)` from the centre, under the
+    /// device's shutdown policy: (time_s, actuator energy_j). Seed 004 §6.2, Figure 7.
+    fn mems_shutdown_cost(&self, x_m: f64, y_m: f64) -> PyResult<(f64, f64)> {
+        let mems = self.inner.service.mems.as_ref().filter(|m| m.shutdown.is_some()).ok_or_else(|| {
+            to_py_err(Error::Option { option: "mems_shutdown_cost".into(), message: format!("device {} has no sled shutdown model", self.inner.name) })
+        })?;
+        let cost = mems.shutdown_cost_m(x_m, y_m).expect("a shutdown model");
+        Ok((cost.time_s, cost.energy_j))
+    }
+
     /// Time and energy to serve one request of `size_bytes` in the ready mode (no seek).
     fn service_cost(&self, size_bytes: f64, is_write: bool) -> (f64, f64) {
         self.inner.service(size_bytes, is_write, 0.0, 0.0)
@@ -367,6 +388,10 @@ fn run_result_dict<'py>(py: Python<'py>, r: &idlewise_core::metrics::RunResult) 
     d.set_item("max_response_s", r.max_response_s)?;
     d.set_item("delayed_requests", r.delayed_requests)?;
     d.set_item("rated_start_stop_cycles", r.rated_cycles)?;
+    if let (Some(energy_j), Some(response_s)) = (r.theoretical_min_energy_j, r.theoretical_min_response_s) {
+        d.set_item("theoretical_min_energy_j", energy_j)?;
+        d.set_item("theoretical_min_response_s", response_s)?;
+    }
     Ok(d)
 }
 

@@ -23,6 +23,8 @@
 //! division and mixes seconds with milliseconds; the Hong seek with springs off, which returns
 //! zero) are named where they occur; `docs/mems.md` lists them.
 
+use super::sled_shutdown::{interrupted_shutdown, sled_shutdown, ShutdownPolicy, SpringAxis};
+
 /// A sled position: X and Y offsets from the centre in bits, and the Y velocity in nm/s (the
 /// sled reads on the fly, so a position carries its direction).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -48,6 +50,17 @@ pub enum SeekModel {
     Hong,
 }
 
+/// What the spring factor `K` means. DiskSim's two seek models disagree (ALGORITHMS.md §6.4):
+/// the piecewise model and the turnarounds put the spring force at `K × actuator force` at the
+/// edge of the stroke; Hong's closed form as DiskSim codes it puts it there at `K/2`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpringConvention {
+    /// As DiskSim codes each model (reproduces its numbers).
+    DiskSim,
+    /// One physical spring for every motion: force `K × actuator force` at the edge.
+    Edge,
+}
+
 /// The sled's geometry and dynamics (DiskSim's `memsmodel_mems` parameters).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sled {
@@ -66,7 +79,11 @@ pub struct Sled {
     pub resonant_frequency_hz: i32,
     pub settle_time_constants: f64,
     pub spring_factor: f64,
+    pub spring_convention: SpringConvention,
     pub seek_model: SeekModel,
+    /// The idle sweep at the access velocity over the whole stroke, reflecting at the edges,
+    /// instead of DiskSim's (whose period drops the travel time; see `idle_sweep`).
+    pub physical_sweep: bool,
     /// Layout figures derived from the above (`Sled::prepared` fills them): the replay maps
     /// every request, so the divisions are done once.
     pub layout: Layout,
@@ -123,6 +140,24 @@ impl Sled {
         };
         self
     }
+    /// The spring factor in the convention of DiskSim's Hong code (`k·l = K·F`).
+    fn hong_spring_factor(&self) -> f64 {
+        match self.spring_convention {
+            SpringConvention::DiskSim => self.spring_factor,
+            SpringConvention::Edge => 2.0 * self.spring_factor,
+        }
+    }
+
+    /// The X and Y axes as spring-mass systems (SI units) for the shutdown model: `ω² = k/m`,
+    /// with the spring as the Hong seeks see it.
+    pub fn spring_axes(&self) -> (SpringAxis, SpringAxis) {
+        let axis = |accel_nm_s2: f64, length_nm: i32| {
+            let a = accel_nm_s2 / 1e9;
+            SpringAxis { accel_m_s2: a, omega2: self.hong_spring_factor() * a / (length_nm as f64 / 1e9) }
+        };
+        (axis(self.x_accel_nm_s2, self.x_length_nm), axis(self.y_accel_nm_s2, self.y_length_nm))
+    }
+
     pub fn rows_per_column(&self) -> i32 {
         self.layout.rows_per_column
     }
@@ -208,7 +243,7 @@ impl Sled {
         let to = to_x as f64 * bit;
         let base = match self.seek_model {
             SeekModel::Piecewise => piecewise_seek_s(from, to, self.spring_factor, self.x_accel_nm_s2, self.x_length_nm as f64, 0.0),
-            SeekModel::Hong => hong_seek_x_s(from, to, self.spring_factor, self.x_accel_nm_s2, self.x_length_nm as f64),
+            SeekModel::Hong => hong_seek_x_s(from, to, self.hong_spring_factor(), self.x_accel_nm_s2, self.x_length_nm as f64),
         };
         base + self.settle_time_s()
     }
@@ -225,7 +260,7 @@ impl Sled {
         let to = end.y as f64 * bit;
         let y_base = match self.seek_model {
             SeekModel::Piecewise => piecewise_seek_s(from, to, self.spring_factor, self.y_accel_nm_s2, self.y_length_nm as f64, v as f64),
-            SeekModel::Hong => hong_seek_y_s(from, to, self.spring_factor, self.y_accel_nm_s2, self.y_length_nm as f64, v as f64),
+            SeekModel::Hong => hong_seek_y_s(from, to, self.hong_spring_factor(), self.y_accel_nm_s2, self.y_length_nm as f64, v as f64),
         };
         let y_s = y_base + turn_s;
         Seek { total_ms: x_s.max(y_s) * 1000.0, x_ms: x_s * 1000.0, y_ms: y_s * 1000.0, turnarounds }
@@ -270,6 +305,9 @@ impl Sled {
     /// it compares that period in seconds with an elapsed time in ms; both are kept so the sled
     /// ends where DiskSim's does (see `docs/mems.md`).
     pub fn idle_sweep(&self, pos: Coord, elapsed_ms: f64) -> Coord {
+        if self.physical_sweep {
+            return self.physical_idle_sweep(pos, elapsed_ms);
+        }
         let sweep = self.layout.sweep_period;
         let leftover = remainder(elapsed_ms, sweep);
         let fraction = leftover / sweep;
@@ -293,6 +331,25 @@ impl Sled {
     }
 }
 
+impl Sled {
+    /// The sled sweeping at the access velocity for `elapsed_ms`, reflecting at the edges of the
+    /// stroke (turnarounds taken as instant: 2v/a is 0.06 ms of a 62 ms pass for seed 004's
+    /// sled). Unfolded, the motion is a line of period four half-strokes.
+    fn physical_idle_sweep(&self, pos: Coord, elapsed_ms: f64) -> Coord {
+        let half = (self.y_length_nm / self.bit_length_nm / 2) as i64;
+        let period = 4 * half;
+        let travelled = (elapsed_ms / 1e3 * self.access_speed_bits_per_s as f64) as i64 % period;
+        let unfolded = if pos.v >= 0 { pos.y as i64 + half } else { period - (pos.y as i64 + half) };
+        let s = (unfolded + travelled).rem_euclid(period);
+        let speed = pos.v.abs();
+        if s <= 2 * half {
+            Coord { x: pos.x, y: (s - half) as i32, v: speed }
+        } else {
+            Coord { x: pos.x, y: (period - s - half) as i32, v: -speed }
+        }
+    }
+}
+
 /// A MEMS device's service: the sled plus what surrounds it in DiskSim's model — a command
 /// overhead per request that runs while the sled does something else, and a bus that moves one
 /// 512-byte sector at a time between the device and the host.
@@ -308,6 +365,31 @@ pub struct MemsService {
     /// Where a stopped sled waits: the servo start of the centermost LBN, moving up (DiskSim
     /// starts the device inactive there).
     pub rest: Coord,
+    /// Seed 004's seek power: this much per axis while that axis moves (X seek and settle, Y
+    /// seek and turnarounds), instead of the sled power over the whole positioning.
+    pub seek_axis_power_w: Option<f64>,
+    /// How the sled is brought to rest when power management stops it; `None`: DiskSim's
+    /// instant stop at the centre.
+    pub shutdown: Option<Shutdown>,
+}
+
+/// A shutdown policy with the sled's axes and the actuators' power.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shutdown {
+    pub policy: ShutdownPolicy,
+    pub x_axis: SpringAxis,
+    pub y_axis: SpringAxis,
+    /// Power of one axis's actuator while it pushes (W).
+    pub axis_power_w: f64,
+}
+
+/// What a shutdown from a given position costs, or what an interrupted one left.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ShutdownCost {
+    /// Time from the start of the shutdown until the sled is at rest (s).
+    pub time_s: f64,
+    /// Actuator energy (J), beyond the power of the mode the device is in.
+    pub energy_j: f64,
 }
 
 /// What the sled is doing when a request's command overhead ends.
@@ -319,6 +401,8 @@ pub enum SledStart {
     Idle { elapsed_ms: f64 },
     /// Stopped: it was re-initialised at the centre and starts up before seeking.
     Stopped,
+    /// At rest at this position, where an interrupted shutdown stopped it.
+    At(Coord),
 }
 
 /// One request's work on the media.
@@ -358,6 +442,44 @@ pub const BUS_HANDOFF_MS: f64 = 0.000001;
 pub const WRITE_COMPLETION_MS: f64 = 0.001;
 
 impl MemsService {
+    /// A position's offsets from the centre (m).
+    pub fn offset_m(&self, c: Coord) -> (f64, f64) {
+        let bit = self.sled.bit_length_nm as f64 / 1e9;
+        (c.x as f64 * bit, c.y as f64 * bit)
+    }
+
+    /// The bit position nearest `(x, y)` (m), keeping the direction of travel `v`.
+    fn coord_at(&self, (x_m, y_m): (f64, f64), v: i32) -> Coord {
+        let bit = self.sled.bit_length_nm as f64 / 1e9;
+        Coord { x: (x_m / bit).round() as i32, y: (y_m / bit).round() as i32, v }
+    }
+
+    /// A shutdown from `from` to the centre under the device's shutdown policy, taken from rest
+    /// (the idle sweep's 1.6 mm/s is a few per cent of the sled's speed during a shutdown).
+    pub fn shutdown_cost(&self, from: Coord) -> Option<ShutdownCost> {
+        let (x, y) = self.offset_m(from);
+        self.shutdown_cost_m(x, y)
+    }
+
+    /// A shutdown from rest at offsets `(x, y)` (m) from the centre.
+    pub fn shutdown_cost_m(&self, x_m: f64, y_m: f64) -> Option<ShutdownCost> {
+        let sd = self.shutdown.as_ref()?;
+        let cost = sled_shutdown(&sd.x_axis, &sd.y_axis, x_m, y_m, sd.policy);
+        Some(ShutdownCost { time_s: cost.time_s, energy_j: sd.axis_power_w * cost.powered_s })
+    }
+
+    /// A shutdown from `from` interrupted `elapsed_s` after it began: the sled brakes at once.
+    /// Returns where it stops, and the cost before the interruption and while braking.
+    pub fn interrupt_shutdown(&self, from: Coord, elapsed_s: f64) -> Option<(Coord, ShutdownCost, ShutdownCost)> {
+        let sd = self.shutdown.as_ref()?;
+        let cut = interrupted_shutdown(&sd.x_axis, &sd.y_axis, self.offset_m(from).0, self.offset_m(from).1, sd.policy, elapsed_s);
+        Some((
+            self.coord_at(cut.stop_m, from.v),
+            ShutdownCost { time_s: elapsed_s, energy_j: sd.axis_power_w * cut.powered_before_s },
+            ShutdownCost { time_s: cut.braking_s, energy_j: sd.axis_power_w * cut.powered_braking_s },
+        ))
+    }
+
     /// The blocks a request covers: its first 512-byte block and how many (at least one), folded
     /// onto the device when asked (`block mod (capacity − size)`, as traces made for a larger
     /// device are run on a small one).
@@ -379,6 +501,7 @@ impl MemsService {
             SledStart::Queued => {}
             SledStart::Idle { elapsed_ms } => *pos = sled.idle_sweep(*pos, elapsed_ms),
             SledStart::Stopped => *pos = self.rest,
+            SledStart::At(at) => *pos = at,
         }
         let blocks = blocks.max(1);
         let last = lbn + blocks - 1;
@@ -418,7 +541,10 @@ impl MemsService {
                 (up, sled.seek(*pos, up.servo_start))
             };
             t += seek.total_ms;
-            energy += active_w * seek.total_ms;
+            energy += match self.seek_axis_power_w {
+                Some(axis_w) => axis_w * (seek.x_ms + seek.y_ms),
+                None => active_w * seek.total_ms,
+            };
             *pos = target.servo_start;
             let servo_ms = sled.media_ms(*pos, target.tipsector_start);
             // A write whose first block has not crossed the bus yet reads the servo with one tip
@@ -561,7 +687,9 @@ pub fn turnaround_time_s(offset_nm: f64, velocity_nm_s: f64, accel_nm_s2: f64, s
     if (offset_nm < 0.0 && velocity_nm_s > 0.0) || (offset_nm > 0.0 && velocity_nm_s < 0.0) {
         spring = -spring;
     }
-    2.0 * velocity_nm_s.abs() / (accel_nm_s2 + spring)
+    // With springs as strong as the actuator (K = 1) the sled can only just be held at the edge
+    // and a turnaround there against the spring would never end: floor the net deceleration.
+    2.0 * velocity_nm_s.abs() / (accel_nm_s2 + spring).max(accel_nm_s2 * 1e-3)
 }
 
 /// DiskSim writes 2π as 6.2831853 (`find_settle_time`); kept so settle times agree to the last
@@ -739,7 +867,9 @@ mod tests {
             resonant_frequency_hz: 739,
             settle_time_constants: 1.0,
             spring_factor,
+            spring_convention: SpringConvention::DiskSim,
             seek_model: SeekModel::Piecewise,
+            physical_sweep: false,
             layout: Layout::default(),
         }
         .prepared()
@@ -835,6 +965,22 @@ mod tests {
         let x = s.seek(Coord { x: 0, y: 0, v }, Coord { x: 1, y: 0, v });
         assert!((x.x_ms - (2.0 * (40.0f64 / 803.6e9).sqrt() + s.settle_time_s()) * 1e3).abs() < 1e-12);
         assert!((s.settle_time_s() * 1e3 - 0.21537).abs() < 1e-5);
+    }
+
+    #[test]
+    fn physical_sweep_travels_at_the_access_velocity_and_reflects() {
+        let mut sled = g2(0.0);
+        sled.physical_sweep = true;
+        // G2: 700 kbit/s, half stroke 1250 bits: 1250 bits take 1250/700000 s = 1.7857 ms.
+        let v = sled.access_velocity_nm_s();
+        let start = Coord { x: 7, y: 0, v };
+        assert_eq!(sled.idle_sweep(start, 1250.0 / 700.0), Coord { x: 7, y: 1250, v });
+        // 100 bits past the upper edge: reflected, moving down.
+        assert_eq!(sled.idle_sweep(start, 1350.0 / 700.0), Coord { x: 7, y: 1150, v: -v });
+        // A full period (four half-strokes) comes back to the start.
+        assert_eq!(sled.idle_sweep(start, 5000.0 / 700.0 + 1e-9), start);
+        let down = Coord { x: 0, y: -1200, v: -v };
+        assert_eq!(sled.idle_sweep(down, 100.0 / 700.0 + 1e-9), Coord { x: 0, y: -1200, v });
     }
 
     #[test]

@@ -289,7 +289,7 @@ pub(crate) fn monotone_cascade(device: &Device, mut steps: Vec<Step>) -> Vec<Ste
                 break;
             }
         }
-        if kept.last().map_or(true, |last| device.modes[step.mode].power_w < device.modes[last.mode].power_w) {
+        if kept.last().is_none_or(|last| device.modes[step.mode].power_w < device.modes[last.mode].power_w) {
             kept.push(step);
         }
     }

@@ -29,15 +29,10 @@ pub struct TransitionCost {
     pub energy_j: f64,
 }
 
+#[derive(Default)]
 pub struct PowerManager<'p> {
     devices: Vec<Option<DeviceSim<'p>>>,
     callbacks: Vec<(DeviceHandle, usize)>,
-}
-
-impl<'p> Default for PowerManager<'p> {
-    fn default() -> Self {
-        PowerManager { devices: Vec::new(), callbacks: Vec::new() }
-    }
 }
 
 impl<'p> PowerManager<'p> {
