@@ -12,8 +12,7 @@ use std::sync::Arc;
 
 use crate::device::{Device, Route, Transition, READY};
 use crate::mechanics::mems::{Coord, HostBus, Served, SledStart, BUS_HANDOFF_MS, WRITE_COMPLETION_MS};
-use crate::mechanics::sled_shutdown::ShutdownPolicy;
-use crate::metrics::{Ledger, RunResult};
+use crate::metrics::{Ledger, RunResult, TheoreticalMinimum};
 use crate::policy::{GapStart, Plan, Policy};
 use crate::options::ReplayOptions;
 
@@ -155,7 +154,8 @@ pub struct DeviceSim<'p> {
     /// complete after the sled is free for the next one).
     last_completion_s: f64,
     /// MEMS devices: the sled between requests.
-    mems: Option<MemsRun>,
+    /// Boxed: a request takes it out and puts it back, which then moves a pointer only.
+    mems: Option<Box<MemsRun>>,
 }
 
 /// A MEMS device between requests, on DiskSim's millisecond clock (see `mechanics::mems` for
@@ -170,9 +170,9 @@ struct MemsRun {
     pending: VecDeque<PendingRead>,
     /// The passes of the pending reads, in order; emptied whenever no read is pending.
     passes: Vec<(f64, i64)>,
-    /// The theoretical minima (seed 004 §5.2.1): every request served from where the previous
-    /// one left the sled, with no idle sweep, shutdown or queueing.
-    minimum: MemsMinimum,
+    /// The theoretical minima (seed 004 §5.2.1), when asked for: every request served from
+    /// where the previous one left the sled, with no idle sweep, shutdown or queueing.
+    minimum: Option<MemsMinimum>,
 }
 
 /// The sled as if power management never moved it: the seeks requests cause and their media
@@ -202,15 +202,15 @@ impl<'p> DeviceSim<'p> {
         let mut plan = Plan::default();
         plan.steps.reserve(device.mode_count() * 2 + 2);
         let initial_mode = if opts.initial_mode == READY { device.initial_mode } else { opts.initial_mode };
-        let mems = device.service.mems.as_ref().map(|m| MemsRun {
+        let mems = device.service.mems.as_ref().map(|m| Box::new(MemsRun {
             pos: m.rest,
             media_end_ms: start_s * 1e3,
             fold_offsets: opts.fold_offsets,
             bus: HostBus::new(),
             pending: VecDeque::new(),
             passes: Vec::new(),
-            minimum: MemsMinimum { pos: m.rest, ..Default::default() },
-        });
+            minimum: opts.theoretical_minimum.then(|| MemsMinimum { pos: m.rest, ..Default::default() }),
+        }));
         DeviceSim {
             woke_from_low_power: false,
             low_power_since: (READY, start_s),
@@ -405,30 +405,10 @@ impl<'p> DeviceSim<'p> {
             self.ledger.delayed_requests += 1;
         }
         let passes_from = run.passes.len();
-        let in_step = start == SledStart::Queued && run.minimum.pos == run.pos && !is_write;
         let served = service.serve(&mut run.pos, start, start_ms, lbn, blocks, write_bus_start, &mut run.passes);
-        let minimum = &mut run.minimum;
-        let least = if in_step {
-            minimum.pos = run.pos;
-            Served { media_end_ms: served.media_end_ms - start_ms, ..served }
-        } else {
-            minimum.scratch.clear();
-            let from = minimum.pos;
-            let direct = service.serve(&mut minimum.pos, SledStart::Queued, 0.0, lbn, blocks, None, &mut minimum.scratch);
-            // Springs that return the sled for free make the way through the centre cheaper
-            // now and then: the minimum takes it when it is (its time stays the direct one's).
-            match service.shutdown.filter(|s| s.policy == ShutdownPolicy::EnergyEfficient).and_then(|_| service.shutdown_cost(from)) {
-                Some(shutdown) => {
-                    let mut centre = from;
-                    let via = service.serve(&mut centre, SledStart::Stopped, 0.0, lbn, blocks, None, &mut minimum.scratch);
-                    Served { energy_j: direct.energy_j.min(shutdown.energy_j + via.energy_j), ..direct }
-                }
-                None => direct,
-            }
-        };
-        minimum.energy_j += least.energy_j;
-        minimum.busy_ms += least.media_end_ms;
-        minimum.response_sum_ms += service.command_overhead_ms + least.media_end_ms;
+        if run.minimum.is_some() {
+            self.least_service(&mut run, &served, lbn, blocks, is_write);
+        }
         run.media_end_ms = served.media_end_ms;
         self.ledger.service_time_s += (served.media_end_ms - start_ms) / 1e3;
         self.ledger.service_energy_j += served.energy_j;
@@ -452,6 +432,58 @@ impl<'p> DeviceSim<'p> {
         self.last_completion_s = self.last_completion_s.max(completion_s);
         self.mems = Some(run);
         completion_s
+    }
+
+    /// The request's media time (ms) and energy (J) for the theoretical minima: the service it
+    /// got with its first positioning made from where the previous request left the sled (the
+    /// seek the request causes). Stopping at the centre can make the way cheaper now and then
+    /// (springs that return the sled for free; a sled at rest that need not turn around near
+    /// an edge): the energy takes that way when it is (the time stays the direct seek's).
+    fn least_service(&self, run: &mut MemsRun, served: &Served, lbn: i64, blocks: i64, is_write: bool) {
+        let service = self.device.service.mems.as_ref().expect("MEMS device");
+        let minimum = run.minimum.as_mut().expect("minima asked for");
+        let from = minimum.pos;
+        // The least service from `start`: a read's passes do not depend on when the sled starts,
+        // so its service with another first seek is the one it got; a write's wait for its
+        // sectors on the bus (the interface, not the medium), so it is served again without.
+        let scratch = &mut minimum.scratch;
+        let mut least_from = |start: Coord, pos: &mut Coord| -> (f64, f64) {
+            let again = (!is_write).then(|| if start == served.started_from { Some((served.media_end_ms - served.start_ms, served.energy_j)) } else { service.reseek(served, start) }).flatten();
+            match again {
+                Some(least) => {
+                    *pos = run.pos;
+                    least
+                }
+                None => {
+                    scratch.clear();
+                    *pos = start;
+                    let direct = service.serve(pos, SledStart::Queued, 0.0, lbn, blocks, None, scratch);
+                    (direct.media_end_ms, direct.energy_j)
+                }
+            }
+        };
+        let mut end = from;
+        let (media_ms, direct_j) = least_from(from, &mut end);
+        let idle_s = (served.start_ms - run.media_end_ms).max(0.0) / 1e3;
+        let energy_j = match service.shutdown_cost(from) {
+            Some(shutdown) => {
+                let (_, via_j) = least_from(service.rest, &mut Coord::default());
+                let mut least_j = direct_j.min(shutdown.energy_j + via_j);
+                // A shutdown the request interrupts (timeout 0) may have gone part of the way
+                // for free.
+                if idle_s > 0.0 && idle_s < shutdown.time_s {
+                    let (stop, before, braking) = service.interrupt_shutdown(from, idle_s).expect("a shutdown model");
+                    let (_, rest_j) = least_from(stop, &mut Coord::default());
+                    least_j = least_j.min(before.energy_j + braking.energy_j + rest_j);
+                }
+                least_j
+            }
+            None => direct_j,
+        };
+        minimum.pos = end;
+        minimum.energy_j += energy_j;
+        minimum.busy_ms += media_ms;
+        minimum.response_sum_ms += service.command_overhead_ms + media_ms;
     }
 
     /// A request ends a MEMS sled's shutdown, or finds it over: the sled started for the centre
@@ -589,11 +621,13 @@ impl<'p> DeviceSim<'p> {
         let policy_name = self.policy.name().to_string();
         let lowest_power_w = self.device.modes.iter().map(|m| m.power_w).fold(f64::INFINITY, f64::min);
         let mut result = RunResult::from_ledger(self.ledger, &self.device, policy_name, self.first_arrival_s, self.free_at, self.base_power_w);
-        if let Some(run) = mems {
-            let least = &run.minimum;
-            let idle_s = (result.makespan_s - least.busy_ms / 1e3).max(0.0);
-            result.theoretical_min_energy_j = Some(least.energy_j + lowest_power_w * idle_s);
-            result.theoretical_min_response_s = Some(if result.requests == 0 { 0.0 } else { least.response_sum_ms / 1e3 / result.requests as f64 });
+        if let Some(least) = mems.as_ref().and_then(|run| run.minimum.as_ref()) {
+            result.theoretical_min = Some(TheoreticalMinimum {
+                service_energy_j: least.energy_j,
+                service_time_s: least.busy_ms / 1e3,
+                mean_response_s: if result.requests == 0 { 0.0 } else { least.response_sum_ms / 1e3 / result.requests as f64 },
+                lowest_power_w,
+            });
         }
         result
     }

@@ -54,15 +54,17 @@ pub fn evaluate(
     for spec in specs {
         policies.push(spec.build(device, &ctx)?);
     }
-    let reference = |name: &str| -> Result<RunResult> {
+    let reference = |name: &str, theoretical_minimum: bool| -> Result<RunResult> {
         let mut p = PolicySpec::parse(name)?.build(device, &ctx)?;
-        Ok(replay_validated(trace, device, p.as_mut(), &ReplayOptions { keep_per_request: false, ..opts.clone() }, progress))
+        Ok(replay_validated(trace, device, p.as_mut(), &ReplayOptions { keep_per_request: false, theoretical_minimum, ..opts.clone() }, progress))
     };
-    let always_on = reference("always-on")?;
-    let oracle = reference("oracle")?;
+    // The theoretical minima depend on the trace and the device only: computed once.
+    let always_on = reference("always-on", device.service.mems.is_some())?;
+    let oracle = reference("oracle", false)?;
     let mut reports = Vec::with_capacity(policies.len());
     for mut policy in policies {
-        let run = replay_validated(trace, device, policy.as_mut(), opts, progress);
+        let mut run = replay_validated(trace, device, policy.as_mut(), opts, progress);
+        run.theoretical_min = always_on.theoretical_min;
         // Device files are range-checked so this cannot happen; if it ever does, say so rather
         // than print null energies.
         if !(run.energy_j.is_finite() && run.system_energy_j.is_finite() && run.makespan_s.is_finite() && run.mean_response_s.is_finite()) {

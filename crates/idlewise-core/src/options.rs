@@ -48,6 +48,9 @@ pub struct ReplayOptions {
     pub keep_per_request: bool,
     /// Open or closed loop.
     pub mode: ReplayMode,
+    /// MEMS devices: compute seed 004's theoretical minima (`evaluate` does it once, in the
+    /// always-on reference run, and gives them to every policy's result).
+    pub theoretical_minimum: bool,
 }
 
 #[cfg(test)]

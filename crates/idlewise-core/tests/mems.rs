@@ -83,8 +83,8 @@ proptest! {
             let accounted = run.accounted_time_s();
             prop_assert!((accounted - run.makespan_s).abs() <= 1e-9 * run.makespan_s.max(1.0), "{}: {} vs {}", run.policy, accounted, run.makespan_s);
             prop_assert!(run.time_by_mode_s.iter().all(|&t| t >= -1e-12), "{:?}", run.time_by_mode_s);
-            let least_j = run.theoretical_min_energy_j.unwrap();
-            let least_s = run.theoretical_min_response_s.unwrap();
+            let least_j = run.theoretical_min_energy_j().unwrap();
+            let least_s = run.theoretical_min_response_s().unwrap();
             prop_assert!(run.energy_j >= least_j * (1.0 - 1e-9), "{}: {} J below the minimum {} J", run.policy, run.energy_j, least_j);
             prop_assert!(least_j >= 0.005 * run.makespan_s * (1.0 - 1e-9));
             prop_assert!(least_s > 0.0);

@@ -324,7 +324,7 @@ fn evaluate<'py>(
         .ok_or_else(|| IdlewiseError::new_err(format!("replay must be 'open' or 'closed', got '{replay}'")))?;
     let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
     let trace = trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?;
-    let opts = ReplayOptions { base_power_w, initial_mode, keep_per_request, mode, fold_offsets };
+    let opts = ReplayOptions { base_power_w, initial_mode, keep_per_request, mode, fold_offsets, ..Default::default() };
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;
     let reports = py
@@ -388,7 +388,7 @@ fn run_result_dict<'py>(py: Python<'py>, r: &idlewise_core::metrics::RunResult) 
     d.set_item("max_response_s", r.max_response_s)?;
     d.set_item("delayed_requests", r.delayed_requests)?;
     d.set_item("rated_start_stop_cycles", r.rated_cycles)?;
-    if let (Some(energy_j), Some(response_s)) = (r.theoretical_min_energy_j, r.theoretical_min_response_s) {
+    if let (Some(energy_j), Some(response_s)) = (r.theoretical_min_energy_j(), r.theoretical_min_response_s()) {
         d.set_item("theoretical_min_energy_j", energy_j)?;
         d.set_item("theoretical_min_response_s", response_s)?;
     }

@@ -271,17 +271,23 @@ impl Sled {
     fn turnarounds(&self, begin: Coord, end: Coord) -> (f64, u32) {
         let bit = self.bit_length_nm as f64;
         let flat = self.layout.flat_turnaround_s;
-        let turn = |c: Coord| flat.unwrap_or_else(|| turnaround_time_s(c.y as f64 * bit, c.v as f64, self.y_accel_nm_s2, self.spring_factor, self.y_length_nm as f64));
+        let turn = |c: Coord, v: i32| flat.unwrap_or_else(|| turnaround_time_s(c.y as f64 * bit, v as f64, self.y_accel_nm_s2, self.spring_factor, self.y_length_nm as f64));
+        // A turnaround at the start reverses the start's velocity. One at the end arrives with
+        // the opposite of the end's velocity; DiskSim passes the end's own, which turns the
+        // spring's help into hindrance there (no matter without springs, as in its validated
+        // runs): the physical convention passes the velocity the sled turns from.
+        let end_v = if self.spring_convention == SpringConvention::Edge { -end.v } else { end.v };
+        let (at_begin, at_end) = (|| turn(begin, begin.v), || turn(end, end_v));
         let behind = begin.y >= end.y;
         match (begin.v >= 0, end.v > 0) {
-            (true, true) if behind => (turn(begin) + turn(end), 2),
+            (true, true) if behind => (at_begin() + at_end(), 2),
             (true, true) => (0.0, 0),
-            (true, false) if behind => (turn(begin), 1),
-            (true, false) => (turn(end), 1),
-            (false, true) if behind => (turn(end), 1),
-            (false, true) => (turn(begin), 1),
+            (true, false) if behind => (at_begin(), 1),
+            (true, false) => (at_end(), 1),
+            (false, true) if behind => (at_end(), 1),
+            (false, true) => (at_begin(), 1),
             (false, false) if behind => (0.0, 0),
-            (false, false) => (turn(begin) + turn(end), 2),
+            (false, false) => (at_begin() + at_end(), 2),
         }
     }
 
@@ -408,11 +414,19 @@ pub enum SledStart {
 /// One request's work on the media.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Served {
-    /// When the sled has finished with the media (it may take the next request then).
+    /// When the sled took the request, and when it finished with the media (it may take the
+    /// next request then).
+    pub start_ms: f64,
     pub media_end_ms: f64,
+    /// Where the sled was when it took the request.
+    pub started_from: Coord,
     /// When the first pass over the media ended (a read's sectors start crossing the bus then).
     pub first_pass_end_ms: f64,
     pub energy_j: f64,
+    /// The first positioning, where it went, and the block's two ends it chose between.
+    pub first_seek: Seek,
+    pub first_target: Coord,
+    pub first_ends: (Coord, Coord),
 }
 
 /// The sectors of a write that have crossed the bus by a given time: the bus moves them one by
@@ -442,6 +456,36 @@ pub const BUS_HANDOFF_MS: f64 = 0.000001;
 pub const WRITE_COMPLETION_MS: f64 = 0.001;
 
 impl MemsService {
+    /// Energy of a positioning (mW × ms).
+    #[inline]
+    fn seek_energy_mj(&self, seek: &Seek) -> f64 {
+        match self.seek_axis_power_w {
+            Some(axis_w) => axis_w * (seek.x_ms + seek.y_ms),
+            None => self.sled_power_w * seek.total_ms,
+        }
+    }
+
+    /// The media time (ms) and energy (J) of `served` had its first positioning started from
+    /// `from` instead; `None` when from there the sled would take the block at its other end
+    /// (every later pass could then differ: serve it again).
+    pub fn reseek(&self, served: &Served, from: Coord) -> Option<(f64, f64)> {
+        let sled = &self.sled;
+        let (up, dn) = served.first_ends;
+        let seek = if sled.bidirectional {
+            let (seek_up, seek_dn) = sled.seek_both(from, up, dn);
+            let (target, seek) = if seek_up.total_ms < seek_dn.total_ms { (up, seek_up) } else { (dn, seek_dn) };
+            if target != served.first_target {
+                return None;
+            }
+            seek
+        } else {
+            sled.seek(from, up)
+        };
+        let media_ms = served.media_end_ms - served.start_ms - served.first_seek.total_ms + seek.total_ms;
+        let energy_j = served.energy_j + (self.seek_energy_mj(&seek) - self.seek_energy_mj(&served.first_seek)) / 1000.0;
+        Some((media_ms, energy_j))
+    }
+
     /// A position's offsets from the centre (m).
     pub fn offset_m(&self, c: Coord) -> (f64, f64) {
         let bit = self.sled.bit_length_nm as f64 / 1e9;
@@ -504,12 +548,14 @@ impl MemsService {
             SledStart::At(at) => *pos = at,
         }
         let blocks = blocks.max(1);
+        let started_from = *pos;
         let last = lbn + blocks - 1;
         let tips_per_block = sled.tip_sectors_per_lbn;
         let mut write_bus = write_bus_start_ms
             .map(|start| BusCursor { next_done_ms: start + self.sector_transfer_ms, transferred: 0, total: blocks, step_ms: self.sector_transfer_ms });
-        let mut served = Served::default();
+        let mut served = Served { start_ms, started_from, ..Served::default() };
         let mut first_pass = true;
+        let mut sought = false;
         let mut t = start_ms;
         let mut done = lbn - 1;
         let active_w = self.sled_power_w;
@@ -520,20 +566,19 @@ impl MemsService {
             // Blocks of the same row go together, as many as the active tips allow; a write
             // only takes the blocks that have crossed the bus already.
             let bus_ready = write_bus.as_mut().map(|b| lbn + b.completed_by(t));
-            let mut end = first;
-            let mut tips = tips_per_block;
+            // As many blocks as the active tips read at once (a row's worth at most), and a
+            // row boundary only when the next row lies where this one does (the next column's
+            // first row may: DiskSim then goes on with other tips).
             let cells_per_row = sled.cells_per_row() as i64;
-            for b in first + 1..=last {
-                // Blocks of one row share a position; only at a row boundary can it change (the
-                // next column's first row may lie where this one's last row does: DiskSim then
-                // goes on with other tips).
-                let boundary = b % cells_per_row == 0;
-                if bus_ready.is_some_and(|ready| b > ready) || tips + tips_per_block > sled.tips_simultaneous || (boundary && sled.position(b).0 != up) {
-                    break;
-                }
-                tips += tips_per_block;
-                end = b;
+            let mut end = last.min(first + cells_per_row - 1);
+            if let Some(ready) = bus_ready {
+                end = end.min(ready).max(first);
             }
+            let boundary = (first / cells_per_row + 1) * cells_per_row;
+            if boundary <= end && sled.position(boundary).0 != up {
+                end = boundary - 1;
+            }
+            let tips = (end - first + 1) as i32 * tips_per_block;
             let (target, seek) = if sled.bidirectional {
                 let (seek_up, seek_dn) = sled.seek_both(*pos, up.servo_start, dn.servo_start);
                 if seek_up.total_ms < seek_dn.total_ms { (up, seek_up) } else { (dn, seek_dn) }
@@ -541,10 +586,13 @@ impl MemsService {
                 (up, sled.seek(*pos, up.servo_start))
             };
             t += seek.total_ms;
-            energy += match self.seek_axis_power_w {
-                Some(axis_w) => axis_w * (seek.x_ms + seek.y_ms),
-                None => active_w * seek.total_ms,
-            };
+            energy += self.seek_energy_mj(&seek);
+            if !sought {
+                sought = true;
+                served.first_seek = seek;
+                served.first_target = target.servo_start;
+                served.first_ends = (up.servo_start, dn.servo_start);
+            }
             *pos = target.servo_start;
             let servo_ms = sled.media_ms(*pos, target.tipsector_start);
             // A write whose first block has not crossed the bus yet reads the servo with one tip
@@ -732,14 +780,22 @@ fn chunk_accel(accel: f64, spring_factor: f64, from: f64, to: f64, length: f64, 
 /// `find_seek_time_piecewise`): accelerate to a switch point, decelerate to the target, each
 /// phase cut into eight chunks of constant acceleration; the switch point moves until both
 /// phases reach it at the same speed. Starts and ends at `velocity` (0 in X).
+#[inline]
 pub fn piecewise_seek_s(start: f64, end: f64, spring_factor: f64, accel: f64, length: f64, velocity: f64) -> f64 {
-    let dist = distance_nm(start, end);
     if spring_factor == 0.0 {
         // Without springs every chunk has the actuator's acceleration, and the chunks add up to
         // constant-acceleration kinematics exactly (to rounding): accelerate over half the
         // distance, decelerate over the other half. DiskSim iterates once and stops there too.
+        // Inlined, so the seeks to a block's two ends overlap in the pipeline.
+        let dist = distance_nm(start, end);
         return 2.0 * ((velocity * velocity + accel * dist).sqrt() - velocity) / accel;
     }
+    piecewise_spring_seek_s(start, end, spring_factor, accel, length, velocity)
+}
+
+#[inline(never)]
+fn piecewise_spring_seek_s(start: f64, end: f64, spring_factor: f64, accel: f64, length: f64, velocity: f64) -> f64 {
+    let dist = distance_nm(start, end);
     let positive = end > start;
     let mut x = [0.0f64; 2 * CHUNKS + 1];
     let mut v = [0.0f64; 2 * CHUNKS + 1];
