@@ -238,16 +238,33 @@ def cmd_cache(args) -> int:
 
 
 def cmd_experiment(args) -> int:
-    from .experiments import EXPERIMENTS, NO_WORKLOAD
+    from .experiments import DEVICE_EXPERIMENTS, EXPERIMENTS, NO_WORKLOAD, TRACE_EXPERIMENTS
 
-    if args.name not in NO_WORKLOAD and not args.workload:
-        raise IdlewiseError(f"experiment {args.name} needs --workload (an application trace CSV; repeatable)")
-    result = EXPERIMENTS[args.name](args.workload, plot=args.plot)
+    if args.device and args.name not in DEVICE_EXPERIMENTS:
+        raise IdlewiseError(f"experiment {args.name} takes no --device")
+    if args.traces and args.name not in TRACE_EXPERIMENTS:
+        raise IdlewiseError(f"experiment {args.name} takes no trace arguments" +
+                            ("" if args.name in NO_WORKLOAD else " (give application traces with --workload)"))
+    if args.name in TRACE_EXPERIMENTS:
+        if not args.traces:
+            raise IdlewiseError(f"experiment {args.name} needs one or more trace files: idlewise experiment {args.name} TRACE...")
+        result = EXPERIMENTS[args.name](args.traces, plot=args.plot, device=args.device, format=args.format,
+                                        stream=args.stream, sort=args.sort)
+    elif args.name in DEVICE_EXPERIMENTS:
+        result = EXPERIMENTS[args.name](None, plot=args.plot, device=args.device)
+    else:
+        if args.name not in NO_WORKLOAD and not args.workload:
+            raise IdlewiseError(f"experiment {args.name} needs --workload (an application trace CSV; repeatable)")
+        result = EXPERIMENTS[args.name](args.workload, plot=args.plot)
     if args.json:
         json.dump(result, sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
     elif args.name == "swap-cost":
         _print_swap_cost(result)
+    elif args.name == "mems-timeout":
+        _print_mems_timeout(result)
+    elif args.name == "mems-shutdown":
+        _print_mems_shutdown(result)
     else:
         table = Table(title=f"experiment {args.name}", title_justify="left")
         keys = ["workload", "variant", "knob", "mean_response_s", "energy_j", "energy_lower_bound_j", "storage_reads",
@@ -257,9 +274,48 @@ def cmd_experiment(args) -> int:
         for row in result:
             table.add_row(*[f"{row[k]:,.3f}" if isinstance(row[k], float) else str(row[k]) for k in keys])
         _console().print(table)
-        if args.plot:
-            print(f"plot written to {args.plot}")
+    if args.plot and not args.json:
+        print(f"plot written to {args.plot}")
     return 0
+
+
+def _print_mems_timeout(rows) -> None:
+    """Seed 004's Tables 2 (PE) and 3 (EE): energy J / mean response ms per timeout and trace."""
+    traces = list(dict.fromkeys(r["trace"] for r in rows))
+    console = _console()
+    for shutdown, table_no in (("pe", 2), ("ee", 3)):
+        mine = [r for r in rows if r["shutdown"] == shutdown]
+        table = Table(title=f"seed 004 Table {table_no} layout, {shutdown.upper()} shutdown, {rows[0]['device']}: "
+                            "energy J / mean response ms", title_justify="left")
+        table.add_column("timeout ms", justify="right")
+        for t in traces:
+            table.add_column(t, justify="right")
+        for timeout_s in dict.fromkeys(r["timeout_s"] for r in mine):
+            cells = {r["trace"]: r for r in mine if r["timeout_s"] == timeout_s}
+            table.add_row(f"{timeout_s * 1e3:g}", *[f"{cells[t]['energy_j']:.4g} / {cells[t]['mean_response_s'] * 1e3:.3g}" for t in traces])
+        first = {r["trace"]: r for r in reversed(mine)}
+        table.add_row("theoretical min.", *[f"{first[t]['theoretical_min_energy_j']:.4g} / "
+                                            f"{first[t]['theoretical_min_response_s'] * 1e3:.3g}" for t in traces])
+        console.print(table)
+    for t in traces:
+        if any(r["folded"] for r in rows if r["trace"] == t):
+            console.print(f"note: {t} does not fit {rows[0]['device']}: its block numbers were folded onto the device "
+                          "(block mod (capacity - size))")
+
+
+def _print_mems_shutdown(rows) -> None:
+    table = Table(title=f"seed 004 section 6.2: shutdown from rest along one axis, {rows[0]['device']} (idlewise | seed)",
+                  title_justify="left")
+    for column in ("policy", "from", "time ms", "actuator energy uJ"):
+        table.add_column(column, justify="left" if column == "policy" else "right")
+    for r in rows[:-1]:
+        table.add_row(r["shutdown"].upper(), f"{r['distance_m'] * 1e6:g} um",
+                      f"{r['time_s'] * 1e3:.3f} | {r['seed_time_s'] * 1e3:.1f}", f"{r['energy_j'] * 1e6:.2f}")
+    _console().print(table)
+    field = rows[-1]
+    print(f"over the probe field: EE saves at least {field['least_energy_saving']:.1%} of the shutdown energy "
+          f"(seed: at least 40 %); EE takes up to {field['largest_time_increase']:.0%} longer than PE "
+          "(1 um from the centre, the grid's nearest point; the seed: up to 600 %)")
 
 
 def _print_swap_cost(rows) -> None:
@@ -438,8 +494,12 @@ def build_parser() -> argparse.ArgumentParser:
     ca.add_argument("--json", action="store_true")
     ca.set_defaults(func=cmd_cache)
 
-    ex = sub.add_parser("experiment", help="the seeds' experiments: static-vs-adaptive, knob, ghost-hints (000), swap-cost (002)")
-    ex.add_argument("name", choices=("static-vs-adaptive", "knob", "ghost-hints", "swap-cost"))
+    ex = sub.add_parser("experiment", help="the seeds' experiments: static-vs-adaptive, knob, ghost-hints (000), swap-cost (002), "
+                                           "mems-timeout, mems-shutdown (004)")
+    ex.add_argument("name", choices=("static-vs-adaptive", "knob", "ghost-hints", "swap-cost", "mems-timeout", "mems-shutdown"))
+    ex.add_argument("traces", nargs="*", metavar="TRACE", help="trace files (mems-timeout)")
+    ex.add_argument("--device", help="catalog name or TOML path (mems-timeout, mems-shutdown; default ibm-mems-seed004)")
+    _trace_options(ex)
     ex.add_argument("--workload", action="append", help="application trace CSV (repeatable; seed 000's experiments)")
     ex.add_argument("--plot", metavar="FILE")
     ex.add_argument("--json", action="store_true")

@@ -40,7 +40,7 @@ pub fn replay(trace: &TraceView, device: &Device, policy: &mut dyn Policy, opts:
 /// The idle gaps an always-on device sees: from each completion that empties the queue to the
 /// next arrival, in order. Computed by the same replay loop as every run, under a policy that
 /// never moves and only records gap lengths.
-pub fn idle_gaps(trace: &TraceView, device: &Device) -> Result<Vec<f64>> {
+pub fn idle_gaps(trace: &TraceView, device: &Device, opts: &ReplayOptions) -> Result<Vec<f64>> {
     struct GapRecorder {
         gaps: Vec<f64>,
     }
@@ -54,8 +54,9 @@ pub fn idle_gaps(trace: &TraceView, device: &Device) -> Result<Vec<f64>> {
         }
     }
     trace.validate()?;
+    check_fits(trace, device, opts)?;
     let mut recorder = GapRecorder { gaps: Vec::new() };
-    replay_validated(trace, device, &mut recorder, &ReplayOptions::default(), None);
+    replay_validated(trace, device, &mut recorder, opts, None);
     Ok(recorder.gaps)
 }
 
@@ -331,7 +332,7 @@ mod tests {
         let (t, o, s, w) = ([0.0, 0.5, 5.0, 9.0], [0i64; 4], [ONE_SECOND; 4], [0u8; 4]);
         let trace = TraceView::new(&t, &o, &s, &w).unwrap();
         // Completions at 1, 2 (queued), 6, 10: gaps 5.0 - 2 = 3 and 9 - 6 = 3.
-        let gaps = idle_gaps(&trace, &d).unwrap();
+        let gaps = idle_gaps(&trace, &d, &ReplayOptions::default()).unwrap();
         assert_eq!(gaps.len(), 2);
         assert!(close(gaps[0], 3.0) && close(gaps[1], 3.0));
     }

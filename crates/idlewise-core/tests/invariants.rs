@@ -162,7 +162,7 @@ proptest! {
         // The oracle's per-gap choice is no dearer than any fixed way down and back.
         let offsets = vec![0i64; times.len()];
         let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
-        for gap in idlewise_core::idle_gaps(&trace, &device).unwrap() {
+        for gap in idlewise_core::idle_gaps(&trace, &device, &ReplayOptions::default()).unwrap() {
             let best = device.best_mode_for_gap(gap).1;
             prop_assert!(best <= p0 * gap * (1.0 + 1e-12) + 1e-12);
             for m in 1..3 {

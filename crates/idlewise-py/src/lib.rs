@@ -255,6 +255,7 @@ fn validate_trace(
 
 /// Idle gaps (s) an always-on device sees, completion to next arrival, in order.
 #[pyfunction]
+#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, fold_offsets=false))]
 fn idle_gaps<'py>(
     py: Python<'py>,
     time_s: PyReadonlyArray1<'py, f64>,
@@ -262,10 +263,12 @@ fn idle_gaps<'py>(
     size_bytes: PyReadonlyArray1<'py, i64>,
     is_write: PyReadonlyArray1<'py, u8>,
     device: &Device,
+    fold_offsets: bool,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let trace = trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?;
     let core_device = &device.inner;
-    let gaps = py.allow_threads(|| idlewise_core::idle_gaps(&trace, core_device)).map_err(to_py_err)?;
+    let opts = ReplayOptions { fold_offsets, ..Default::default() };
+    let gaps = py.allow_threads(|| idlewise_core::idle_gaps(&trace, core_device, &opts)).map_err(to_py_err)?;
     Ok(PyArray1::from_vec_bound(py, gaps))
 }
 

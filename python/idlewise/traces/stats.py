@@ -13,18 +13,23 @@ import numpy as np
 
 from .. import _core
 from ..devices import load_device
+from ..errors import TraceRecordError
 from .trace import Trace
 
 #: Log-spaced gap bins, 10 per decade from 1 ms to 10^4 s (ALGORITHMS.md 8.1).
 BIN_EDGES_S = np.logspace(-3, 4, 71)
 
 
-def idle_gaps_s(trace: Trace, device=None) -> np.ndarray:
+def idle_gaps_s(trace: Trace, device=None, fold_offsets: bool = False) -> np.ndarray:
     if device is None:
         gaps = np.diff(trace.time_s)
         return gaps[gaps > 0]
     device = load_device(device)
-    return _core.idle_gaps(trace.time_s, trace.offset_bytes, trace.size_bytes, trace.is_write, device)
+    try:
+        return _core.idle_gaps(trace.time_s, trace.offset_bytes, trace.size_bytes, trace.is_write, device,
+                               fold_offsets=fold_offsets)
+    except TraceRecordError as e:
+        raise trace.record_error(e) from None
 
 
 def trace_stats(trace: Trace, device=None) -> dict:

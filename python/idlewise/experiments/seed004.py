@@ -1,0 +1,197 @@
+"""Seed 004 (Khatib & Hartel, *Power Management of MEMS-Based Storage Devices for Mobile Systems*):
+the fixed timeout on a MEMS device with the performance- and energy-efficient shutdown policies.
+
+- ``mems-timeout``: Tables 2 and 3 (energy and mean response per timeout, 0-10 ms by 1 ms and
+  20-50 ms by 10 ms, with the theoretical minima), Figure 4a (the idle-period histogram) and
+  Figures 4b/8 (the energy-response trade-off), on any traces.
+- ``mems-shutdown``: section 6.2's shutdown times next to the seed's, and Figure 7 (the relative
+  time and energy difference of the two policies over the probe field).
+
+Everything comes from the engine (``simulate`` and the device's sled model); this module only
+chooses the runs and lays out their results.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..devices import load_device
+from ..errors import IdlewiseError
+from ..simulate import simulate
+from ..traces import read_trace
+from ..traces.stats import idle_gaps_s
+
+DEFAULT_DEVICE = "ibm-mems-seed004"
+#: Seed 004 section 5.1: 0-10 ms in 1 ms steps, then 10 ms steps up to 50 ms.
+TIMEOUTS_MS = tuple(range(0, 11)) + (20, 30, 40, 50)
+SHUTDOWNS = ("pe", "ee")
+
+#: Seed 004 Tables 2 (PE) and 3 (EE): (energy J, mean response ms) per timeout for its four iPAQ
+#: traces; the last row is the theoretical minimum.
+SEED_TRACES = ("ext3-4K", "ext3-1K", "ext2-4K", "ext2-1K")
+SEED_TABLE = {
+    "pe": {0: ((11.0, 3.0), (10.4, 1.8), (9.9, 3.3), (9.7, 2.6)), 1: ((10.9, 2.9), (10.3, 1.7), (9.9, 3.2), (9.7, 2.6)),
+           2: ((11.0, 2.9), (10.4, 1.7), (9.9, 3.2), (9.7, 2.6)), 3: ((11.0, 2.8), (10.4, 1.7), (9.9, 3.2), (9.7, 2.6)),
+           4: ((11.0, 2.8), (10.4, 1.6), (9.9, 3.2), (9.8, 2.6)), 5: ((11.0, 2.8), (10.4, 1.6), (9.9, 3.2), (9.8, 2.5)),
+           10: ((11.1, 2.8), (10.5, 1.6), (10.0, 3.2), (9.8, 2.5)), 20: ((11.3, 2.7), (10.7, 1.6), (10.0, 3.2), (9.9, 2.5)),
+           30: ((11.5, 2.7), (10.9, 1.6), (10.1, 3.2), (10.0, 2.5)), 40: ((11.6, 2.7), (11.1, 1.6), (10.1, 3.2), (10.1, 2.5)),
+           50: ((11.8, 2.7), (11.2, 1.6), (10.1, 3.2), (10.1, 2.5)), "min": ((10.5, 2.5), (9.8, 1.4), (9.6, 2.8), (9.4, 2.2))},
+    "ee": {0: ((10.7, 3.0), (10.4, 1.8), (9.8, 3.3), (9.7, 2.6)), 1: ((10.8, 2.9), (10.3, 1.7), (9.8, 3.2), (9.7, 2.6)),
+           2: ((10.8, 2.9), (10.4, 1.7), (9.8, 3.2), (9.7, 2.6)), 3: ((10.8, 2.8), (10.4, 1.7), (9.8, 3.2), (9.7, 2.6)),
+           4: ((10.8, 2.8), (10.4, 1.6), (9.8, 3.2), (9.8, 2.6)), 5: ((10.9, 2.8), (10.4, 1.6), (9.8, 3.2), (9.8, 2.5)),
+           10: ((11.0, 2.8), (10.5, 1.6), (9.9, 3.2), (9.8, 2.5)), 20: ((11.2, 2.7), (10.7, 1.6), (9.9, 3.2), (9.9, 2.5)),
+           30: ((11.4, 2.7), (10.9, 1.6), (10.0, 3.2), (10.0, 2.5)), 40: ((11.6, 2.7), (11.1, 1.6), (10.0, 3.2), (10.1, 2.5)),
+           50: ((11.7, 2.7), (11.2, 1.6), (10.1, 3.2), (10.1, 2.5)), "min": ((10.5, 2.5), (9.8, 1.4), (9.6, 2.8), (9.4, 2.2))},
+}
+
+#: Seed 004 section 6.2: shutdown times (ms) from 5 um and 45 um, per policy.
+SEED_SHUTDOWN_MS = {("pe", 5e-6): 0.6, ("pe", 45e-6): 1.6, ("ee", 5e-6): 1.6, ("ee", 45e-6): 2.0}
+
+
+def _mems_device(device):
+    d = load_device(device or DEFAULT_DEVICE)
+    if d.kind != "mems" or d.mems_shutdown is None:
+        raise IdlewiseError(f"device {d.name}: the MEMS experiments need a MEMS device with a sled shutdown model "
+                            f"([service.mems.shutdown]), such as {DEFAULT_DEVICE}")
+    return d
+
+
+def _fits(trace, device) -> bool:
+    """Whether every request lies within the device (otherwise it is folded onto it)."""
+    try:
+        idle_gaps_s(trace, device)
+    except IdlewiseError as e:
+        if "beyond device" in str(e):
+            return False
+        raise
+    return True
+
+
+def mems_timeout(traces, plot=None, device=None, format="auto", stream=None, sort=False) -> list[dict]:
+    """One row per (trace, timeout, shutdown policy): energy, mean response, the theoretical
+    minima and the number of shutdowns. Traces that do not fit the device are folded onto it
+    (``fold_offsets``), and their rows say so."""
+    base = _mems_device(device)
+    if not traces:
+        raise IdlewiseError("experiment mems-timeout needs one or more traces")
+    specs = [f"timeout:{ms}ms" for ms in TIMEOUTS_MS]
+    rows, histograms = [], {}
+    for path in traces:
+        trace = read_trace(path, format=format, stream=stream, sort=sort)
+        folded = not _fits(trace, base)
+        gaps = idle_gaps_s(trace, base, fold_offsets=folded)
+        histograms[trace.name] = gaps
+        for shutdown in SHUTDOWNS:
+            d = base.with_mems_shutdown(shutdown)
+            results = simulate(trace, d, specs, fold_offsets=folded, progress=False)
+            for ms, r in zip(TIMEOUTS_MS, results, strict=True):
+                rows.append({
+                    "trace": trace.name, "device": base.name, "timeout_s": ms / 1e3, "shutdown": shutdown,
+                    "energy_j": r["energy_j"], "mean_response_s": r["mean_response_s"],
+                    "theoretical_min_energy_j": r["theoretical_min_energy_j"],
+                    "theoretical_min_response_s": r["theoretical_min_response_s"],
+                    "shutdowns": r["transitions"].get("idle->inactive", 0),
+                    "requests": r["requests"], "makespan_s": r["makespan_s"], "folded": folded,
+                })
+    if plot:
+        _plot_timeouts(rows, histograms, plot)
+    return rows
+
+
+def _plot_timeouts(rows, histograms, path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(histograms)
+    fig, axes = plt.subplots(len(names), 2, figsize=(11, 4 * len(names)), squeeze=False)
+    for (hist_ax, trade_ax), name in zip(axes, names):
+        gaps_ms = histograms[name] * 1e3
+        edges = np.arange(0, 51, 1.0)
+        counts, _ = np.histogram(np.minimum(gaps_ms, 50.5), bins=np.append(edges, 51))
+        hist_ax.bar(edges, counts, width=0.9, align="edge", color="tab:gray")
+        hist_ax.set_xlabel("idle period (ms; last bar: 50 ms and longer)")
+        hist_ax.set_ylabel("idle periods")
+        hist_ax.set_title(f"{name}: idle periods (seed 004 Figure 4a)", fontsize=10)
+        for shutdown, color in (("pe", "tab:blue"), ("ee", "tab:green")):
+            mine = [r for r in rows if r["trace"] == name and r["shutdown"] == shutdown]
+            x = [r["mean_response_s"] * 1e3 for r in mine]
+            y = [r["energy_j"] for r in mine]
+            trade_ax.plot(x, y, "o-", color=color, label=f"{shutdown.upper()} shutdown", markersize=4)
+            for r, xi, yi in zip(mine, x, y):
+                if shutdown == "pe" and r["timeout_s"] * 1e3 in (0, 1, 5, 10, 20, 50):
+                    trade_ax.annotate(f"{r['timeout_s'] * 1e3:g} ms", (xi, yi), textcoords="offset points", xytext=(4, 4), fontsize=7)
+        least = next(r for r in rows if r["trace"] == name)
+        trade_ax.plot([least["theoretical_min_response_s"] * 1e3], [least["theoretical_min_energy_j"]], "k*", markersize=10,
+                      label="theoretical minimum")
+        trade_ax.set_xlabel("mean response time (ms)")
+        trade_ax.set_ylabel("energy (J)")
+        trade_ax.set_title(f"{name}: energy against response, by timeout (Figures 4b, 8)", fontsize=10)
+        trade_ax.legend(fontsize=8)
+        trade_ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def mems_shutdown(traces=None, plot=None, device=None) -> list[dict]:
+    """Section 6.2: shutdown time and actuator energy of both policies from 5 um and 45 um (one
+    axis), next to the seed's times; with ``plot``, Figure 7 over the probe field."""
+    pe = _mems_device(device).with_mems_shutdown("pe")
+    ee = pe.with_mems_shutdown("ee")
+    rows = []
+    for distance_m in (5e-6, 45e-6):
+        for name, d in (("pe", pe), ("ee", ee)):
+            time_s, energy_j = d.mems_shutdown_cost(distance_m, 0.0)
+            rows.append({"device": pe.name, "shutdown": name, "distance_m": distance_m, "time_s": time_s, "energy_j": energy_j,
+                         "seed_time_s": SEED_SHUTDOWN_MS[(name, distance_m)] / 1e3})
+    field = _shutdown_field(pe, ee)
+    rows.append({"device": pe.name, "shutdown": "ee-vs-pe", "least_energy_saving": float(np.nanmin(field["energy"])),
+                 "largest_time_increase": float(np.nanmax(field["time"]))})
+    if plot:
+        _plot_field(field, plot, pe.name)
+    return rows
+
+
+def _shutdown_field(pe, ee, step_m=1e-6, half_m=50e-6) -> dict:
+    """Relative differences over the field: (t_EE - t_PE)/t_PE and (E_PE - E_EE)/E_PE."""
+    axis = np.round(np.arange(-half_m, half_m + step_m / 2, step_m), 12)
+    time = np.full((len(axis), len(axis)), np.nan)
+    energy = np.full_like(time, np.nan)
+    for i, y in enumerate(axis):
+        for j, x in enumerate(axis):
+            t_pe, e_pe = pe.mems_shutdown_cost(x, y)
+            t_ee, e_ee = ee.mems_shutdown_cost(x, y)
+            if t_pe > 0:
+                time[i, j] = (t_ee - t_pe) / t_pe
+                energy[i, j] = (e_pe - e_ee) / e_pe
+    return {"axis_m": axis, "time": time, "energy": energy}
+
+
+def _plot_field(field, path, name) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import LogNorm
+
+    um = field["axis_m"] * 1e6
+    extent = (um[0], um[-1], um[0], um[-1])
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4.6))
+    im = a.imshow(field["time"] * 100, origin="lower", extent=extent, norm=LogNorm(), cmap="viridis")
+    fig.colorbar(im, ax=a, label="(t_EE - t_PE) / t_PE  (%)")
+    a.set_title(f"{name}: shutdown time, EE vs PE (Fig. 7a)", fontsize=10)
+    im = b.imshow(field["energy"] * 100, origin="lower", extent=extent, cmap="viridis")
+    fig.colorbar(im, ax=b, label="(E_PE - E_EE) / E_PE  (%)")
+    b.set_title("shutdown energy saved by EE (Fig. 7b)", fontsize=10)
+    for ax in (a, b):
+        ax.set_xlabel("x offset from the centre (µm)")
+        ax.set_ylabel("y offset from the centre (µm)")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+EXPERIMENTS = {"mems-timeout": mems_timeout, "mems-shutdown": mems_shutdown}
+"""Seed 004 experiments by name."""
