@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::device::{Device, Route, Transition, READY};
-use crate::mechanics::mems::{Coord, HostBus, Served, SledStart, BUS_HANDOFF_MS, WRITE_COMPLETION_MS};
+use crate::mechanics::mems::{Coord, HostBus, MemsService, Served, SledStart, BUS_HANDOFF_MS, WRITE_COMPLETION_MS};
 use crate::metrics::{Ledger, RunResult, TheoreticalMinimum};
 use crate::policy::{GapStart, Plan, Policy};
 use crate::options::ReplayOptions;
@@ -184,6 +184,13 @@ struct MemsMinimum {
     busy_ms: f64,
     response_sum_ms: f64,
     scratch: Vec<(f64, i64)>,
+}
+
+impl MemsRun {
+    /// Where the idle sled has swept to by `at_ms` (after the last request left the media).
+    fn sled_at(&self, service: &MemsService, at_ms: f64) -> Coord {
+        service.sled.idle_sweep(self.pos, at_ms - self.media_end_ms)
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -494,7 +501,7 @@ impl<'p> DeviceSim<'p> {
         let service = self.device.service.mems.as_ref().expect("MEMS device");
         let (mode, since_s) = self.low_power_since;
         let began_ms = since_s * 1e3;
-        let from = service.sled.idle_sweep(run.pos, began_ms - run.media_end_ms);
+        let from = run.sled_at(service, began_ms);
         let full = service.shutdown_cost(from).expect("a shutdown model");
         let elapsed_s = (notice_ms - began_ms) / 1e3;
         let mode_power_w = self.device.modes[mode].power_w;
@@ -605,7 +612,7 @@ impl<'p> DeviceSim<'p> {
             if let Some(run) = mems.as_ref().filter(|_| mode != READY) {
                 let service = self.device.service.mems.as_ref().expect("MEMS device");
                 let began_ms = t * 1e3;
-                let from = service.sled.idle_sweep(run.pos, began_ms - run.media_end_ms);
+                let from = run.sled_at(service, began_ms);
                 if let Some(full) = service.shutdown_cost(from) {
                     let power_w = self.device.modes[mode].power_w;
                     let (time_s, energy_j) = if end_s - t >= full.time_s {
