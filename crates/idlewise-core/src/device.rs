@@ -413,6 +413,17 @@ fn check_value(origin: &str, field: &str, value: f64, allow_zero: bool) -> Resul
     Ok(())
 }
 
+const SHUTDOWN_POLICY_FIELD: &str = "service.mems.shutdown.policy";
+
+/// A sled shutdown policy by name; EE needs springs to return the sled.
+fn shutdown_policy(origin: &str, text: &str, has_springs: bool) -> Result<ShutdownPolicy> {
+    let policy = ShutdownPolicy::parse(text).ok_or_else(|| Error::device(origin, SHUTDOWN_POLICY_FIELD, format!("must be \"pe\" or \"ee\", got \"{text}\"")))?;
+    if policy == ShutdownPolicy::EnergyEfficient && !has_springs {
+        return Err(Error::device(origin, SHUTDOWN_POLICY_FIELD, "\"ee\" lets the springs return the sled, and this sled has none (spring_factor = 0)"));
+    }
+    Ok(policy)
+}
+
 /// Checks a `[service.mems]` table and builds the sled. Integer geometry must divide into at
 /// least one row, column and cylinder, or the layout has no blocks.
 fn mems_service(origin: &str, m: &MemsFile, overhead_s: f64, sled_power_w: f64) -> Result<MemsService> {
@@ -500,14 +511,10 @@ fn mems_service(origin: &str, m: &MemsFile, overhead_s: f64, sled_power_w: f64) 
     let shutdown = match &m.shutdown {
         None => None,
         Some(sd) => {
-            let policy = ShutdownPolicy::parse(&sd.policy)
-                .ok_or_else(|| Error::device(origin, field("shutdown.policy"), format!("must be \"pe\" or \"ee\", got \"{}\"", sd.policy)))?;
+            let policy = shutdown_policy(origin, &sd.policy, m.spring_factor > 0.0)?;
             let axis_power_w = m
                 .seek_power_per_axis_w
                 .ok_or_else(|| Error::device(origin, field("seek_power_per_axis_w"), "is needed with [service.mems.shutdown]: the actuators' power while they move the sled".to_string()))?;
-            if policy == ShutdownPolicy::EnergyEfficient && m.spring_factor == 0.0 {
-                return Err(Error::device(origin, field("shutdown.policy"), "\"ee\" lets the springs return the sled, and this sled has none (spring_factor = 0)".to_string()));
-            }
             let (x_axis, y_axis) = sled.spring_axes();
             Some(Shutdown { policy, x_axis, y_axis, axis_power_w })
         }
@@ -527,19 +534,14 @@ fn mems_service(origin: &str, m: &MemsFile, overhead_s: f64, sled_power_w: f64) 
 impl Device {
     /// This MEMS device with another shutdown policy (`"pe"` or `"ee"`), for comparing the two.
     pub fn with_mems_shutdown(&self, policy: &str) -> Result<Device> {
-        let field = "service.mems.shutdown.policy";
-        let parsed = ShutdownPolicy::parse(policy).ok_or_else(|| Error::device(&self.name, field, format!("must be \"pe\" or \"ee\", got \"{policy}\"")))?;
         let mut device = self.clone();
         let shutdown = device
             .service
             .mems
             .as_mut()
             .and_then(|m| m.shutdown.as_mut())
-            .ok_or_else(|| Error::device(&self.name, field, "this device has no sled shutdown model ([service.mems.shutdown])"))?;
-        if parsed == ShutdownPolicy::EnergyEfficient && shutdown.x_axis.omega2 == 0.0 {
-            return Err(Error::device(&self.name, field, "\"ee\" lets the springs return the sled, and this sled has none (spring_factor = 0)"));
-        }
-        shutdown.policy = parsed;
+            .ok_or_else(|| Error::device(&self.name, SHUTDOWN_POLICY_FIELD, "this device has no sled shutdown model ([service.mems.shutdown])"))?;
+        shutdown.policy = shutdown_policy(&self.name, policy, shutdown.x_axis.omega2 > 0.0)?;
         Ok(device)
     }
 

@@ -516,7 +516,8 @@ impl MemsService {
     /// Returns where it stops, and the cost before the interruption and while braking.
     pub fn interrupt_shutdown(&self, from: Coord, elapsed_s: f64) -> Option<(Coord, ShutdownCost, ShutdownCost)> {
         let sd = self.shutdown.as_ref()?;
-        let cut = interrupted_shutdown(&sd.x_axis, &sd.y_axis, self.offset_m(from).0, self.offset_m(from).1, sd.policy, elapsed_s);
+        let (x, y) = self.offset_m(from);
+        let cut = interrupted_shutdown(&sd.x_axis, &sd.y_axis, x, y, sd.policy, elapsed_s);
         Some((
             self.coord_at(cut.stop_m, from.v),
             ShutdownCost { time_s: elapsed_s, energy_j: sd.axis_power_w * cut.powered_before_s },
