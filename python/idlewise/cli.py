@@ -104,7 +104,8 @@ def cmd_simulate(args) -> int:
         for stream, part in trace.split_streams().items():
             part = apply_transform(part, args.transform) if args.transform else part
             for r in simulate(part, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode,
-                              replay=args.replay, fold_offsets=args.fold_offsets):
+                              replay=args.replay, fold_offsets=args.fold_offsets, response_from=args.response_from,
+                              tail_s=args.tail, transition_seed=args.transition_seed):
                 r.update(stream=stream, **read)
                 records.append(r)
     results = Results(records, trace.name)
@@ -183,7 +184,7 @@ def cmd_sweep(args) -> int:
 
     sources = [TraceSource(path=p, format=args.format, stream=args.stream) for p in args.traces]
     results = sweep(sources, args.device, args.policy, transforms=args.transform or ["none"], base_power_w=args.base_power,
-                    jobs=args.jobs, scheduler=args.scheduler)
+                    jobs=args.jobs, scheduler=args.scheduler, response_from=args.response_from)
     if args.out:
         write_rows(results, args.out)
     if args.plot:
@@ -261,6 +262,8 @@ def cmd_experiment(args) -> int:
         sys.stdout.write("\n")
     elif args.name == "swap-cost":
         _print_swap_cost(result)
+    elif args.name == "swap-reshaping":
+        _print_swap_reshaping(result)
     elif args.name == "mems-timeout":
         _print_mems_timeout(result)
     elif args.name == "mems-shutdown":
@@ -277,6 +280,33 @@ def cmd_experiment(args) -> int:
     if args.plot and not args.json:
         print(f"plot written to {args.plot}")
     return 0
+
+
+def _print_swap_reshaping(rows) -> None:
+    """Seed 002 Table 3: ours next to the seed's, execution time and swapping energy."""
+    table = Table(title="seed 002 Table 3, matrix product, closed loop: idlewise / seed "
+                        "(± one s.d. over drawn wake-up times)", title_justify="left")
+    for column in ("device", "DPM", "time s original", "time s reshaped", "ratio", "energy J original", "energy J reshaped", "ratio"):
+        table.add_column(column, justify="left" if column in ("device", "DPM") else "right")
+
+    def cell(row, key, variant, digits):
+        ours, seed = row[f"{key}_{variant}"], row["seed"][f"{key}_{variant}"]
+        if ours is None:
+            return "-"
+        spread = row[f"{key}_{variant}_std"]
+        return f"{ours:.{digits}f}" + (f" ± {spread:.{digits}f}" if spread else "") + f" / {seed:.{digits}f}"
+
+    def ratio(row, key):
+        seed = row["seed"]
+        if row[f"{key}_original"] is None:
+            return "-"
+        return f"{row[f'{key}_reshaped'] / row[f'{key}_original']:.2f} / {seed[f'{key}_reshaped'] / seed[f'{key}_original']:.2f}"
+
+    for r in rows:
+        table.add_row(r["device"], r["dpm"] + (f" ({r['policy']})" if r["dpm"] != "none" else ""),
+                      cell(r, "exec_time_s", "original", 2), cell(r, "exec_time_s", "reshaped", 2), ratio(r, "exec_time_s"),
+                      cell(r, "energy_j", "original", 3), cell(r, "energy_j", "reshaped", 3), ratio(r, "energy_j"))
+    _console().print(table)
 
 
 def _print_mems_timeout(rows) -> None:
@@ -366,7 +396,8 @@ def cmd_devices(args) -> int:
     for column in ("from", "to", "time", "energy J", "source"):
         transitions.add_column(column)
     for t in d.transitions:
-        transitions.add_row(t["from"], t["to"], _fmt_time(t["time_s"]), f"{t['energy_j']:g}",
+        time = _fmt_time(t["time_s"]) + (f" ± {_fmt_time(t['time_std_s'])} ({t['time_distribution']})" if "time_std_s" in t else "")
+        transitions.add_row(t["from"], t["to"], time, f"{t['energy_j']:g}",
                             t.get("source", "") + (f" [assumed: {t['assumed']}]" if t.get("assumed") else ""))
     console.print(transitions)
     s = d.service
@@ -406,6 +437,20 @@ def _watts(text: str) -> float:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _seconds(text: str) -> float:
+    """A duration with its unit (2s, 500ms, 1h), as in policy specs."""
+    try:
+        return _core.parse_duration_s(text)
+    except (_core.IdlewiseError, ValueError) as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _response_option(parser) -> None:
+    parser.add_argument("--response-from", choices=("issue", "original"), default="issue",
+                        help="measure responses from when a request is issued, or from its original time before a "
+                             "transform issued it early (compress: successful read-ahead, so prefetched data waits 0)")
+
+
 def _trace_options(parser) -> None:
     parser.add_argument("--format", default="auto", choices=("auto",) + FORMATS, help="trace format (default: recognise)")
     parser.add_argument("--stream", type=int, metavar="K", help="only device K of a multi-device trace")
@@ -433,6 +478,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="open: requests at their trace times; closed: each issued its trace gap after the previous completes")
     sim.add_argument("--fold-offsets", action="store_true",
                      help="fold block numbers onto a device with a fixed capacity (MEMS): block mod (capacity - size)")
+    _response_option(sim)
+    sim.add_argument("--tail", type=_seconds, default=0.0, metavar="DURATION",
+                     help="the run goes on this long after the last request completes, the device idling under its policy")
+    sim.add_argument("--transition-seed", type=int, metavar="N",
+                     help="draw wake-up times that vary (time_std_s in the device) from seed N; default: their means")
     _trace_options(sim)
     sim.add_argument("--transform", metavar="T", help="workload transform, e.g. compress-reorder:64ops (chain with +)")
     sim.add_argument("--json", action="store_true", help="print a JSON list, one object per policy")
@@ -466,6 +516,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--format", default="auto", choices=("auto",) + FORMATS)
     sw.add_argument("--stream", type=int, metavar="K", help="only device K of multi-device traces")
     sw.add_argument("--base-power", type=_watts, default=0.0, metavar="W")
+    _response_option(sw)
     sw.add_argument("--jobs", type=int, help="local worker processes (default: all cores)")
     sw.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on an existing Dask cluster instead")
     sw.add_argument("--out", metavar="FILE", help="write one row per run to FILE.parquet or FILE.csv")
@@ -494,9 +545,10 @@ def build_parser() -> argparse.ArgumentParser:
     ca.add_argument("--json", action="store_true")
     ca.set_defaults(func=cmd_cache)
 
-    ex = sub.add_parser("experiment", help="the seeds' experiments: static-vs-adaptive, knob, ghost-hints (000), swap-cost (002), "
-                                           "mems-timeout, mems-shutdown (004)")
-    ex.add_argument("name", choices=("static-vs-adaptive", "knob", "ghost-hints", "swap-cost", "mems-timeout", "mems-shutdown"))
+    ex = sub.add_parser("experiment", help="the seeds' experiments: static-vs-adaptive, knob, ghost-hints (000), arm-power (001), "
+                                           "swap-cost, swap-reshaping (002), mems-timeout, mems-shutdown (004)")
+    ex.add_argument("name", choices=("static-vs-adaptive", "knob", "ghost-hints", "arm-power", "swap-cost", "swap-reshaping",
+                                     "mems-timeout", "mems-shutdown"))
     ex.add_argument("traces", nargs="*", metavar="TRACE", help="trace files (mems-timeout)")
     ex.add_argument("--device", help="catalog name or TOML path (mems-timeout, mems-shutdown; default ibm-mems-seed004)")
     _trace_options(ex)

@@ -64,7 +64,8 @@ def _power_w(value) -> float:
 
 def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initial_mode: str | None = None,
              keep_response_times: bool = False, progress: bool | None = None, replay: str = "open",
-             fold_offsets: bool = False) -> Results:
+             fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
+             transition_seed: int | None = None) -> Results:
     """Replays ``trace`` on ``device`` (a :class:`Device`, catalog name or TOML path) under each
     policy spec, next to the always-on and oracle references.
 
@@ -74,6 +75,13 @@ def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initi
     result's ``execution_time_s`` says by how much).
     ``fold_offsets``: fold block numbers onto the device (``block mod (capacity - size)``), for
     traces made for a larger device; otherwise a request beyond a MEMS device's capacity is an error.
+    ``response_from``: ``"issue"`` measures each response from when the request is issued;
+    ``"original"`` from when it was originally wanted, for a trace a transform issued early
+    (``compress``: successful read-ahead, seed 001), so data on hand before it is wanted waits 0.
+    ``tail_s``: the run goes on this long after the last request completes, the device idling
+    under its policy (a program's computation after its last fault).
+    ``transition_seed``: draw the time of each wake-up that varies (a transition with
+    ``time_std_s``) from this seed; without it such wake-ups take their mean time.
     ``progress``: draw a progress bar for runs over a second (default: when stderr is a terminal).
     """
     if not isinstance(trace, Trace):
@@ -95,6 +103,12 @@ def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initi
         _core.check_policy(spec, device, base_power_w)
     if replay not in ("open", "closed"):
         raise IdlewiseError(f"replay must be 'open' or 'closed', got {replay!r}")
+    if response_from not in ("issue", "original"):
+        raise IdlewiseError(f"response_from must be 'issue' or 'original', got {response_from!r}")
+    if not (isinstance(tail_s, numbers.Real) and math.isfinite(tail_s) and tail_s >= 0):
+        raise IdlewiseError(f"tail_s must be a non-negative number of seconds, got {tail_s!r}")
+    if transition_seed is not None and not (isinstance(transition_seed, numbers.Integral) and 0 <= transition_seed < 2**64):
+        raise IdlewiseError(f"transition_seed must be a non-negative integer, got {transition_seed!r}")
     mode_index = 0 if initial_mode is None else device.mode_index(initial_mode)
     show = sys.stderr.isatty() if progress is None else bool(progress)
 
@@ -102,7 +116,9 @@ def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initi
         return _core.evaluate(trace.time_s, trace.offset_bytes, trace.size_bytes, trace.is_write, device, specs,
                               base_power_w=float(base_power_w), initial_mode=mode_index,
                               keep_per_request=keep_response_times, progress=counter, replay=replay,
-                              fold_offsets=bool(fold_offsets))
+                              fold_offsets=bool(fold_offsets), original_time_s=trace.original_time_s,
+                              response_from=response_from, tail_s=float(tail_s),
+                              transition_seed=None if transition_seed is None else int(transition_seed))
 
     total = len(trace) * (len(specs) + 2)
     try:

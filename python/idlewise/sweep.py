@@ -58,6 +58,7 @@ class Task:
     device: Union[str, Device]
     specs: tuple
     base_power_w: float
+    response_from: str = "issue"
 
 
 def run_task(task: Task) -> list[dict]:
@@ -69,15 +70,20 @@ def run_task(task: Task) -> list[dict]:
     for stream, part in trace.split_streams().items():
         transformed = apply_transform(part, task.transform)
         records = _core.evaluate(transformed.time_s, transformed.offset_bytes, transformed.size_bytes,
-                                 transformed.is_write, device, list(task.specs), base_power_w=task.base_power_w)
+                                 transformed.is_write, device, list(task.specs), base_power_w=task.base_power_w,
+                                 original_time_s=transformed.original_time_s, response_from=task.response_from)
         for r in records:
-            r.update(trace=task.source.label, stream=stream, transform=task.transform, family=r["policy"].split(":")[0], **read)
+            r.update(trace=task.source.label, stream=stream, transform=task.transform, family=r["policy"].split(":")[0],
+                     response_from=task.response_from, **read)
             rows.append(r)
     return rows
 
 
-def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 0.0, workers: int = 1) -> list[Task]:
+def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 0.0, workers: int = 1,
+         response_from: str = "issue") -> list[Task]:
     """Expands specs, checks every spec against every device up front, and splits the work."""
+    if response_from not in ("issue", "original"):
+        raise IdlewiseError(f"response_from must be 'issue' or 'original', got {response_from!r}")
     sources = [t if isinstance(t, TraceSource) else TraceSource(trace=t) if isinstance(t, Trace) else TraceSource(path=os.fspath(t))
                for t in traces]
     for s in sources:
@@ -97,7 +103,8 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
     groups = [(s, t, d) for s in sources for t in transforms for d in device_refs]
     chunks = max(1, min(len(specs), math.ceil(workers / len(groups)))) if workers > 1 else 1
     size = math.ceil(len(specs) / chunks)
-    return [Task(s, t, d, tuple(specs[i:i + size]), float(base_power_w)) for s, t, d in groups for i in range(0, len(specs), size)]
+    return [Task(s, t, d, tuple(specs[i:i + size]), float(base_power_w), response_from)
+            for s, t, d in groups for i in range(0, len(specs), size)]
 
 
 def _progress_bar(total: int, show: bool):
@@ -114,13 +121,14 @@ def _progress_bar(total: int, show: bool):
 
 def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, transforms: Sequence[str] = ("none",),
           base_power_w: float = 0.0, jobs: Optional[int] = None, scheduler: Optional[str] = None,
-          progress: Optional[bool] = None) -> Results:
+          progress: Optional[bool] = None, response_from: str = "issue") -> Results:
     """Runs every combination and returns one row per (trace, stream, transform, device, policy).
 
     ``jobs``: local worker processes (default: all cores). They are spawned, so a script that
     calls this must do so under ``if __name__ == "__main__":`` (or pass ``jobs=1``). ``scheduler``: address of an existing
     Dask cluster (``tcp://HOST:PORT``) to run on instead. ``progress``: show a bar of runs done
-    and time left (default: when stderr is a terminal).
+    and time left (default: when stderr is a terminal). ``response_from``: ``"original"`` measures
+    responses from when each request was originally wanted (see :func:`idlewise.simulate`).
     """
     import sys
 
@@ -130,7 +138,7 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
 
         client = Client(scheduler)
         workers = max(1, sum(client.nthreads().values()))
-    tasks = plan(traces, devices, policies, transforms, base_power_w, workers)
+    tasks = plan(traces, devices, policies, transforms, base_power_w, workers, response_from)
     bar = _progress_bar(sum(len(t.specs) for t in tasks), sys.stderr.isatty() if progress is None else progress)
     results: list[list[dict]] = [[] for _ in tasks]
     # A multi-device trace gives one run per device and spec; how many devices is known only once

@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::mechanics::mems::{MemsService, SeekModel, Shutdown, Sled, SpringConvention};
 use crate::mechanics::sled_shutdown::ShutdownPolicy;
 use crate::mechanics::network::{next_beacon_s, TcpLink, Transfer};
+use crate::random_time::{SpreadShape, TimeSpread};
 
 /// What kind of device a description models. It changes no physics in the single-device replay;
 /// system engines use it to decide what a device can do.
@@ -95,6 +96,10 @@ struct TransitionFile {
     to: String,
     time_s: f64,
     energy_j: f64,
+    /// A wake-up whose time varies per use: its standard deviation around `time_s`.
+    time_std_s: Option<f64>,
+    /// The distribution of a varying wake-up time: "lognormal" (default) or "normal".
+    time_distribution: Option<String>,
     #[serde(default)]
     source: String,
     #[serde(default)]
@@ -244,8 +249,12 @@ pub struct Mode {
 pub struct Transition {
     pub from: usize,
     pub to: usize,
+    /// The time it takes; the mean when it varies.
     pub time_s: f64,
     pub energy_j: f64,
+    /// A wake-up whose time varies per use: drawn when a run asks for it (a seed in
+    /// `ReplayOptions::transition_seed`), at the mean otherwise.
+    pub spread: Option<TimeSpread>,
     pub provenance: Provenance,
 }
 
@@ -411,6 +420,32 @@ fn check_value(origin: &str, field: &str, value: f64, allow_zero: bool) -> Resul
         ));
     }
     Ok(())
+}
+
+/// A transition's varying time, checked: wake-ups only (the time a request waits), with a
+/// positive mean, a positive deviation and a known distribution.
+fn transition_spread(origin: &str, i: usize, t: &TransitionFile, to: usize) -> Result<Option<TimeSpread>> {
+    let field = |name: &str| format!("transitions[{i}] ({} -> {}).{name}", t.from, t.to);
+    let Some(std_s) = t.time_std_s else {
+        if t.time_distribution.is_some() {
+            return Err(Error::device(origin, field("time_distribution"), "is given without time_std_s, the spread it describes"));
+        }
+        return Ok(None);
+    };
+    check_value(origin, &field("time_std_s"), std_s, false)?;
+    if to != READY {
+        return Err(Error::device(
+            origin,
+            field("time_std_s"),
+            "a varying time is supported on wake-ups (transitions into the first, ready mode) only: those are the times requests wait for",
+        ));
+    }
+    if t.time_s <= 0.0 {
+        return Err(Error::device(origin, field("time_std_s"), "needs a positive mean time_s to vary around"));
+    }
+    let text = t.time_distribution.as_deref().unwrap_or("lognormal");
+    let shape = SpreadShape::parse(text).ok_or_else(|| Error::device(origin, field("time_distribution"), format!("must be \"lognormal\" or \"normal\", got \"{text}\"")))?;
+    Ok(Some(TimeSpread { shape, std_s }))
 }
 
 const SHUTDOWN_POLICY_FIELD: &str = "service.mems.shutdown.policy";
@@ -613,11 +648,13 @@ impl Device {
             if transitions.iter().any(|x: &Transition| x.from == from && x.to == to) {
                 return Err(Error::device(origin, format!("transitions[{i}]"), format!("duplicate transition {} -> {}", t.from, t.to)));
             }
+            let spread = transition_spread(origin, i, t, to)?;
             transitions.push(Transition {
                 from,
                 to,
                 time_s: t.time_s,
                 energy_j: t.energy_j,
+                spread,
                 provenance: Provenance { source: t.source.clone(), assumed: t.assumed.clone() },
             });
         }

@@ -15,6 +15,8 @@ use crate::mechanics::mems::{Coord, HostBus, MemsService, Served, SledStart, BUS
 use crate::metrics::{Ledger, RunResult, TheoreticalMinimum};
 use crate::policy::{GapStart, Plan, Policy};
 use crate::options::ReplayOptions;
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
 
 /// Where a device is at a given instant.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -31,8 +33,9 @@ pub enum DeviceState {
 /// when a mode is only queried.
 trait Sink {
     fn residency(&mut self, mode: usize, duration_s: f64);
-    /// One hop of a route, the transition at index `index` of the device.
-    fn hop(&mut self, index: usize, hop: &Transition);
+    /// One hop of a route, the transition at index `index` of the device, taking `time_s` and
+    /// `energy_j` (its own, unless its time varies and was drawn).
+    fn hop(&mut self, index: usize, hop: &Transition, time_s: f64, energy_j: f64);
 }
 
 struct Charge<'l>(&'l mut Ledger);
@@ -43,9 +46,9 @@ impl Sink for Charge<'_> {
         self.0.time_by_mode_s[mode] += duration_s;
     }
     #[inline]
-    fn hop(&mut self, index: usize, hop: &Transition) {
-        self.0.transition_time_s += hop.time_s;
-        self.0.transition_energy_j += hop.energy_j;
+    fn hop(&mut self, index: usize, hop: &Transition, time_s: f64, energy_j: f64) {
+        self.0.transition_time_s += time_s;
+        self.0.transition_energy_j += energy_j;
         self.0.transition_counts[index] += 1;
         // Every spin-up counts, wherever it happens: also one in the middle of a chain.
         if hop.to == READY {
@@ -60,16 +63,35 @@ impl Sink for Observe {
     #[inline]
     fn residency(&mut self, _mode: usize, _duration_s: f64) {}
     #[inline]
-    fn hop(&mut self, _index: usize, _hop: &Transition) {}
+    fn hop(&mut self, _index: usize, _hop: &Transition, _time_s: f64, _energy_j: f64) {}
 }
 
-/// Takes every hop of a route back to back from `begin`; returns when the last one ends.
+/// Takes every hop of a wake-up route back to back from `begin`; returns when the last one
+/// ends. A hop whose time varies takes a drawn time when the run draws (`draws`), its power
+/// unchanged; otherwise its mean.
 #[inline]
-fn take_route<S: Sink>(device: &Device, route: &Route, begin: f64, sink: &mut S) -> f64 {
+fn take_route<S: Sink>(device: &Device, route: &Route, begin: f64, sink: &mut S, draws: Option<&mut Pcg64Mcg>) -> f64 {
+    let Some(rng) = draws else {
+        for &h in &route.hops {
+            let hop = &device.transitions[h];
+            sink.hop(h, hop, hop.time_s, hop.energy_j);
+        }
+        return begin + route.time_s;
+    };
+    let mut end = begin;
     for &h in &route.hops {
-        sink.hop(h, &device.transitions[h]);
+        let hop = &device.transitions[h];
+        let (time_s, energy_j) = match hop.spread {
+            Some(spread) => {
+                let drawn_s = spread.draw(hop.time_s, rng);
+                (drawn_s, hop.energy_j * drawn_s / hop.time_s)
+            }
+            None => (hop.time_s, hop.energy_j),
+        };
+        sink.hop(h, hop, time_s, energy_j);
+        end += time_s;
     }
-    begin + route.time_s
+    end
 }
 
 /// Carries out the plan's steps that begin before `horizon`, hop by hop: returns the mode
@@ -106,7 +128,7 @@ fn walk_steps<S: Sink>(
                 return (mode, t, last); // stopped between hops
             }
             let hop = &device.transitions[h];
-            sink.hop(h, hop);
+            sink.hop(h, hop, hop.time_s, hop.energy_j);
             last = Some((hop.from, hop.to));
             t += hop.time_s;
             mode = hop.to;
@@ -153,6 +175,9 @@ pub struct DeviceSim<'p> {
     /// When the last request completed (after its last byte reached the host; MEMS requests
     /// complete after the sled is free for the next one).
     last_completion_s: f64,
+    /// Draws the times of wake-ups that vary, when the run asks for them (else their means).
+    /// Only devices with such a wake-up get a stream.
+    wake_draws: Option<Pcg64Mcg>,
     /// MEMS devices: the sled between requests.
     /// Boxed: a request takes it out and puts it back, which then moves a pointer only.
     mems: Option<Box<MemsRun>>,
@@ -195,7 +220,8 @@ impl MemsRun {
 
 #[derive(Debug, Clone, Copy)]
 struct PendingRead {
-    arrival_ms: f64,
+    /// Its response is measured from here (its arrival, or its original arrival).
+    measured_from_ms: f64,
     first_pass_end_ms: f64,
     passes_from: usize,
     passes_to: usize,
@@ -218,7 +244,9 @@ impl<'p> DeviceSim<'p> {
             passes: Vec::new(),
             minimum: opts.theoretical_minimum.then(|| MemsMinimum { pos: m.rest, ..Default::default() }),
         }));
+        let varies = device.transitions.iter().any(|t| t.spread.is_some());
         DeviceSim {
+            wake_draws: opts.transition_seed.filter(|_| varies).map(Pcg64Mcg::seed_from_u64),
             woke_from_low_power: false,
             low_power_since: (READY, start_s),
             last_completion_s: start_s,
@@ -282,8 +310,13 @@ impl<'p> DeviceSim<'p> {
             // The tolerance absorbs rounding in `t0 + T_down + (T − T_down − T_up)`.
             if self.plan.prewake && prewake_begin >= t - 1e-9 * end_s.abs().max(1.0) {
                 sink.residency(mode, (prewake_begin - t).max(0.0));
-                take_route(device, up, prewake_begin, &mut sink);
-                end_s
+                // Planned on the mean time: a drawn one ends early (the device waits, ready)
+                // or late (the request waits).
+                let woken = take_route(device, up, prewake_begin, &mut sink, self.wake_draws.as_mut());
+                if woken < end_s {
+                    sink.residency(READY, end_s - woken);
+                }
+                woken.max(end_s)
             } else {
                 // A wake-up on demand takes the policy route, not the oracle's planned one.
                 let up = device.up_route(mode);
@@ -291,7 +324,7 @@ impl<'p> DeviceSim<'p> {
                     sink.residency(mode, end_s - t);
                     t = end_s;
                 }
-                take_route(device, up, t, &mut sink)
+                take_route(device, up, t, &mut sink, self.wake_draws.as_mut())
             }
         };
         self.policy.end_gap(end_s - gap.start_s);
@@ -331,8 +364,16 @@ impl<'p> DeviceSim<'p> {
     /// Serves one request arriving at `arrival_s` (FIFO) and returns its finish time.
     #[inline]
     pub fn request(&mut self, arrival_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64) -> f64 {
+        self.request_measured_from(arrival_s, arrival_s, size_bytes, is_write, offset_bytes)
+    }
+
+    /// Serves one request arriving at `arrival_s` whose response is measured from
+    /// `measured_from_s` (its original arrival, when a transform issued it early): the response
+    /// is `max(0, finish − measured_from_s)`.
+    #[inline]
+    pub fn request_measured_from(&mut self, arrival_s: f64, measured_from_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64) -> f64 {
         if self.mems.is_some() {
-            return self.mems_request(arrival_s, size_bytes, is_write, offset_bytes);
+            return self.mems_request(arrival_s, measured_from_s, size_bytes, is_write, offset_bytes);
         }
         if self.low_power_serving {
             self.policy.note_transfer(arrival_s);
@@ -362,7 +403,7 @@ impl<'p> DeviceSim<'p> {
         let finish = start_s + service_s;
         self.ledger.service_time_s += service_s;
         self.ledger.service_energy_j += service_j;
-        self.record_response(finish - arrival_s);
+        self.record_response((finish - measured_from_s).max(0.0));
         self.free_at = finish;
         self.last_completion_s = finish;
         finish
@@ -374,7 +415,7 @@ impl<'p> DeviceSim<'p> {
     /// busy. The sled is free for the next request when it leaves the media; the request
     /// completes when its last sector has crossed the bus. The idle gap, and the policy's timer,
     /// start when the sled leaves the media, as DiskSim's "time before sled inactive" does.
-    fn mems_request(&mut self, arrival_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64) -> f64 {
+    fn mems_request(&mut self, arrival_s: f64, measured_from_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64) -> f64 {
         let device = Arc::clone(&self.device);
         let service = device.service.mems.as_ref().expect("MEMS device");
         let mut run = self.mems.take().expect("MEMS run");
@@ -423,12 +464,12 @@ impl<'p> DeviceSim<'p> {
         let completion_ms = if is_write {
             run.passes.truncate(passes_from);
             let completion_ms = served.media_end_ms + WRITE_COMPLETION_MS;
-            self.record_response((completion_ms - arrival_ms) / 1e3);
+            self.record_response(((completion_ms - measured_from_s * 1e3) / 1e3).max(0.0));
             completion_ms
         } else {
             // Provisional until no write can take the bus before it (settled later).
             let completion_ms = run.bus.read_transfer(&run.passes[passes_from..], service.sector_transfer_ms, false);
-            run.pending.push_back(PendingRead { arrival_ms, first_pass_end_ms: served.first_pass_end_ms, passes_from, passes_to: run.passes.len(), slot });
+            run.pending.push_back(PendingRead { measured_from_ms: measured_from_s * 1e3, first_pass_end_ms: served.first_pass_end_ms, passes_from, passes_to: run.passes.len(), slot });
             if let Some(all) = self.ledger.per_request_response_s.as_mut() {
                 all.push(f64::NAN);
             }
@@ -541,7 +582,7 @@ impl<'p> DeviceSim<'p> {
             }
             run.pending.pop_front();
             let end_ms = run.bus.read_transfer(&run.passes[read.passes_from..read.passes_to], sector_ms, true);
-            let response_s = (end_ms - read.arrival_ms) / 1e3;
+            let response_s = ((end_ms - read.measured_from_ms) / 1e3).max(0.0);
             self.ledger.responses.record(response_s);
             if let Some(all) = self.ledger.per_request_response_s.as_mut() {
                 all[read.slot] = response_s;

@@ -10,6 +10,7 @@
 //! - [`policy`]: power-management policies, one file per family, built from spec strings;
 //! - [`device_sim`]: one device's modes, server and ledger over time, driven by its policy;
 //! - [`replay`]: the single-device replay loop (the hot path);
+//! - [`random_time`]: transition times drawn per use (a spin-up of 4.5 s ± 1.98 s);
 //! - [`metrics`]: the energy/time ledger and response-time statistics;
 //! - [`evaluate`]: runs policies next to always-on and the oracle and normalises results;
 //! - [`system`]: several devices on one clock: power manager, energy-aware cache, ghost hints.
@@ -22,6 +23,7 @@ pub mod mechanics;
 pub mod metrics;
 pub mod options;
 pub mod policy;
+pub mod random_time;
 pub mod readers;
 pub mod replay;
 pub mod system;
@@ -32,6 +34,6 @@ pub use device::Device;
 pub use error::{Error, Result};
 pub use evaluate::{evaluate, Report};
 pub use policy::{Policy, PolicySpec};
-pub use options::{ReplayMode, ReplayOptions};
+pub use options::{ReplayMode, ReplayOptions, ResponseFrom};
 pub use replay::{idle_gaps, replay};
 pub use trace::TraceView;

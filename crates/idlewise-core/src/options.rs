@@ -33,6 +33,28 @@ impl ReplayMode {
     }
 }
 
+/// What a request's response time is measured from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ResponseFrom {
+    /// The time it is issued to the device (in the replayed, possibly transformed, workload).
+    #[default]
+    Issue,
+    /// Its original arrival time, before a transform issued it early (seed 001's compression
+    /// models successful read-ahead): `max(0, finish − original)`, so data fetched before the
+    /// application wanted it waits 0. Transforms keep the original times in a trace column.
+    Original,
+}
+
+impl ResponseFrom {
+    pub fn parse(text: &str) -> Option<ResponseFrom> {
+        match text {
+            "issue" => Some(ResponseFrom::Issue),
+            "original" => Some(ResponseFrom::Original),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct ReplayOptions {
     /// Platform base power (W) added over the makespan to give system energy.
@@ -48,6 +70,16 @@ pub struct ReplayOptions {
     pub keep_per_request: bool,
     /// Open or closed loop.
     pub mode: ReplayMode,
+    /// Draw the time of every wake-up whose time varies (a transition with a spread) from this
+    /// seed's stream; `None` takes their mean times. Every policy of a call gets the same seed,
+    /// so their n-th wake-ups draw alike (common random numbers).
+    pub transition_seed: Option<u64>,
+    /// The run goes on this long after the last request completes, the device idling under its
+    /// policy: a closed-loop program computes after its last fault; an open-loop recording goes
+    /// on after its last request.
+    pub tail_s: f64,
+    /// What a response time is measured from.
+    pub response_from: ResponseFrom,
     /// MEMS devices: compute seed 004's theoretical minima (`evaluate` does it once, in the
     /// always-on reference run, and gives them to every policy's result).
     pub theoretical_minimum: bool,

@@ -22,7 +22,7 @@ use crate::device_sim::DeviceSim;
 use crate::error::{Error, Result};
 use crate::metrics::RunResult;
 pub use crate::options::ReplayOptions;
-use crate::options::ReplayMode;
+use crate::options::{ReplayMode, ResponseFrom};
 use crate::policy::{GapStart, Plan, Policy};
 use crate::trace::TraceView;
 
@@ -61,6 +61,15 @@ pub fn idle_gaps(trace: &TraceView, device: &Device, opts: &ReplayOptions) -> Re
 }
 
 pub(crate) fn check_options(device: &Device, opts: &ReplayOptions) -> Result<()> {
+    if !(opts.tail_s.is_finite() && opts.tail_s >= 0.0) {
+        return Err(Error::Option { option: "tail_s".into(), message: format!("must be a non-negative number of seconds, got {}", opts.tail_s) });
+    }
+    if opts.response_from == ResponseFrom::Original && opts.mode == ReplayMode::Closed {
+        return Err(Error::Option {
+            option: "response_from".into(),
+            message: "'original' measures responses from the trace's original times, which a closed-loop replay does not keep; use open-loop replay".into(),
+        });
+    }
     if !(opts.base_power_w.is_finite() && opts.base_power_w >= 0.0) {
         return Err(Error::Option { option: "base_power_w".into(), message: format!("must be a non-negative number of watts, got {}", opts.base_power_w) });
     }
@@ -122,15 +131,23 @@ pub(crate) fn replay_validated(
             }
         }
     };
-    // Two loops, so the open-loop hot path carries no closed-loop bookkeeping.
-    match opts.mode {
-        ReplayMode::Open => {
+    // Separate loops, so the open-loop hot path carries no closed-loop or original-time
+    // bookkeeping.
+    let original = trace.original_s.filter(|_| opts.response_from == ResponseFrom::Original);
+    match (opts.mode, original) {
+        (ReplayMode::Open, None) => {
             for i in 0..n {
                 sim.request(trace.arrival_s[i], trace.size_bytes[i] as f64, trace.is_write[i] != 0, trace.offset_bytes[i] as f64);
                 tick(i);
             }
         }
-        ReplayMode::Closed => {
+        (ReplayMode::Open, Some(original)) => {
+            for (i, &wanted_s) in original.iter().enumerate() {
+                sim.request_measured_from(trace.arrival_s[i], wanted_s, trace.size_bytes[i] as f64, trace.is_write[i] != 0, trace.offset_bytes[i] as f64);
+                tick(i);
+            }
+        }
+        (ReplayMode::Closed, _) => {
             let mut completion = trace.arrival_s[0];
             for i in 0..n {
                 let previous = (i > 0).then(|| trace.arrival_s[i - 1]);
@@ -144,7 +161,7 @@ pub(crate) fn replay_validated(
         counter.fetch_add((n % PROGRESS_STRIDE) as u64, Ordering::Relaxed);
     }
     let end = sim.free_at();
-    sim.finish(end)
+    sim.finish(end + opts.tail_s)
 }
 
 #[cfg(test)]

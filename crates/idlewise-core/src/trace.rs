@@ -14,6 +14,9 @@ pub struct TraceView<'a> {
     pub size_bytes: &'a [i64],
     /// 1 for a write, 0 for a read.
     pub is_write: &'a [u8],
+    /// When each request was originally wanted, where a transform issued it earlier (seed 001's
+    /// compression); responses can be measured from it (`ResponseFrom::Original`).
+    pub original_s: Option<&'a [f64]>,
 }
 
 impl<'a> TraceView<'a> {
@@ -24,7 +27,15 @@ impl<'a> TraceView<'a> {
                 return Err(Error::Trace(format!("column '{name}' has {len} values but 'time_s' has {n}")));
             }
         }
-        Ok(TraceView { arrival_s, offset_bytes, size_bytes, is_write })
+        Ok(TraceView { arrival_s, offset_bytes, size_bytes, is_write, original_s: None })
+    }
+
+    /// The same columns with each request's original arrival time.
+    pub fn with_original_s(self, original_s: &'a [f64]) -> Result<Self> {
+        if original_s.len() != self.len() {
+            return Err(Error::Trace(format!("column 'original_time_s' has {} values but 'time_s' has {}", original_s.len(), self.len())));
+        }
+        Ok(TraceView { original_s: Some(original_s), ..self })
     }
 
     pub fn len(&self) -> usize {
@@ -60,6 +71,11 @@ impl<'a> TraceView<'a> {
             }
             if self.offset_bytes[i] < 0 {
                 return Err(Error::TraceRecord { index: i, field: "offset_bytes", message: format!("offset must be non-negative, got {}", self.offset_bytes[i]) });
+            }
+            if let Some(original) = self.original_s {
+                if !original[i].is_finite() {
+                    return Err(Error::TraceRecord { index: i, field: "original_time_s", message: format!("time must be a finite number, got {}", original[i]) });
+                }
             }
             if self.is_write[i] > 1 {
                 return Err(Error::TraceRecord { index: i, field: "op", message: format!("op must be 0 (read) or 1 (write), got {}", self.is_write[i]) });

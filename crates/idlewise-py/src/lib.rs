@@ -104,6 +104,10 @@ impl Device {
             d.set_item("to", &self.inner.modes[t.to].name)?;
             d.set_item("time_s", t.time_s)?;
             d.set_item("energy_j", t.energy_j)?;
+            if let Some(spread) = t.spread {
+                d.set_item("time_std_s", spread.std_s)?;
+                d.set_item("time_distribution", spread.shape.as_str())?;
+            }
             provenance(py, &d, &t.provenance)?;
             list.append(d)?;
         }
@@ -306,7 +310,7 @@ fn policy_families(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 /// Replays the trace under each policy (plus the always-on and oracle references) and returns
 /// one dict per policy.
 #[pyfunction]
-#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, base_power_w=0.0, initial_mode=0, keep_per_request=false, progress=None, replay="open", fold_offsets=false))]
+#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, base_power_w=0.0, initial_mode=0, keep_per_request=false, progress=None, replay="open", fold_offsets=false, original_time_s=None, response_from="issue", tail_s=0.0, transition_seed=None))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate<'py>(
     py: Python<'py>,
@@ -322,12 +326,21 @@ fn evaluate<'py>(
     progress: Option<&Progress>,
     replay: &str,
     fold_offsets: bool,
+    original_time_s: Option<PyReadonlyArray1<'py, f64>>,
+    response_from: &str,
+    tail_s: f64,
+    transition_seed: Option<u64>,
 ) -> PyResult<Bound<'py, PyList>> {
     let mode = idlewise_core::ReplayMode::parse(replay)
         .ok_or_else(|| IdlewiseError::new_err(format!("replay must be 'open' or 'closed', got '{replay}'")))?;
+    let response_from = idlewise_core::ResponseFrom::parse(response_from)
+        .ok_or_else(|| IdlewiseError::new_err(format!("response_from must be 'issue' or 'original', got '{response_from}'")))?;
     let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
-    let trace = trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?;
-    let opts = ReplayOptions { base_power_w, initial_mode, keep_per_request, mode, fold_offsets, ..Default::default() };
+    let mut trace = trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?;
+    if let Some(original) = original_time_s.as_ref() {
+        trace = trace.with_original_s(original.as_slice()?).map_err(to_py_err)?;
+    }
+    let opts = ReplayOptions { base_power_w, initial_mode, keep_per_request, mode, fold_offsets, response_from, tail_s, transition_seed, ..Default::default() };
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;
     let reports = py

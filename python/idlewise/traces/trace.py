@@ -95,6 +95,9 @@ class Trace:
     records_read: int = 0
     #: The format the trace was read in.
     format: str = "arrays"
+    #: When each request was originally wanted, where a transform issued it earlier (seed 001's
+    #: compression: successful read-ahead); None when every request is issued at its own time.
+    original_time_s: Optional[np.ndarray] = field(default=None, repr=False)
 
     @classmethod
     def from_arrays(cls, time_s, size_bytes, op=None, *, offset_bytes=None, is_write=None, name="trace",
@@ -160,7 +163,8 @@ class Trace:
             return None if a is None else a[mask_or_index]
         return replace(self, time_s=self.time_s[mask_or_index], offset_bytes=self.offset_bytes[mask_or_index],
                        size_bytes=self.size_bytes[mask_or_index], is_write=self.is_write[mask_or_index],
-                       lines=pick(self.lines), stream=pick(self.stream), name=name or self.name)
+                       lines=pick(self.lines), stream=pick(self.stream), original_time_s=pick(self.original_time_s),
+                       name=name or self.name)
 
     def streams(self) -> list[int]:
         """Device numbers present (``[]`` for a single-device trace)."""

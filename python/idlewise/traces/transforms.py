@@ -4,7 +4,8 @@
   first request (a group holds every request that arrives less than N after it); every request of
   a group is issued at the time of the group's first request ("Compression N": successful
   predictive read-ahead). ``compress:Nops`` groups N consecutive operations instead (the seed's
-  "64-operation compression").
+  "64-operation compression"). Each request keeps its original time (``original_time_s``), so
+  responses can be measured from when the data was wanted (``response_from="original"``).
 - ``compress-reorder:N`` / ``compress-reorder:Nops`` — the same, with each group sorted by block
   offset (stable), as if the data had been laid out to reduce arm movement
   ("Compression/Reordering N").
@@ -62,9 +63,11 @@ def _compress(trace: Trace, amount: str, reorder: bool, spec: str) -> Trace:
     group[starts[1:]] = 1
     group = np.cumsum(group)
     times = trace.time_s[starts][group]
+    # Each request keeps the time it was wanted, for responses measured from it (prefetching).
+    wanted = trace.time_s if trace.original_time_s is None else trace.original_time_s
     order = np.lexsort((trace.offset_bytes, group)) if reorder else np.arange(n)
     out = trace.subset(order)
-    return replace(out, time_s=times[order] if reorder else times)
+    return replace(out, time_s=times[order], original_time_s=wanted[order])
 
 
 def _window(trace: Trace, arg: str, spec: str) -> Trace:
@@ -89,7 +92,9 @@ def _scale(trace: Trace, arg: str, spec: str) -> Trace:
         raise IdlewiseError(f"transform '{spec}': expected scale:FACTOR, a positive number") from None
     if not (factor > 0 and np.isfinite(factor)):
         raise IdlewiseError(f"transform '{spec}': the factor must be positive and finite")
-    return replace(trace, time_s=trace.time_s[0] + (trace.time_s - trace.time_s[0]) * factor)
+    def scaled(t):
+        return None if t is None else trace.time_s[0] + (t - trace.time_s[0]) * factor
+    return replace(trace, time_s=scaled(trace.time_s), original_time_s=scaled(trace.original_time_s))
 
 
 def apply_transform(trace: Trace, spec: str) -> Trace:
