@@ -19,6 +19,7 @@ pub mod device;
 pub mod device_sim;
 pub mod error;
 pub mod evaluate;
+pub mod hybrid;
 pub mod mechanics;
 pub mod metrics;
 pub mod options;

@@ -1,0 +1,14 @@
+//! Hybrid disks (seed 003, Bisson & Brandt, *Flushing Policies for NVCache Enabled Hard Disks*):
+//! a disk with a flash NVCache that absorbs writes while the platters are spun down, and the
+//! algorithms that flush it back.
+//!
+//! - [`nvcache`]: the NVCache as a log of redirected writes (log order, a metadata sector each)
+//!   and the set of sectors it holds;
+//! - [`flush`]: the four flushing algorithms of seed 003 Figure 2, as schedules of flash reads
+//!   and disk writes over a DRAM buffer.
+//!
+//! The engine that puts them on a trace beside the disk's `DeviceSim` is still to come
+//! (issue 8); these parts are complete and tested on their own.
+
+pub mod flush;
+pub mod nvcache;
