@@ -375,6 +375,24 @@ impl<'p> DeviceSim<'p> {
         if self.mems.is_some() {
             return self.mems_request(arrival_s, measured_from_s, size_bytes, is_write, offset_bytes);
         }
+        let (_, finish) = self.serve(arrival_s, size_bytes, is_write, offset_bytes, true);
+        self.record_response((finish - measured_from_s).max(0.0));
+        finish
+    }
+
+    /// Serves an I/O whose response another engine accounts for (a hybrid disk's user requests
+    /// and flush writes): the device, its policy and its ledger see it as any request, but no
+    /// response is recorded and no delay counted. Returns (service start, finish). Not for MEMS
+    /// devices, whose bus and sled need `request`.
+    pub fn serve_unrecorded(&mut self, arrival_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64) -> (f64, f64) {
+        debug_assert!(self.mems.is_none(), "MEMS devices are served through request()");
+        self.serve(arrival_s, size_bytes, is_write, offset_bytes, false)
+    }
+
+    /// The FIFO server: wakes the device if it must, serves the I/O, charges it. `user`: count
+    /// a wait for power management as a delayed request.
+    #[inline(always)]
+    fn serve(&mut self, arrival_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64, user: bool) -> (f64, f64) {
         if self.low_power_serving {
             self.policy.note_transfer(arrival_s);
         }
@@ -386,7 +404,7 @@ impl<'p> DeviceSim<'p> {
         }
         let start_s = self.free_at.max(arrival_s);
         let (service_s, service_j) = if self.serving_mode == READY {
-            if arrival_s < self.woken_at {
+            if user && arrival_s < self.woken_at {
                 self.ledger.delayed_requests += 1;
             }
             self.device.service(size_bytes, is_write, offset_bytes, self.head_bytes)
@@ -394,7 +412,7 @@ impl<'p> DeviceSim<'p> {
             // Served in a low-power mode: delayed by power management when it waited for the
             // transition into the mode or for a beacon.
             let served = self.device.service_in_mode(self.serving_mode, start_s, size_bytes, is_write);
-            if std::mem::take(&mut self.low_power_wait) || served.power_management_wait_s > 0.0 {
+            if (std::mem::take(&mut self.low_power_wait) || served.power_management_wait_s > 0.0) && user {
                 self.ledger.delayed_requests += 1;
             }
             (served.time_s, served.energy_j)
@@ -403,10 +421,9 @@ impl<'p> DeviceSim<'p> {
         let finish = start_s + service_s;
         self.ledger.service_time_s += service_s;
         self.ledger.service_energy_j += service_j;
-        self.record_response((finish - measured_from_s).max(0.0));
         self.free_at = finish;
         self.last_completion_s = finish;
-        finish
+        (start_s, finish)
     }
 
     /// A request to a MEMS device (DiskSim's event order): it waits for the host bus, its command
