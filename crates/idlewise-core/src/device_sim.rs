@@ -273,6 +273,11 @@ impl<'p> DeviceSim<'p> {
         &self.device
     }
 
+    /// Spin-ups so far (wake-ups into the ready mode).
+    pub fn wakeups(&self) -> u64 {
+        self.ledger.wakeups_from.iter().sum()
+    }
+
     /// Time the server is free (the last request finishes, or the device is awake again).
     pub fn free_at(&self) -> f64 {
         self.free_at

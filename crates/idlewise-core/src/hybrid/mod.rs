@@ -5,10 +5,12 @@
 //! - [`nvcache`]: the NVCache as a log of redirected writes (log order, a metadata sector each)
 //!   and the set of sectors it holds;
 //! - [`flush`]: the four flushing algorithms of seed 003 Figure 2, as schedules of flash reads
-//!   and disk writes over a DRAM buffer.
-//!
-//! The engine that puts them on a trace beside the disk's `DeviceSim` is still to come
-//! (issue 8); these parts are complete and tested on their own.
+//!   and disk writes over a DRAM buffer;
+//! - [`engine`]: a trace on the disk's `DeviceSim` and its policy, the flash and the NVCache.
 
+pub mod engine;
 pub mod flush;
 pub mod nvcache;
+
+pub use engine::{replay_hybrid, FlushWhen, HybridConfig, HybridResult};
+pub use flush::FlushAlgorithm;

@@ -1,0 +1,339 @@
+//! A hybrid disk on a trace (seed 003 §2–3): the disk's `DeviceSim` with its spin-down policy,
+//! a flash NVCache that takes every write while the platters are spun down, and a flush policy.
+//!
+//! Per request, open loop, in arrival order:
+//! - **Platters spun down** (resting in a low-power mode or moving into one): a write is appended
+//!   to the NVCache (with its metadata sector) if it fits, served by the flash; a read whose
+//!   sectors are all held is served by the flash. Neither reaches the disk, so the disk's policy
+//!   does not see them. A read that is not all held goes to the disk (spinning it up), gathering
+//!   the held part from the flash at the same time; a write that does not fit spins the disk up,
+//!   the NVCache is flushed, and the write goes to the platters.
+//! - **Platters spinning** (busy, ready or spinning up): requests go to the disk. Held sectors
+//!   (only with `full`) are gathered from the flash for reads; a write over held sectors is also
+//!   appended to the NVCache, so the log's last word on those sectors is the newest data.
+//! - **When to flush**: `each` flushes the whole NVCache after every spin-up (once the request
+//!   that caused it is served); `full` only when a redirected write does not fit.
+//! - **A flush** blocks the platters: its writes go through the disk's FIFO server, so user I/O
+//!   arriving meanwhile waits behind them, and the disk's policy sees them as activity.
+//!
+//! The flash is one FIFO server at its idle power between operations; DRAM power is not modelled.
+
+use std::sync::Arc;
+
+use super::flush::{flush, FlushAlgorithm, FlushDisk, FlushStats};
+use super::nvcache::{NvCache, METADATA_BYTES};
+use crate::device::{Device, READY};
+use crate::device_sim::{DeviceSim, DeviceState};
+use crate::error::{Error, Result};
+use crate::metrics::{ResponseStats, RunResult};
+use crate::options::ReplayOptions;
+use crate::policy::Policy;
+use crate::trace::TraceView;
+
+/// When the NVCache is flushed (seed 003 §2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlushWhen {
+    /// After every spin-up.
+    Each,
+    /// Only when a redirected write does not fit.
+    Full,
+}
+
+impl FlushWhen {
+    pub fn parse(text: &str) -> Option<FlushWhen> {
+        match text {
+            "each" => Some(FlushWhen::Each),
+            "full" => Some(FlushWhen::Full),
+            _ => None,
+        }
+    }
+}
+
+/// A hybrid disk's NVCache, DRAM buffer and flush policy.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HybridConfig {
+    /// `None`: an unbounded NVCache.
+    pub nvcache_bytes: Option<u64>,
+    pub dram_bytes: u64,
+    pub when: FlushWhen,
+    pub algorithm: FlushAlgorithm,
+}
+
+/// What a hybrid run did, beside the disk's own ledger.
+#[derive(Debug, Clone)]
+pub struct HybridResult {
+    /// The disk's run: its modes, transitions, spin-ups and energy (user I/O and flushes).
+    pub disk: RunResult,
+    pub flash_energy_j: f64,
+    pub flash_busy_s: f64,
+    /// Disk and flash energy.
+    pub energy_j: f64,
+    pub makespan_s: f64,
+    pub requests: u64,
+    pub mean_response_s: f64,
+    pub p99_response_s: f64,
+    pub max_response_s: f64,
+    pub writes_redirected: u64,
+    pub bytes_redirected: u64,
+    /// Writes to sectors the NVCache held while the platters spun, also appended to it.
+    pub bytes_mirrored: u64,
+    /// User bytes written straight to the platters.
+    pub bytes_written_to_disk: u64,
+    pub reads_from_nvcache: u64,
+    pub reads_spinning_up: u64,
+    pub flushes: u64,
+    pub flush: FlushStats,
+    /// Bytes cached in each spin-down period (from a spin-down to the next spin-up).
+    pub bytes_cached_per_spindown: Vec<u64>,
+    pub flash_bytes_written: u64,
+    /// Data left in the NVCache at the end (not flushed).
+    pub bytes_unflushed: u64,
+}
+
+impl HybridResult {
+    pub fn max_bytes_cached_per_spindown(&self) -> u64 {
+        self.bytes_cached_per_spindown.iter().copied().max().unwrap_or(0)
+    }
+}
+
+/// The flash as one FIFO server.
+struct Flash<'d> {
+    device: &'d Device,
+    free_s: f64,
+    busy_s: f64,
+    energy_j: f64,
+}
+
+impl Flash<'_> {
+    /// Serves `bytes` from `at_s`; returns the finish.
+    fn serve(&mut self, at_s: f64, bytes: u64, is_write: bool) -> f64 {
+        let (time_s, energy_j) = self.device.service(bytes as f64, is_write, 0.0, 0.0);
+        let start = at_s.max(self.free_s);
+        self.free_s = start + time_s;
+        self.busy_s += time_s;
+        self.energy_j += energy_j;
+        self.free_s
+    }
+}
+
+/// A flush's writes go through the disk's FIFO server.
+struct DiskWrites<'a, 'p>(&'a mut DeviceSim<'p>);
+
+impl FlushDisk for DiskWrites<'_, '_> {
+    fn write(&mut self, issue_s: f64, offset_bytes: u64, size_bytes: u64) -> (f64, f64) {
+        self.0.serve_unrecorded(issue_s, size_bytes as f64, true, offset_bytes as f64)
+    }
+}
+
+struct Run<'d, 'p> {
+    config: HybridConfig,
+    disk: DeviceSim<'p>,
+    flash: Flash<'d>,
+    nvcache: NvCache,
+    responses: ResponseStats,
+    result_counts: Counts,
+    spinups_seen: u64,
+    cached_this_spindown: u64,
+    bytes_cached_per_spindown: Vec<u64>,
+    flush: FlushStats,
+}
+
+#[derive(Default)]
+struct Counts {
+    writes_redirected: u64,
+    bytes_redirected: u64,
+    bytes_mirrored: u64,
+    bytes_written_to_disk: u64,
+    reads_from_nvcache: u64,
+    reads_spinning_up: u64,
+    flushes: u64,
+    flash_bytes_written: u64,
+}
+
+impl Run<'_, '_> {
+    fn spun_down(&mut self, t: f64) -> bool {
+        match self.disk.state_at(t) {
+            DeviceState::Mode { mode } => mode != READY,
+            DeviceState::Transition { to, .. } => to != READY,
+            DeviceState::Busy { .. } => false,
+        }
+    }
+
+    /// Flushes the whole NVCache from `at_s` (the platters are spinning, or spin up first).
+    fn flush_now(&mut self, at_s: f64) {
+        if self.nvcache.is_empty() {
+            return;
+        }
+        let flash = self.flash.device;
+        let start = at_s.max(self.flash.free_s);
+        let stats = flush(
+            self.nvcache.entries(),
+            self.config.algorithm,
+            self.config.dram_bytes,
+            start,
+            |bytes| flash.service(bytes as f64, false, 0.0, 0.0).0,
+            &mut DiskWrites(&mut self.disk),
+        );
+        // The flash was busy reading for the flush: its time, at its read power.
+        self.flash.busy_s += stats.nvcache_time_s;
+        self.flash.energy_j += stats.nvcache_time_s * flash.service.read_power_w;
+        self.flash.free_s = self.flash.free_s.max(start + stats.time_s);
+        self.result_counts.flushes += 1;
+        self.flush.time_s += stats.time_s;
+        self.flush.nvcache_time_s += stats.nvcache_time_s;
+        self.flush.disk_time_s += stats.disk_time_s;
+        self.flush.disk_ios += stats.disk_ios;
+        self.flush.nvcache_reads += stats.nvcache_reads;
+        self.flush.merges += stats.merges;
+        self.flush.bytes_flushed += stats.bytes_flushed;
+        self.flush.bytes_read += stats.bytes_read;
+        self.nvcache.clear();
+    }
+
+    /// After a disk I/O: a spin-up ends a spin-down period, and under `each` flushes.
+    fn after_disk_io(&mut self, done_s: f64) {
+        let spinups = self.disk.wakeups();
+        if spinups > self.spinups_seen {
+            self.spinups_seen = spinups;
+            self.bytes_cached_per_spindown.push(std::mem::take(&mut self.cached_this_spindown));
+            if self.config.when == FlushWhen::Each {
+                self.flush_now(done_s);
+            }
+        }
+    }
+
+    fn request(&mut self, arrival_s: f64, offset: u64, size: u64, is_write: bool) {
+        let finish = if self.spun_down(arrival_s) {
+            if is_write {
+                if self.nvcache.fits(size) {
+                    self.redirect(arrival_s, offset, size)
+                } else {
+                    // Spin up, flush, then the write goes to the platters.
+                    let ready = self.disk.wake(arrival_s);
+                    self.after_disk_io(ready);
+                    self.flush_now(ready);
+                    self.serve_on_disk(arrival_s, offset, size, true)
+                }
+            } else if self.nvcache.holds(offset, size) {
+                self.result_counts.reads_from_nvcache += 1;
+                self.flash.serve(arrival_s, size, false)
+            } else {
+                self.result_counts.reads_spinning_up += 1;
+                self.serve_on_disk(arrival_s, offset, size, false)
+            }
+        } else {
+            self.serve_on_disk(arrival_s, offset, size, is_write)
+        };
+        self.responses.record(finish - arrival_s);
+    }
+
+    fn redirect(&mut self, arrival_s: f64, offset: u64, size: u64) -> f64 {
+        self.nvcache.append(offset, size);
+        let c = &mut self.result_counts;
+        c.writes_redirected += 1;
+        c.bytes_redirected += size;
+        c.flash_bytes_written += size + METADATA_BYTES;
+        self.cached_this_spindown += size;
+        self.flash.serve(arrival_s, size + METADATA_BYTES, true)
+    }
+
+    /// A request the platters serve; held sectors are gathered from (reads) or mirrored to
+    /// (writes) the flash at the same time. Returns when both are done.
+    fn serve_on_disk(&mut self, arrival_s: f64, offset: u64, size: u64, is_write: bool) -> f64 {
+        let held = self.nvcache.held_bytes(offset, size);
+        let (_, disk_done) = self.disk.serve_unrecorded(arrival_s, size as f64, is_write, offset as f64);
+        let mut done = disk_done;
+        if is_write {
+            self.result_counts.bytes_written_to_disk += size;
+        }
+        if held > 0 {
+            done = done.max(if is_write {
+                if self.nvcache.fits(size) {
+                    self.nvcache.append(offset, size);
+                    self.result_counts.bytes_mirrored += size;
+                    self.result_counts.flash_bytes_written += size + METADATA_BYTES;
+                    self.flash.serve(arrival_s, size + METADATA_BYTES, true)
+                } else {
+                    // No room to keep the log coherent: flush it now (the platters spin).
+                    self.flush_now(disk_done);
+                    disk_done
+                }
+            } else {
+                self.flash.serve(arrival_s, held, false)
+            });
+        }
+        self.after_disk_io(disk_done);
+        done
+    }
+}
+
+/// Replays `trace` on a hybrid disk: `disk` under `policy`, `flash` as the NVCache.
+pub fn replay_hybrid(
+    trace: &TraceView,
+    disk: &Device,
+    flash: &Device,
+    policy: Box<dyn Policy + '_>,
+    config: HybridConfig,
+    opts: &ReplayOptions,
+) -> Result<HybridResult> {
+    trace.validate()?;
+    crate::replay::check_options(disk, opts)?;
+    if disk.service.mems.is_some() {
+        return Err(Error::Option { option: "disk".into(), message: format!("'{}' is MEMS storage; a hybrid disk's disk must be a disk", disk.name) });
+    }
+    if config.dram_bytes < 1024 {
+        return Err(Error::Option { option: "dram".into(), message: format!("must be at least 1 KiB (two 512-byte sectors), got {} bytes", config.dram_bytes) });
+    }
+    if config.nvcache_bytes.is_some_and(|b| b < 1024) {
+        return Err(Error::Option { option: "nvcache".into(), message: "must be at least 1 KiB (a sector of data and its metadata sector)".into() });
+    }
+    let start = trace.arrival_s[0];
+    let sim = DeviceSim::new(Arc::new(disk.clone()), policy, opts, start, trace.len());
+    let mut run = Run {
+        config,
+        disk: sim,
+        flash: Flash { device: flash, free_s: start, busy_s: 0.0, energy_j: 0.0 },
+        nvcache: NvCache::new(config.nvcache_bytes),
+        responses: ResponseStats::default(),
+        result_counts: Counts::default(),
+        spinups_seen: 0,
+        cached_this_spindown: 0,
+        bytes_cached_per_spindown: Vec::new(),
+        flush: FlushStats::default(),
+    };
+    for i in 0..trace.len() {
+        run.request(trace.arrival_s[i], trace.offset_bytes[i] as u64, trace.size_bytes[i] as u64, trace.is_write[i] != 0);
+    }
+    let end = run.disk.free_at().max(run.flash.free_s) + opts.tail_s;
+    let bytes_unflushed = run.nvcache.entries().iter().map(|e| e.size_bytes).sum();
+    if run.cached_this_spindown > 0 {
+        run.bytes_cached_per_spindown.push(run.cached_this_spindown);
+    }
+    let disk_result = run.disk.finish(end);
+    let makespan_s = disk_result.makespan_s;
+    let flash_idle_s = (makespan_s - run.flash.busy_s).max(0.0);
+    let flash_energy_j = run.flash.energy_j + flash.modes[READY].power_w * flash_idle_s;
+    let c = run.result_counts;
+    Ok(HybridResult {
+        energy_j: disk_result.energy_j + flash_energy_j,
+        makespan_s,
+        flash_energy_j,
+        flash_busy_s: run.flash.busy_s,
+        requests: run.responses.count(),
+        mean_response_s: run.responses.mean_s(),
+        p99_response_s: run.responses.quantile_s(0.99),
+        max_response_s: run.responses.max_s(),
+        writes_redirected: c.writes_redirected,
+        bytes_redirected: c.bytes_redirected,
+        bytes_mirrored: c.bytes_mirrored,
+        bytes_written_to_disk: c.bytes_written_to_disk,
+        reads_from_nvcache: c.reads_from_nvcache,
+        reads_spinning_up: c.reads_spinning_up,
+        flushes: c.flushes,
+        flush: run.flush,
+        bytes_cached_per_spindown: run.bytes_cached_per_spindown,
+        flash_bytes_written: c.flash_bytes_written,
+        bytes_unflushed,
+        disk: disk_result,
+    })
+}
