@@ -6,8 +6,10 @@ import numpy as np
 
 import pytest
 
+from idlewise import simulate
 from idlewise.cli import main
-from idlewise.experiments.seed002 import SEED_TABLE1, swap_cost
+from idlewise.experiments.seed002 import SEED_TABLE1, swap_cost, swap_reshaping
+from idlewise.traces.synthetic import matrix_product
 
 # Rows whose printed power is not their printed energy / time (the paper's own rounding or typo):
 # HD write-back 4.061 mJ / 6.4 ms = 635 mW (printed 637), Cisco NBD write-back 10.319 / 14.0 =
@@ -45,10 +47,6 @@ def test_swap_cost_command_json(capsys):
 
 
 # --- Table 3: the matrix-product case study -------------------------------------------------
-
-from idlewise import simulate  # noqa: E402
-from idlewise.experiments.seed002 import swap_reshaping  # noqa: E402
-from idlewise.traces.synthetic import matrix_product  # noqa: E402
 
 
 def test_the_case_study_generator_counts_the_seeds_pages():

@@ -119,7 +119,8 @@ def swap_reshaping(workloads=None, plot=None, draws: int = DRAWS, start: str = "
     rows = []
     for device, dpm, entry, policy in TABLE3_ROWS:
         row = {"device": device, "dpm": dpm, "catalog": entry, "policy": policy, "start": start}
-        initial_mode = {"none": None, "sleep": "sleep", "doze": "doze", "off": "off"}[dpm] if start == "low-power" else None
+        # Each DPM row's name is the low-power mode its policy moves to.
+        initial_mode = dpm if start == "low-power" and dpm != "none" else None
         varies = entry is not None and any("time_std_s" in t for t in load_device(entry).transitions)
         for variant, w in programs.items():
             if entry is None:

@@ -179,14 +179,7 @@ impl Run<'_, '_> {
         self.flash.energy_j += stats.nvcache_time_s * flash.service.read_power_w;
         self.flash.free_s = self.flash.free_s.max(start + stats.time_s);
         self.result_counts.flushes += 1;
-        self.flush.time_s += stats.time_s;
-        self.flush.nvcache_time_s += stats.nvcache_time_s;
-        self.flush.disk_time_s += stats.disk_time_s;
-        self.flush.disk_ios += stats.disk_ios;
-        self.flush.nvcache_reads += stats.nvcache_reads;
-        self.flush.merges += stats.merges;
-        self.flush.bytes_flushed += stats.bytes_flushed;
-        self.flush.bytes_read += stats.bytes_read;
+        self.flush += stats;
         self.nvcache.clear();
     }
 

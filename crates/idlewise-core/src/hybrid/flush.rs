@@ -63,6 +63,20 @@ pub struct FlushStats {
     pub bytes_read: u64,
 }
 
+/// Totals over several flushes.
+impl std::ops::AddAssign for FlushStats {
+    fn add_assign(&mut self, other: FlushStats) {
+        self.time_s += other.time_s;
+        self.nvcache_time_s += other.nvcache_time_s;
+        self.disk_time_s += other.disk_time_s;
+        self.disk_ios += other.disk_ios;
+        self.nvcache_reads += other.nvcache_reads;
+        self.merges += other.merges;
+        self.bytes_flushed += other.bytes_flushed;
+        self.bytes_read += other.bytes_read;
+    }
+}
+
 /// One disk write of a chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Write {
