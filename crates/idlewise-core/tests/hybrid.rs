@@ -1,7 +1,7 @@
 //! The hybrid disk engine (seed 003): hand-computed scenarios and invariants over random traces.
 
 use idlewise_core::hybrid::{replay_hybrid, FlushAlgorithm, FlushWhen, HybridConfig, HybridResult};
-use idlewise_core::{replay, Device, PolicySpec, ReplayOptions, TraceView};
+use idlewise_core::{replay, Device, PolicySpec, ReplayMode, ReplayOptions, TraceView};
 use proptest::prelude::*;
 
 fn close(a: f64, b: f64) -> bool {
@@ -99,6 +99,20 @@ fn reads_gather_held_sectors_from_flash_while_the_disk_spins() {
     let r = run(&times, &[0, 4096, 4096, 0, 4096], &[1000, 488, 488, 1000, 1000], &[1, 1, 0, 0, 0], "timeout:1s", config(FlushWhen::Full, Some(1 << 20)));
     assert_eq!(r.reads_spinning_up, 1);
     assert!(close(r.flash_busy_s, 0.001 + 0.000488 + 0.000488), "{}", r.flash_busy_s);
+}
+
+#[test]
+fn a_closed_loop_hybrid_run_is_stretched_by_the_spin_up() {
+    // Closed loop: the redirected write is issued 5 s after the first write completes (5.011 s,
+    // done 5.012 s); the read 2 s later (7.012 s) spins the disk up to 9.012 s and is served by
+    // 9.023 s. Open loop it would be done at 9.011 s.
+    let trace = TraceView::new(&[0.0, 5.0, 7.0], &[0, 4096, 0], &[1000, 488, 1000], &[1, 1, 0]).unwrap();
+    let d = disk();
+    let p = PolicySpec::parse("timeout:1s").unwrap().build(&d, &Default::default()).unwrap();
+    let opts = ReplayOptions { mode: ReplayMode::Closed, ..Default::default() };
+    let r = replay_hybrid(&trace, &d, &flash(), p, config(FlushWhen::Full, Some(1 << 20)), &opts).unwrap();
+    assert!(close(r.makespan_s, 9.023), "{}", r.makespan_s);
+    assert_eq!((r.writes_redirected, r.disk.wakeups), (1, 1));
 }
 
 fn random_trace() -> impl Strategy<Value = (Vec<f64>, Vec<i64>, Vec<i64>, Vec<u8>)> {
