@@ -13,6 +13,7 @@ Quick start::
 from ._core import policy_families
 from .devices import Device, catalog_names, load_device
 from .errors import IdlewiseError, TraceError
+from .hybrid import hybrid, hybrid_names, load_hybrid
 from .results import Results
 from .simulate import simulate
 from .traces import Trace, read_csv, read_srt, read_trace
@@ -20,6 +21,7 @@ from .traces import Trace, read_csv, read_srt, read_trace
 __version__ = "0.1.0"
 
 __all__ = [
-    "Device", "IdlewiseError", "Results", "Trace", "TraceError", "catalog_names", "load_device",
+    "Device", "IdlewiseError", "Results", "Trace", "TraceError", "catalog_names", "hybrid", "hybrid_names",
+    "load_device", "load_hybrid",
     "policy_families", "read_csv", "read_srt", "read_trace", "simulate",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from importlib import resources
 
@@ -116,6 +117,68 @@ def cmd_simulate(args) -> int:
         for r in records:
             r["policy"] = f"#{r['stream']} {r['policy']}"
     _print_results(results, args, title)
+    return 0
+
+
+def _fmt_bytes(n) -> str:
+    if n is None:
+        return "inf"
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.3g}{unit}"
+    return f"{n}B"
+
+
+def hybrid_table(results: Results, title: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    for name in ("NVCache", "DRAM", "when", "alg", "energy J", "plain J", "saved", "spin-ups", "plain", "mean resp",
+                 "flushes", "flush time", "flash part", "disk part", "disk I/Os", "merges", "flushed", "max/spin-down"):
+        table.add_column(name, justify="left" if name == "when" else "right")
+    for r in results:
+        table.add_row(
+            _fmt_bytes(r["nvcache_bytes"]), _fmt_bytes(r["dram_bytes"]), r["flush_when"], str(r["flush_algorithm"]),
+            f"{r['energy_j']:,.0f}", f"{r['plain_disk_energy_j']:,.0f}",
+            f"{r['energy_saved_j'] / r['plain_disk_energy_j']:.1%}" if r["plain_disk_energy_j"] else "-",
+            f"{r['spinups']:,}", f"{r['plain_disk_spinups']:,}", _fmt_time(r["mean_response_s"]), f"{r['flushes']:,}",
+            _fmt_time(r["flush_time_s"]), _fmt_time(r["flush_nvcache_time_s"]), _fmt_time(r["flush_disk_time_s"]),
+            f"{r['flush_disk_ios']:,}", f"{r['merges']:,}", _fmt_bytes(r["bytes_flushed"]),
+            _fmt_bytes(r["max_bytes_cached_per_spindown"]),
+        )
+    return table
+
+
+def cmd_hybrid(args) -> int:
+    from .hybrid import hybrid, prepare
+
+    # Parts, sizes and the policy are checked before a possibly long read.
+    setup = prepare(args.disk, args.flash, description=args.hybrid, nvcache=args.nvcache, dram=args.dram,
+                    flush_when=args.flush_when, flush_algorithm=args.flush_algorithm, policy=args.policy,
+                    base_power_w=args.base_power)
+    if args.initial_mode is not None:
+        setup.disk.mode_index(args.initial_mode)
+    trace = read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
+    _report_read(trace, args.json)
+    records = []
+    for stream, part in trace.split_streams().items():
+        part = apply_transform(part, args.transform) if args.transform else part
+        for r in hybrid(part, setup=setup, initial_mode=args.initial_mode, replay=args.replay,
+                        response_from=args.response_from, tail_s=args.tail, transition_seed=args.transition_seed):
+            r.update(stream=stream)
+            for key in ("bytes_cached_per_spindown", "spindown_ends_s"):
+                column = r.pop(key)
+                if args.json:
+                    r[key] = column.tolist()
+            records.append(r)
+    results = Results(records, trace.name)
+    if args.json:
+        json.dump(results.to_dicts(json_safe=True), sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        policy = records[0]["policy"] if records else args.policy
+        title = (f"{trace.describe()}" + (f" [{args.transform}]" if args.transform else "")
+                 + f"\nhybrid disk: {setup.disk.name} with {setup.flash.name} as NVCache, policy {policy}; "
+                 "plain = the same disk and policy without an NVCache")
+        _console().print(hybrid_table(results, title))
     return 0
 
 
@@ -498,6 +561,33 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print a JSON list, one object per policy")
     sim.set_defaults(func=cmd_simulate)
 
+    hy = sub.add_parser("hybrid", help="replay a trace on a hybrid disk with a flash NVCache (seed 003): when and how to flush")
+    hy.add_argument("trace", help="trace file")
+    hy.add_argument("--hybrid", metavar="NAME|FILE", help="a hybrid description naming its parts and sizes "
+                    "(bundled: seed003-e7k100-ultra-ii); the options below override it")
+    hy.add_argument("--disk", help="the rotating media: catalog name or TOML path")
+    hy.add_argument("--flash", help="the NVCache: catalog name or TOML path")
+    hy.add_argument("--nvcache", action="append", metavar="SIZE", help="NVCache size, e.g. 64MiB, 1GB or inf "
+                    "(repeatable; default 64MiB)")
+    hy.add_argument("--dram", action="append", metavar="SIZE", help="DRAM buffer for flushing, e.g. 16MiB, 100KB "
+                    "(repeatable; default 16MiB)")
+    hy.add_argument("--flush-when", action="append", choices=("each", "full"),
+                    help="flush after each spin-up, or only when full (repeatable; default full)")
+    hy.add_argument("--flush-algorithm", action="append", type=int, choices=(1, 2, 3, 4),
+                    help="1 one request at a time, 2 DRAM chunks, 3 double-buffered, 4 double-buffered sorted and merged "
+                         "(repeatable; default 4)")
+    hy.add_argument("--policy", help="the disk's spin-down policy (default experts, as seed 003)")
+    hy.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power (policies that weigh delay)")
+    hy.add_argument("--initial-mode", default=None, metavar="MODE", help="the disk's mode at the first request (default: ready)")
+    hy.add_argument("--replay", choices=("open", "closed"), default="open")
+    _response_option(hy)
+    hy.add_argument("--tail", type=_seconds, default=0.0, metavar="DURATION", help="run on this long after the last request")
+    hy.add_argument("--transition-seed", type=int, metavar="N", help="draw varying wake-up times from seed N")
+    _trace_options(hy)
+    hy.add_argument("--transform", metavar="T", help="workload transform, e.g. compress-reorder:64ops")
+    hy.add_argument("--json", action="store_true", help="print a JSON list, one object per (NVCache, DRAM, when, algorithm)")
+    hy.set_defaults(func=cmd_hybrid)
+
     tr = sub.add_parser("trace", help="convert traces and look at workloads")
     trsub = tr.add_subparsers(dest="trace_command", required=True)
     conv = trsub.add_parser("convert", help="convert a trace to Parquet, the native format")
@@ -582,6 +672,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:
+        # The reader (head, less) closed the pipe: stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (IdlewiseError, OSError) as e:
         print(f"idlewise: error: {e}", file=sys.stderr)
         return 2

@@ -583,17 +583,7 @@ impl Device {
     /// Parses and validates a TOML device description. `origin` names the file (or catalog entry)
     /// in error messages.
     pub fn from_toml(text: &str, origin: &str) -> Result<Device> {
-        let file: DeviceFile = toml::from_str(text).map_err(|e| {
-            let message = e.message().to_string();
-            let location = e
-                .span()
-                .map(|span| {
-                    let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
-                    format!("line {line}")
-                })
-                .unwrap_or_else(|| "document".to_string());
-            Error::device(origin, location, message)
-        })?;
+        let file: DeviceFile = toml::from_str(text).map_err(|e| Error::device(origin, crate::error::toml_location(text, &e), e.message()))?;
         Device::from_file(file, origin)
     }
 

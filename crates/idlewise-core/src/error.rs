@@ -23,6 +23,10 @@ pub enum Error {
     #[error("trace: {0}")]
     Trace(String),
 
+    /// A hybrid disk description (its disk, flash and sizes) is malformed.
+    #[error("hybrid description {source_name}: {field}: {message}")]
+    Hybrid { source_name: String, field: String, message: String },
+
     /// A run option is out of range.
     #[error("option '{option}': {message}")]
     Option { option: String, message: String },
@@ -32,7 +36,17 @@ impl Error {
     pub(crate) fn device(source_name: &str, field: impl Into<String>, message: impl Into<String>) -> Self {
         Error::Device { source_name: source_name.to_string(), field: field.into(), message: message.into() }
     }
+    pub(crate) fn hybrid(source_name: &str, field: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Hybrid { source_name: source_name.to_string(), field: field.into(), message: message.into() }
+    }
     pub(crate) fn spec(spec: &str, message: impl Into<String>) -> Self {
         Error::PolicySpec { spec: spec.to_string(), message: message.into() }
     }
+}
+
+/// Where a TOML parse error is, as a user finds it in the file: `line N`, or `document`.
+pub(crate) fn toml_location(text: &str, e: &toml::de::Error) -> String {
+    e.span()
+        .map(|span| format!("line {}", text[..span.start.min(text.len())].matches('\n').count() + 1))
+        .unwrap_or_else(|| "document".to_string())
 }

@@ -1,6 +1,6 @@
-//! Durations and powers with units, as users write them in policy specs and options: `500ms`,
-//! `2s`, `1.5min`, `1h`, `7d`; `1.44W`, `500mW`. Parsing happens at the edge; everything inside the
-//! engine is in seconds and watts.
+//! Durations, powers and sizes with units, as users write them in policy specs and options:
+//! `500ms`, `2s`, `1.5min`, `1h`, `7d`; `1.44W`, `500mW`; `64MiB`, `100KB`, `inf`. Parsing happens
+//! at the edge; everything inside the engine is in seconds, watts and bytes.
 
 /// A plain decimal number in ASCII (`1.5`, `-2e3`): no `inf`, `nan`, `0x10` or `1_000`, which
 /// Rust's float parser would accept or which mean something else elsewhere.
@@ -83,6 +83,39 @@ pub fn parse_duration_s(text: &str) -> std::result::Result<f64, String> {
     Ok(seconds)
 }
 
+/// Parses a size such as `64MiB`, `16 MiB`, `100KB`, `1.5GB` or `4096` (bytes) into bytes; `inf`
+/// (an unbounded size) is `None`. Binary (KiB, MiB, GiB, TiB) and decimal (kB/KB, MB, GB, TB)
+/// prefixes are both accepted, as storage papers use both; a fraction of a byte is an error.
+pub fn parse_size_bytes(text: &str) -> std::result::Result<Option<u64>, String> {
+    let t = text.trim();
+    if matches!(t, "inf" | "infinite" | "unbounded") {
+        return Ok(None);
+    }
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+')).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let value = parse_plain_number(number).ok_or_else(|| format!("'{text}' is not a size; write e.g. '64MiB', '100KB', '4096' (bytes) or 'inf'"))?;
+    let scale: f64 = match unit.trim() {
+        "" | "B" => 1.0,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        "TiB" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        "kB" | "KB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
+        other => return Err(format!("unknown size unit '{other}' in '{text}'; expected B, KiB, MiB, GiB, TiB, kB, MB, GB, TB, or 'inf'")),
+    };
+    let bytes = value * scale;
+    if !(bytes.is_finite() && bytes >= 0.0 && bytes < 2f64.powi(63)) {
+        return Err(format!("'{text}' must be a non-negative size below 2^63 bytes"));
+    }
+    if bytes.fract() != 0.0 {
+        return Err(format!("'{text}' is not a whole number of bytes ({bytes} bytes)"));
+    }
+    Ok(Some(bytes as u64))
+}
+
 /// Formats seconds the way a user would write them back in a spec (`4s`, `500ms`, `2.5min`).
 pub fn format_duration_s(seconds: f64) -> String {
     fn trim(v: f64) -> String {
@@ -115,6 +148,21 @@ mod tests {
         assert_eq!(parse_duration_s("1d").unwrap(), 86_400.0);
         assert_eq!(parse_duration_s("2w").unwrap(), 1_209_600.0);
         assert!((parse_duration_s("100ns").unwrap() - 100e-9).abs() < 1e-20);
+    }
+
+    #[test]
+    fn sizes_take_binary_or_decimal_prefixes() {
+        assert_eq!(parse_size_bytes("64MiB").unwrap(), Some(64 << 20));
+        assert_eq!(parse_size_bytes("16 MiB").unwrap(), Some(16 << 20));
+        assert_eq!(parse_size_bytes("100KB").unwrap(), Some(100_000));
+        assert_eq!(parse_size_bytes("100kB").unwrap(), Some(100_000));
+        assert_eq!(parse_size_bytes("1.5GB").unwrap(), Some(1_500_000_000));
+        assert_eq!(parse_size_bytes("4096").unwrap(), Some(4096));
+        assert_eq!(parse_size_bytes("512B").unwrap(), Some(512));
+        assert_eq!(parse_size_bytes("inf").unwrap(), None);
+        for bad in ["", "MiB", "-1MiB", "1.5", "0.1KiB", "64Mb", "1e30GB", "x", "nan"] {
+            assert!(parse_size_bytes(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -60,6 +60,8 @@ fn writes_while_spun_down_go_to_flash_and_each_spin_up_flushes() {
     assert_eq!((r.flush.disk_ios, r.flush.nvcache_reads, r.flush.bytes_flushed), (1, 1, 488));
     assert!(close(r.mean_response_s, (0.011 + 0.001 + 0.000488 + 2.011) / 4.0), "{}", r.mean_response_s);
     assert_eq!(r.bytes_cached_per_spindown, vec![488]);
+    // The period ends with the read at 7 s that spins the disk up.
+    assert_eq!(r.spindown_ends_s, vec![7.0]);
     assert_eq!(r.flash_bytes_written, 1000);
     assert!(close(r.makespan_s, 9.022488), "{}", r.makespan_s);
     // Disk: ready 0.011-1.011 (1 J) and 9.011-9.012 while the flush reads the flash (1 mJ) + the
@@ -115,6 +117,15 @@ fn a_closed_loop_hybrid_run_is_stretched_by_the_spin_up() {
     assert_eq!((r.writes_redirected, r.disk.wakeups), (1, 1));
 }
 
+#[test]
+fn the_oracle_is_refused_because_a_hybrid_disks_gaps_are_not_known_in_advance() {
+    let trace = TraceView::new(&TIMES, &OFFSETS, &SIZES, &OPS).unwrap();
+    let d = disk();
+    let p = PolicySpec::parse("oracle").unwrap().build(&d, &Default::default()).unwrap();
+    let err = replay_hybrid(&trace, &d, &flash(), p, config(FlushWhen::Full, None), &ReplayOptions::default()).unwrap_err().to_string();
+    assert!(err.starts_with("option 'policy': 'oracle' reads each idle gap's length"), "{err}");
+}
+
 fn random_trace() -> impl Strategy<Value = (Vec<f64>, Vec<i64>, Vec<i64>, Vec<u8>)> {
     prop::collection::vec((0.0f64..1.0, 0u32..4, 0i64..64, 1i64..16, any::<bool>()), 1..150).prop_map(|items| {
         let mut t = 0.0;
@@ -158,6 +169,10 @@ proptest! {
             prop_assert_eq!(r.flush.bytes_flushed + r.bytes_unflushed, cached);
         }
         prop_assert_eq!(r.requests, times.len() as u64);
+        // Spin-down periods: all redirected data is in one, and they end in time order.
+        prop_assert_eq!(r.bytes_cached_per_spindown.iter().sum::<u64>(), r.bytes_redirected);
+        prop_assert_eq!(r.bytes_cached_per_spindown.len(), r.spindown_ends_s.len());
+        prop_assert!(r.spindown_ends_s.windows(2).all(|w| w[0] <= w[1]));
         prop_assert!((r.disk.accounted_time_s() - r.disk.makespan_s).abs() <= 1e-6 * r.disk.makespan_s.max(1.0));
         prop_assert!(r.flush.time_s + 1e-12 >= r.flush.disk_time_s.max(0.0));
         // An unbounded NVCache flushed only when full never flushes.

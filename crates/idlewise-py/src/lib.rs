@@ -11,6 +11,7 @@ use std::sync::Arc;
 use idlewise_core::device::{Device as CoreDevice, Provenance};
 use idlewise_core::error::Error;
 use idlewise_core::policy::{families, PolicySpec};
+use idlewise_core::hybrid::{replay_hybrid, FlushAlgorithm, FlushWhen, HybridConfig, HybridDescription};
 use idlewise_core::{evaluate as core_evaluate, ReplayOptions, TraceView};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::create_exception;
@@ -284,6 +285,15 @@ fn check_policy(spec: &str, device: &Device, base_power_w: f64) -> PyResult<()> 
     parsed.build(&device.inner, &idlewise_core::policy::BuildContext { base_power_w }).map(|_| ()).map_err(to_py_err)
 }
 
+/// As `check_policy`, and the policy must suit a hybrid disk (online: no gap lengths read ahead).
+#[pyfunction]
+#[pyo3(signature = (spec, device, base_power_w=0.0))]
+fn check_hybrid_policy(spec: &str, device: &Device, base_power_w: f64) -> PyResult<()> {
+    let parsed = PolicySpec::parse(spec).map_err(to_py_err)?;
+    let policy = parsed.build(&device.inner, &idlewise_core::policy::BuildContext { base_power_w }).map_err(to_py_err)?;
+    idlewise_core::hybrid::check_policy(policy.as_ref()).map_err(to_py_err)
+}
+
 /// The policy families with their parameters.
 #[pyfunction]
 fn policy_families(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
@@ -331,16 +341,13 @@ fn evaluate<'py>(
     tail_s: f64,
     transition_seed: Option<u64>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let mode = idlewise_core::ReplayMode::parse(replay)
-        .ok_or_else(|| IdlewiseError::new_err(format!("replay must be 'open' or 'closed', got '{replay}'")))?;
-    let response_from = idlewise_core::ResponseFrom::parse(response_from)
-        .ok_or_else(|| IdlewiseError::new_err(format!("response_from must be 'issue' or 'original', got '{response_from}'")))?;
     let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
-    let mut trace = trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?;
-    if let Some(original) = original_time_s.as_ref() {
-        trace = trace.with_original_s(original.as_slice()?).map_err(to_py_err)?;
-    }
-    let opts = ReplayOptions { base_power_w, initial_mode, keep_per_request, mode, fold_offsets, response_from, tail_s, transition_seed, ..Default::default() };
+    let trace = trace_with_original(trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?, original_time_s.as_ref())?;
+    let opts = ReplayOptions {
+        keep_per_request,
+        fold_offsets,
+        ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)?
+    };
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;
     let reports = py
@@ -363,6 +370,146 @@ fn evaluate<'py>(
         out.append(d)?;
     }
     Ok(out)
+}
+
+/// The replay options every engine takes, from their Python spellings.
+fn replay_options(base_power_w: f64, initial_mode: usize, replay: &str, response_from: &str, tail_s: f64, transition_seed: Option<u64>) -> PyResult<ReplayOptions> {
+    let mode = idlewise_core::ReplayMode::parse(replay)
+        .ok_or_else(|| IdlewiseError::new_err(format!("replay must be 'open' or 'closed', got '{replay}'")))?;
+    let response_from = idlewise_core::ResponseFrom::parse(response_from)
+        .ok_or_else(|| IdlewiseError::new_err(format!("response_from must be 'issue' or 'original', got '{response_from}'")))?;
+    Ok(ReplayOptions { base_power_w, initial_mode, mode, response_from, tail_s, transition_seed, ..Default::default() })
+}
+
+fn trace_with_original<'a>(trace: TraceView<'a>, original_time_s: Option<&'a PyReadonlyArray1<'_, f64>>) -> PyResult<TraceView<'a>> {
+    match original_time_s {
+        Some(original) => trace.with_original_s(original.as_slice()?).map_err(to_py_err),
+        None => Ok(trace),
+    }
+}
+
+/// Parses a size (`64MiB`, `100KB`, `4096`) into bytes; `inf` is None.
+#[pyfunction]
+fn parse_size_bytes(text: &str) -> PyResult<Option<u64>> {
+    idlewise_core::units::parse_size_bytes(text).map_err(IdlewiseError::new_err)
+}
+
+/// Reads a hybrid disk description (TOML naming its disk and flash parts and sizes) into a dict.
+#[pyfunction]
+fn hybrid_description<'py>(py: Python<'py>, text: &str, origin: &str) -> PyResult<Bound<'py, PyDict>> {
+    let h = HybridDescription::from_toml(text, origin).map_err(to_py_err)?;
+    let d = PyDict::new_bound(py);
+    d.set_item("name", &h.name)?;
+    d.set_item("description", &h.description)?;
+    d.set_item("source", &h.source)?;
+    d.set_item("assumptions", &h.assumptions)?;
+    d.set_item("disk", &h.disk)?;
+    d.set_item("flash", &h.flash)?;
+    d.set_item("nvcache_bytes", h.nvcache_bytes)?;
+    d.set_item("dram_bytes", h.dram_bytes)?;
+    d.set_item("flush_when", h.flush_when.map(FlushWhen::as_str))?;
+    d.set_item("flush_algorithm", h.flush_algorithm.map(|a| a as u32))?;
+    d.set_item("policy", &h.policy)?;
+    Ok(d)
+}
+
+/// Replays the trace on a hybrid disk once per configuration `(nvcache_bytes or None, dram_bytes,
+/// flush_when, flush_algorithm)`, and once on the plain disk under the same policy. Returns
+/// `(plain, runs)`: the plain disk's account and one dict per configuration.
+#[pyfunction]
+#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, disk, flash, policy, configs, base_power_w=0.0, initial_mode=0, replay="open", original_time_s=None, response_from="issue", tail_s=0.0, transition_seed=None))]
+#[allow(clippy::too_many_arguments)]
+fn hybrid<'py>(
+    py: Python<'py>,
+    time_s: PyReadonlyArray1<'py, f64>,
+    offset_bytes: PyReadonlyArray1<'py, i64>,
+    size_bytes: PyReadonlyArray1<'py, i64>,
+    is_write: PyReadonlyArray1<'py, u8>,
+    disk: &Device,
+    flash: &Device,
+    policy: &str,
+    configs: Vec<(Option<u64>, u64, String, u32)>,
+    base_power_w: f64,
+    initial_mode: usize,
+    replay: &str,
+    original_time_s: Option<PyReadonlyArray1<'py, f64>>,
+    response_from: &str,
+    tail_s: f64,
+    transition_seed: Option<u64>,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyList>)> {
+    let spec = PolicySpec::parse(policy).map_err(to_py_err)?;
+    let ctx = idlewise_core::policy::BuildContext { base_power_w };
+    let configs = configs
+        .into_iter()
+        .map(|(nvcache_bytes, dram_bytes, when, algorithm)| {
+            let when = FlushWhen::parse(&when).ok_or_else(|| IdlewiseError::new_err(format!("flush_when must be 'each' or 'full', got '{when}'")))?;
+            let algorithm = FlushAlgorithm::from_number(algorithm)
+                .ok_or_else(|| IdlewiseError::new_err(format!("flush_algorithm must be 1, 2, 3 or 4 (seed 003 Figure 2), got {algorithm}")))?;
+            Ok(HybridConfig { nvcache_bytes, dram_bytes, when, algorithm })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let trace = trace_with_original(trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?, original_time_s.as_ref())?;
+    let opts = replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)?;
+    let (disk, flash) = (&disk.inner, &flash.inner);
+    let (plain, runs) = py
+        .allow_threads(|| -> idlewise_core::Result<_> {
+            let mut plain_policy = spec.build(disk, &ctx)?;
+            let plain = idlewise_core::replay(&trace, disk, plain_policy.as_mut(), &opts)?;
+            let runs = configs
+                .iter()
+                .map(|config| Ok((*config, replay_hybrid(&trace, disk, flash, spec.build(disk, &ctx)?, *config, &opts)?)))
+                .collect::<idlewise_core::Result<Vec<_>>>()?;
+            Ok((plain, runs))
+        })
+        .map_err(to_py_err)?;
+    let out = PyList::empty_bound(py);
+    for (config, r) in &runs {
+        let d = run_result_dict(py, &r.disk)?;
+        d.set_item("disk", &disk.name)?;
+        d.set_item("flash", &flash.name)?;
+        d.set_item("nvcache_bytes", config.nvcache_bytes)?;
+        d.set_item("dram_bytes", config.dram_bytes)?;
+        d.set_item("flush_when", config.when.as_str())?;
+        d.set_item("flush_algorithm", config.algorithm as u32)?;
+        d.set_item("disk_energy_j", r.disk.energy_j)?;
+        d.set_item("flash_energy_j", r.flash_energy_j)?;
+        d.set_item("flash_busy_s", r.flash_busy_s)?;
+        d.set_item("energy_j", r.energy_j)?;
+        d.set_item("system_energy_j", r.disk.system_energy_j + r.flash_energy_j)?;
+        d.set_item("makespan_s", r.makespan_s)?;
+        d.set_item("requests", r.requests)?;
+        d.set_item("mean_response_s", r.mean_response_s)?;
+        d.set_item("p99_response_s", r.p99_response_s)?;
+        d.set_item("max_response_s", r.max_response_s)?;
+        d.set_item("spinups", r.disk.wakeups)?;
+        d.set_item("writes_redirected", r.writes_redirected)?;
+        d.set_item("bytes_redirected", r.bytes_redirected)?;
+        d.set_item("bytes_mirrored", r.bytes_mirrored)?;
+        d.set_item("bytes_written_to_disk", r.bytes_written_to_disk)?;
+        d.set_item("reads_from_nvcache", r.reads_from_nvcache)?;
+        d.set_item("reads_spinning_up", r.reads_spinning_up)?;
+        d.set_item("flushes", r.flushes)?;
+        d.set_item("flush_time_s", r.flush.time_s)?;
+        d.set_item("flush_nvcache_time_s", r.flush.nvcache_time_s)?;
+        d.set_item("flush_disk_time_s", r.flush.disk_time_s)?;
+        d.set_item("flush_disk_ios", r.flush.disk_ios)?;
+        d.set_item("flush_nvcache_reads", r.flush.nvcache_reads)?;
+        d.set_item("merges", r.flush.merges)?;
+        d.set_item("bytes_flushed", r.flush.bytes_flushed)?;
+        d.set_item("flush_bytes_read", r.flush.bytes_read)?;
+        d.set_item("bytes_unflushed", r.bytes_unflushed)?;
+        d.set_item("max_bytes_cached_per_spindown", r.max_bytes_cached_per_spindown())?;
+        d.set_item("bytes_cached_per_spindown", PyArray1::from_slice_bound(py, &r.bytes_cached_per_spindown))?;
+        d.set_item("spindown_ends_s", PyArray1::from_slice_bound(py, &r.spindown_ends_s))?;
+        d.set_item("flash_bytes_written", r.flash_bytes_written)?;
+        d.set_item("plain_disk_energy_j", plain.energy_j)?;
+        d.set_item("plain_disk_spinups", plain.wakeups)?;
+        d.set_item("plain_disk_mean_response_s", plain.mean_response_s)?;
+        d.set_item("energy_saved_j", plain.energy_j - r.energy_j)?;
+        d.set_item("spinups_saved", plain.wakeups as i64 - r.disk.wakeups as i64)?;
+        out.append(d)?;
+    }
+    Ok((run_result_dict(py, &plain)?, out))
 }
 
 /// One run's account as a dict (the keys of `simulate --json` that do not need references).
@@ -689,6 +836,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(idle_gaps, m)?)?;
     m.add_function(wrap_pyfunction!(run_system, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(hybrid_description, m)?)?;
+    m.add_function(wrap_pyfunction!(hybrid, m)?)?;
+    m.add_function(wrap_pyfunction!(check_hybrid_policy, m)?)?;
     m.add("IdlewiseError", m.py().get_type_bound::<IdlewiseError>())?;
     m.add("TraceRecordError", m.py().get_type_bound::<TraceRecordError>())?;
     Ok(())

@@ -49,6 +49,13 @@ impl FlushWhen {
             _ => None,
         }
     }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FlushWhen::Each => "each",
+            FlushWhen::Full => "full",
+        }
+    }
 }
 
 /// A hybrid disk's NVCache, DRAM buffer and flush policy.
@@ -87,6 +94,9 @@ pub struct HybridResult {
     pub flush: FlushStats,
     /// Bytes cached in each spin-down period (from a spin-down to the next spin-up).
     pub bytes_cached_per_spindown: Vec<u64>,
+    /// When each of those periods ended: the arrival of the I/O that spun the disk up (the end
+    /// of the run for a period still open then).
+    pub spindown_ends_s: Vec<f64>,
     pub flash_bytes_written: u64,
     /// Data left in the NVCache at the end (not flushed).
     pub bytes_unflushed: u64,
@@ -137,6 +147,7 @@ struct Run<'d, 'p> {
     spinups_seen: u64,
     cached_this_spindown: u64,
     bytes_cached_per_spindown: Vec<u64>,
+    spindown_ends_s: Vec<f64>,
     flush: FlushStats,
 }
 
@@ -185,12 +196,14 @@ impl Run<'_, '_> {
         self.nvcache.clear();
     }
 
-    /// After a disk I/O: a spin-up ends a spin-down period, and under `each` flushes.
-    fn after_disk_io(&mut self, done_s: f64) {
+    /// After a disk I/O that arrived at `arrival_s`: a spin-up ends a spin-down period, and under
+    /// `each` flushes once the I/O is done (`done_s`).
+    fn after_disk_io(&mut self, arrival_s: f64, done_s: f64) {
         let spinups = self.disk.wakeups();
         if spinups > self.spinups_seen {
             self.spinups_seen = spinups;
             self.bytes_cached_per_spindown.push(std::mem::take(&mut self.cached_this_spindown));
+            self.spindown_ends_s.push(arrival_s);
             if self.config.when == FlushWhen::Each {
                 self.flush_now(done_s);
             }
@@ -207,7 +220,7 @@ impl Run<'_, '_> {
                 } else {
                     // Spin up, flush, then the write goes to the platters.
                     let ready = self.disk.wake(arrival_s);
-                    self.after_disk_io(ready);
+                    self.after_disk_io(arrival_s, ready);
                     self.flush_now(ready);
                     self.serve_on_disk(arrival_s, offset, size, true)
                 }
@@ -260,9 +273,24 @@ impl Run<'_, '_> {
                 self.flash.serve(arrival_s, held, false)
             });
         }
-        self.after_disk_io(disk_done);
+        self.after_disk_io(arrival_s, disk_done);
         done
     }
+}
+
+/// A hybrid disk's policy must be online: an offline policy reads each gap's length before the
+/// gap starts, and a hybrid disk's gaps depend on which I/O its NVCache absorbs.
+pub fn check_policy(policy: &dyn Policy) -> Result<()> {
+    if policy.reads_gap_lengths() {
+        return Err(Error::Option {
+            option: "policy".into(),
+            message: format!(
+                "'{}' reads each idle gap's length before the gap starts, but a hybrid disk's gaps depend on which I/O its NVCache absorbs, so they are not known in advance; choose an online policy (experts, timeout, stpm, ...)",
+                policy.name()
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Replays `trace` on a hybrid disk: `disk` under `policy`, `flash` as the NVCache.
@@ -279,6 +307,7 @@ pub fn replay_hybrid(
     if disk.service.mems.is_some() {
         return Err(Error::Option { option: "disk".into(), message: format!("'{}' is MEMS storage; a hybrid disk's disk must be a disk", disk.name) });
     }
+    check_policy(policy.as_ref())?;
     if config.dram_bytes < 1024 {
         return Err(Error::Option { option: "dram".into(), message: format!("must be at least 1 KiB (two 512-byte sectors), got {} bytes", config.dram_bytes) });
     }
@@ -297,6 +326,7 @@ pub fn replay_hybrid(
         spinups_seen: 0,
         cached_this_spindown: 0,
         bytes_cached_per_spindown: Vec::new(),
+        spindown_ends_s: Vec::new(),
         flush: FlushStats::default(),
     };
     // The replay options every engine honours: closed loop, and responses from original times.
@@ -312,6 +342,7 @@ pub fn replay_hybrid(
     let bytes_unflushed = run.nvcache.entries().iter().map(|e| e.size_bytes).sum();
     if run.cached_this_spindown > 0 {
         run.bytes_cached_per_spindown.push(run.cached_this_spindown);
+        run.spindown_ends_s.push(end);
     }
     let disk_result = run.disk.finish(end);
     let makespan_s = disk_result.makespan_s;
@@ -336,6 +367,7 @@ pub fn replay_hybrid(
         flushes: c.flushes,
         flush: run.flush,
         bytes_cached_per_spindown: run.bytes_cached_per_spindown,
+        spindown_ends_s: run.spindown_ends_s,
         flash_bytes_written: c.flash_bytes_written,
         bytes_unflushed,
         disk: disk_result,

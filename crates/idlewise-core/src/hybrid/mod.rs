@@ -6,11 +6,14 @@
 //!   and the set of sectors it holds;
 //! - [`flush`]: the four flushing algorithms of seed 003 Figure 2, as schedules of flash reads
 //!   and disk writes over a DRAM buffer;
-//! - [`engine`]: a trace on the disk's `DeviceSim` and its policy, the flash and the NVCache.
+//! - [`engine`]: a trace on the disk's `DeviceSim` and its policy, the flash and the NVCache;
+//! - [`description`]: a hybrid disk described in TOML by its parts and sizes.
 
+pub mod description;
 pub mod engine;
 pub mod flush;
 pub mod nvcache;
 
-pub use engine::{replay_hybrid, FlushWhen, HybridConfig, HybridResult};
+pub use description::HybridDescription;
+pub use engine::{check_policy, replay_hybrid, FlushWhen, HybridConfig, HybridResult};
 pub use flush::FlushAlgorithm;

@@ -93,6 +93,12 @@ pub trait Policy: Send {
     /// Every request's arrival, before it is served (for policies that watch traffic, such as
     /// the network STPM's runs of transfers). Ghost hints arrive here too.
     fn note_transfer(&mut self, _arrival_s: f64) {}
+    /// True for an offline policy, which reads each gap's length ([`GapStart::gap_s`]) before the
+    /// gap starts. Engines whose gaps are not known in advance (a hybrid disk's, which depend on
+    /// what its NVCache absorbs) refuse such a policy rather than hand it an unknown length.
+    fn reads_gap_lengths(&self) -> bool {
+        false
+    }
     /// A ghost hint (seed 000 §4.4) at `now_s` while the device rests in `mode`: an application
     /// would have used this device had it been in its ready mode, and would have saved `benefit`
     /// (knob-weighted, `K·seconds + (100 − K)·joules`). True: wake the device now.
@@ -120,6 +126,9 @@ impl<P: Policy + ?Sized> Policy for &mut P {
     }
     fn ghost_hint(&mut self, now_s: f64, mode: usize, benefit: f64) -> bool {
         (**self).ghost_hint(now_s, mode, benefit)
+    }
+    fn reads_gap_lengths(&self) -> bool {
+        (**self).reads_gap_lengths()
     }
 }
 

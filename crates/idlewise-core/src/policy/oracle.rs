@@ -30,6 +30,9 @@ impl Policy for Oracle {
     fn name(&self) -> &str {
         "oracle"
     }
+    fn reads_gap_lengths(&self) -> bool {
+        true
+    }
     fn plan_gap(&mut self, gap: &GapStart, plan: &mut Plan) {
         let choice = self.device.best_choice_for_gap(gap.gap_s);
         if choice.mode != READY {

@@ -1,0 +1,192 @@
+"""Hybrid disks (seed 003): a disk with a flash NVCache that takes writes while the platters are
+spun down, flushed back on each spin-up or when full by one of four algorithms. The engine does
+the work; this module reads hybrid descriptions, checks arguments and runs every combination."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+import os
+from dataclasses import dataclass
+from importlib import resources
+
+from . import _core
+from .devices import Device, load_device
+from .errors import IdlewiseError, TraceRecordError
+from .results import Results
+from .simulate import _power_w
+from .traces import Trace
+
+#: The four flushing algorithms of seed 003 Figure 2.
+FLUSH_ALGORITHMS = {
+    1: "one redirected request at a time",
+    2: "DRAM-sized chunks",
+    3: "double-buffered chunks",
+    4: "double-buffered chunks, sorted and merged",
+}
+FLUSH_WHEN = ("each", "full")
+
+
+def _hybrid_dir():
+    return resources.files("idlewise") / "catalog" / "hybrid"
+
+
+def hybrid_names() -> list[str]:
+    """Names of the bundled hybrid disk descriptions."""
+    return sorted(p.name[: -len(".toml")] for p in _hybrid_dir().iterdir() if p.name.endswith(".toml"))
+
+
+def load_hybrid(name_or_path: str | os.PathLike) -> dict:
+    """Reads a hybrid description (a bundled name or a TOML path): its ``disk`` and ``flash`` are
+    loaded as :class:`Device` (a path is taken relative to the description's file), its sizes
+    are bytes (``nvcache_bytes`` None when unbounded)."""
+    text_path = os.fspath(name_or_path)
+    if os.path.exists(text_path) or text_path.endswith(".toml"):
+        try:
+            with open(text_path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise IdlewiseError(f"{text_path}: cannot read hybrid description: {e.strerror}") from None
+        except UnicodeDecodeError as e:
+            raise IdlewiseError(f"{text_path}: not a TOML file: byte {e.start} is not UTF-8 text") from None
+        origin, base = text_path, os.path.dirname(os.path.abspath(text_path))
+    else:
+        entry = _hybrid_dir() / f"{text_path}.toml"
+        if not entry.is_file():
+            raise IdlewiseError(f"unknown hybrid disk '{text_path}': not a file, and not bundled ({', '.join(hybrid_names())})")
+        text, origin, base = entry.read_text(encoding="utf-8"), f"catalog:hybrid/{text_path}", None
+    description = _core.hybrid_description(text, origin)
+    for part in ("disk", "flash"):
+        value = description[part]
+        local = os.path.join(base, value) if base and not os.path.isabs(value) else value
+        try:
+            description[part] = load_device(local if base and os.path.exists(local) else value)
+        except IdlewiseError as e:
+            raise IdlewiseError(f"hybrid description {origin}: {part}: {e}") from None
+    return description
+
+
+def size_bytes(value, what: str, *, unbounded_ok: bool) -> int | None:
+    """A size: bytes as an integer, a string with a unit ('64MiB', '100KB'), or for an unbounded
+    NVCache 'inf', math.inf or None."""
+    if value is None or (isinstance(value, float) and math.isinf(value) and value > 0):
+        if unbounded_ok:
+            return None
+        raise IdlewiseError(f"{what}: must be a finite size")
+    if isinstance(value, str):
+        try:
+            parsed = _core.parse_size_bytes(value)
+        except IdlewiseError as e:
+            raise IdlewiseError(f"{what}: {e}") from None
+        if parsed is None and not unbounded_ok:
+            raise IdlewiseError(f"{what}: must be a finite size, got {value!r}")
+        return parsed
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and 0 <= value < 2**63:
+        return int(value)
+    raise IdlewiseError(f"{what}: a size is a whole number of bytes or a string such as '64MiB', got {value!r}")
+
+
+def _as_list(value) -> list:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+@dataclass(frozen=True)
+class HybridSetup:
+    """Checked parts and the combinations to run: what :func:`prepare` makes of the arguments."""
+
+    disk: Device
+    flash: Device
+    policy: str
+    configs: tuple  # (nvcache_bytes or None, dram_bytes, flush_when, flush_algorithm)
+    base_power_w: float
+    name: str | None = None
+
+
+def prepare(disk=None, flash=None, *, description=None, nvcache=None, dram=None, flush_when=None, flush_algorithm=None,
+            policy: str | None = None, base_power_w: float = 0.0) -> HybridSetup:
+    """Checks a hybrid disk's parts, sizes, flush choices and policy without a trace, so a bad
+    argument fails before a long read. Arguments as for :func:`hybrid`."""
+    d = load_hybrid(description) if description is not None else {}
+    disk = disk if disk is not None else d.get("disk")
+    flash = flash if flash is not None else d.get("flash")
+    if disk is None or flash is None:
+        raise IdlewiseError("a hybrid disk needs a disk and a flash part: give disk= and flash=, or description= "
+                            f"(bundled: {', '.join(hybrid_names())})")
+    disk, flash = load_device(disk), load_device(flash)
+    if disk.kind != "disk":
+        raise IdlewiseError(f"disk: '{disk.name}' is a {disk.kind} device, not a disk")
+    if flash.kind != "flash":
+        raise IdlewiseError(f"flash: '{flash.name}' is a {flash.kind} device, not flash")
+    policy = policy if policy is not None else (d.get("policy") or "experts")
+    if not isinstance(policy, str):
+        raise IdlewiseError(f"policy must be one spec string such as 'experts' or 'timeout:10s', got {policy!r}")
+    base_power_w = _power_w(base_power_w)
+    _core.check_hybrid_policy(policy, disk, base_power_w)
+    if nvcache is None:
+        nvcache = d["nvcache_bytes"] if d else "64MiB"
+    if dram is None:
+        dram = d.get("dram_bytes", "16MiB")
+    nvcaches = [size_bytes(v, "nvcache", unbounded_ok=True) for v in _as_list(nvcache)]
+    drams = [size_bytes(v, "dram", unbounded_ok=False) for v in _as_list(dram)]
+    whens = _as_list(flush_when if flush_when is not None else (d.get("flush_when") or "full"))
+    for w in whens:
+        if w not in FLUSH_WHEN:
+            raise IdlewiseError(f"flush_when must be 'each' or 'full', got {w!r}")
+    algorithms = _as_list(flush_algorithm if flush_algorithm is not None else (d.get("flush_algorithm") or 4))
+    for a in algorithms:
+        if not (isinstance(a, numbers.Integral) and not isinstance(a, bool) and int(a) in FLUSH_ALGORITHMS):
+            raise IdlewiseError(f"flush_algorithm must be 1, 2, 3 or 4 (seed 003 Figure 2), got {a!r}")
+    configs = tuple((n, m, w, int(a)) for n, m, w, a in itertools.product(nvcaches, drams, whens, algorithms))
+    return HybridSetup(disk, flash, policy, configs, base_power_w, d.get("name"))
+
+
+def hybrid(trace: Trace, disk=None, flash=None, *, description=None, nvcache=None, dram=None, flush_when=None,
+           flush_algorithm=None, policy: str | None = None, base_power_w: float = 0.0, initial_mode: str | None = None,
+           replay: str = "open", response_from: str = "issue", tail_s: float = 0.0,
+           transition_seed: int | None = None, setup: HybridSetup | None = None) -> Results:
+    """Replays ``trace`` on a hybrid disk: ``disk`` under ``policy`` with ``flash`` as its NVCache.
+
+    ``description`` names a hybrid description (bundled name or TOML path) whose parts and sizes
+    are the defaults; arguments given here override it. ``nvcache`` and ``dram`` are sizes
+    (``'64MiB'``, ``'100KB'``, bytes; ``nvcache='inf'`` is unbounded); ``flush_when`` is ``'each'``
+    or ``'full'``; ``flush_algorithm`` is 1–4 (seed 003 Figure 2). Each of these four may be a
+    list: every combination is run. Without a description the defaults are seed 003's: NVCache
+    64 MiB, DRAM 16 MiB, flush when full, algorithm 4, policy ``experts``. ``setup``, from
+    :func:`prepare`, replaces all of these.
+
+    Returns one record per combination with the hybrid's account (energy of disk and flash,
+    spin-ups, responses, redirected and flushed bytes, flush time and its parts) and the plain
+    disk's under the same policy (``plain_disk_energy_j``, ``plain_disk_spinups``), so
+    ``energy_saved_j`` and ``spinups_saved`` show what the NVCache bought. The other replay
+    options are those of :func:`idlewise.simulate`.
+    """
+    if not isinstance(trace, Trace):
+        raise IdlewiseError(f"hybrid() needs a Trace, got {type(trace).__name__}; build one with Trace.from_arrays or read_trace")
+    if setup is None:
+        setup = prepare(disk, flash, description=description, nvcache=nvcache, dram=dram, flush_when=flush_when,
+                        flush_algorithm=flush_algorithm, policy=policy, base_power_w=base_power_w)
+    if replay not in ("open", "closed"):
+        raise IdlewiseError(f"replay must be 'open' or 'closed', got {replay!r}")
+    if response_from not in ("issue", "original"):
+        raise IdlewiseError(f"response_from must be 'issue' or 'original', got {response_from!r}")
+    if not (isinstance(tail_s, numbers.Real) and math.isfinite(tail_s) and tail_s >= 0):
+        raise IdlewiseError(f"tail_s must be a non-negative number of seconds, got {tail_s!r}")
+    mode_index = 0 if initial_mode is None else setup.disk.mode_index(initial_mode)
+    try:
+        plain, runs = _core.hybrid(trace.time_s, trace.offset_bytes, trace.size_bytes, trace.is_write, setup.disk,
+                                   setup.flash, setup.policy, list(setup.configs), base_power_w=setup.base_power_w,
+                                   initial_mode=mode_index, replay=replay, original_time_s=trace.original_time_s,
+                                   response_from=response_from, tail_s=float(tail_s),
+                                   transition_seed=None if transition_seed is None else int(transition_seed))
+    except TraceRecordError as e:
+        raise trace.record_error(e) from None
+    for r in runs:
+        r["trace"] = trace.name
+        if setup.name:
+            r["hybrid"] = setup.name
+    return Results(runs, trace.name)
+
+
+__all__ = ["FLUSH_ALGORITHMS", "FLUSH_WHEN", "HybridSetup", "hybrid", "hybrid_names", "load_hybrid", "prepare",
+           "size_bytes"]
