@@ -336,6 +336,8 @@ def cmd_experiment(args) -> int:
         _console().print(table)
     elif args.name == "swap-reshaping":
         _print_swap_reshaping(result)
+    elif args.name == "nvcache-flushing":
+        _print_nvcache_flushing(result)
     elif args.name == "mems-timeout":
         _print_mems_timeout(result)
     elif args.name == "mems-shutdown":
@@ -352,6 +354,35 @@ def cmd_experiment(args) -> int:
     if args.plot and not args.json:
         print(f"plot written to {args.plot}")
     return 0
+
+
+def _print_nvcache_flushing(result) -> None:
+    """Seed 003 on hplajw: Figure 5's table, the claims with ours, and the sweeps' ends."""
+    console = _console()
+    title = (f"seed 003 Figure 5 on {result['trace']} ({result['requests']:,} requests): hybrid {result['disk']} + "
+             f"{result['flash']}, DRAM 16 MiB, NVCache 64 MiB, {result['policy'].split(':')[0]}")
+    console.print(hybrid_table(Results(result["figure5"]), title))
+    inf = result["infinite"]
+    console.print(f"infinite NVCache: {_fmt_bytes(inf['bytes_cached'])} cached over the week in {inf['spindown_periods']:,} "
+                  f"spin-down periods, at most {_fmt_bytes(inf['max_bytes_per_spindown'])} in one; plain disk "
+                  f"{result['plain_disk']['energy_j']:,.0f} J, {result['plain_disk']['spinups']:,} spin-ups")
+    table = Table(title="seed 003's claims, and ours on hplajw", title_justify="left")
+    for column in ("claim", "seed", "ours", "holds"):
+        table.add_column(column)
+
+    def show(v):
+        if isinstance(v, float):
+            return f"{v:.1%}"
+        if isinstance(v, int) and v > 100_000:
+            return _fmt_bytes(v)
+        return str(v)
+
+    for c in result["claims"]:
+        ours = "; ".join(
+            f"{k}: " + (", ".join(f"{a}: {show(x)}" for a, x in v.items()) if isinstance(v, dict) else show(v))
+            for k, v in c["ours"].items())
+        table.add_row(c["claim"], c["seed"], ours, "yes" if c["holds"] else "no")
+    console.print(table)
 
 
 def _print_swap_reshaping(rows) -> None:
@@ -646,9 +677,9 @@ def build_parser() -> argparse.ArgumentParser:
     ca.set_defaults(func=cmd_cache)
 
     ex = sub.add_parser("experiment", help="the seeds' experiments: static-vs-adaptive, knob, ghost-hints (000), arm-power (001), "
-                                           "swap-cost, swap-reshaping (002), mems-timeout, mems-shutdown (004)")
+                                           "swap-cost, swap-reshaping (002), nvcache-flushing (003), mems-timeout, mems-shutdown (004)")
     ex.add_argument("name", choices=("static-vs-adaptive", "knob", "ghost-hints", "arm-power", "swap-cost", "swap-reshaping",
-                                     "mems-timeout", "mems-shutdown"))
+                                     "nvcache-flushing", "mems-timeout", "mems-shutdown"))
     ex.add_argument("traces", nargs="*", metavar="TRACE", help="trace files (mems-timeout)")
     ex.add_argument("--device", help="catalog name or TOML path (mems-timeout, mems-shutdown; default ibm-mems-seed004)")
     _trace_options(ex)

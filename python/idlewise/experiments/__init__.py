@@ -4,14 +4,14 @@
 workload paths (unused by experiments that need none) and an optional plot path, returning rows.
 """
 
-from . import seed000, seed001, seed002, seed004
+from . import seed000, seed001, seed002, seed003, seed004
 
-EXPERIMENTS = {**seed000.EXPERIMENTS, **seed001.EXPERIMENTS, **seed002.EXPERIMENTS, **seed004.EXPERIMENTS}
+EXPERIMENTS = {**seed000.EXPERIMENTS, **seed001.EXPERIMENTS, **seed002.EXPERIMENTS, **seed003.EXPERIMENTS, **seed004.EXPERIMENTS}
 #: Experiments that take no workload.
-NO_WORKLOAD = frozenset(seed001.EXPERIMENTS) | frozenset(seed002.EXPERIMENTS) | {"mems-shutdown"}
+NO_WORKLOAD = frozenset(seed001.EXPERIMENTS) | frozenset(seed002.EXPERIMENTS) | frozenset(seed003.EXPERIMENTS) | {"mems-shutdown"}
 #: Experiments that replay trace files given as arguments, with the trace options and a device.
 TRACE_EXPERIMENTS = frozenset({"mems-timeout"})
 #: Experiments that take --device.
 DEVICE_EXPERIMENTS = frozenset(seed004.EXPERIMENTS)
 
-__all__ = ["DEVICE_EXPERIMENTS", "EXPERIMENTS", "NO_WORKLOAD", "TRACE_EXPERIMENTS", "seed000", "seed001", "seed002", "seed004"]
+__all__ = ["DEVICE_EXPERIMENTS", "EXPERIMENTS", "NO_WORKLOAD", "TRACE_EXPERIMENTS", "seed000", "seed001", "seed002", "seed003", "seed004"]
