@@ -394,6 +394,18 @@ impl<'p> DeviceSim<'p> {
         self.serve(arrival_s, size_bytes, is_write, offset_bytes, false)
     }
 
+    /// Keeps the device ready until `until_s` without an idle gap: the wait is charged at the ready
+    /// mode's power and the policy never sees it. For an engine whose own work blocks the device
+    /// between its I/Os (a hybrid disk's flush, the disk waiting for the next chunk from flash),
+    /// so the policy cannot spin the disk down in the middle of it. A no-op unless the device is
+    /// ready, with no gap open, and free before `until_s`.
+    pub fn hold_ready(&mut self, until_s: f64) {
+        if self.gap.is_none() && self.serving_mode == READY && until_s > self.free_at {
+            Charge(&mut self.ledger).residency(READY, until_s - self.free_at);
+            self.free_at = until_s;
+        }
+    }
+
     /// The FIFO server: wakes the device if it must, serves the I/O, charges it. `user`: count
     /// a wait for power management as a delayed request.
     #[inline(always)]

@@ -118,6 +118,25 @@ fn a_closed_loop_hybrid_run_is_stretched_by_the_spin_up() {
 }
 
 #[test]
+fn the_disk_waits_ready_for_the_next_chunk_and_its_policy_does_not_spin_it_down_mid_flush() {
+    // timeout:0s spins the disk down whenever it falls idle. Two 488 B writes are redirected (5 s,
+    // 6 s; 1000 B of log each); the read at 7 s spins the disk up (7-9 s), served by 9.011 s; then
+    // `each` flushes through a 1 KiB DRAM chunk (algorithm 2): read 1024 B (1.024 ms, the second
+    // entry cut and read again), write 488 B (10.488 ms), read 1000 B (1 ms) while the disk waits
+    // ready, write (10.488 ms): 23 ms, with no spin-down between the writes.
+    let trace = TraceView::new(&[0.0, 5.0, 6.0, 7.0], &[0, 4096, 8192, 0], &[1000, 488, 488, 1000], &[1, 1, 1, 0]).unwrap();
+    let d = disk();
+    let p = PolicySpec::parse("timeout:0s").unwrap().build(&d, &Default::default()).unwrap();
+    let config = HybridConfig { nvcache_bytes: Some(1 << 20), dram_bytes: 1024, when: FlushWhen::Each, algorithm: FlushAlgorithm::Chunked };
+    let r = replay_hybrid(&trace, &d, &flash(), p, config, &ReplayOptions::default()).unwrap();
+    assert_eq!((r.writes_redirected, r.flushes, r.flush.disk_ios, r.flush.nvcache_reads), (2, 1, 2, 2));
+    assert_eq!(r.disk.wakeups, 1);
+    assert!(close(r.flush.time_s, 0.023) && close(r.flush.nvcache_time_s, 0.002024) && close(r.flush.disk_time_s, 0.020976), "{:?}", r.flush);
+    assert!(close(r.makespan_s, 9.034), "{}", r.makespan_s);
+    assert!((r.disk.accounted_time_s() - r.disk.makespan_s).abs() < 1e-9);
+}
+
+#[test]
 fn the_oracle_is_refused_because_a_hybrid_disks_gaps_are_not_known_in_advance() {
     let trace = TraceView::new(&TIMES, &OFFSETS, &SIZES, &OPS).unwrap();
     let d = disk();

@@ -128,11 +128,14 @@ impl Flash<'_> {
     }
 }
 
-/// A flush's writes go through the disk's FIFO server.
+/// A flush's writes go through the disk's FIFO server. Between them the disk waits, ready, for
+/// the next chunk from flash: the media are blocked by the flush, not idle, so the policy does not
+/// see those waits (it would otherwise spin the disk down in the middle of a flush).
 struct DiskWrites<'a, 'p>(&'a mut DeviceSim<'p>);
 
 impl FlushDisk for DiskWrites<'_, '_> {
     fn write(&mut self, issue_s: f64, offset_bytes: u64, size_bytes: u64) -> (f64, f64) {
+        self.0.hold_ready(issue_s);
         self.0.serve_unrecorded(issue_s, size_bytes as f64, true, offset_bytes as f64)
     }
 }
