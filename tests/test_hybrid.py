@@ -61,7 +61,8 @@ def test_every_combination_runs_and_reports_the_plain_disk(hplajw):
         # The plain-disk figures are the plain simulation's, exactly.
         assert r["plain_disk_energy_j"] == plain["energy_j"] and r["plain_disk_spinups"] == plain["wakeups"]
         assert r["energy_j"] == pytest.approx(r["disk_energy_j"] + r["flash_energy_j"], rel=1e-12)
-        assert r["bytes_flushed"] <= r["bytes_redirected"] + r["bytes_mirrored"]
+        assert r["bytes_flushed"] + r["bytes_unflushed"] == r["bytes_redirected"] + r["bytes_mirrored"]
+        assert r["flush_disk_bytes_written"] <= r["bytes_flushed"]
         assert r["max_bytes_cached_per_spindown"] == r["bytes_cached_per_spindown"].max()
         # Writing redirected data costs the flash its metadata sector per write.
         assert r["flash_bytes_written"] >= r["bytes_redirected"] + 512 * r["writes_redirected"]

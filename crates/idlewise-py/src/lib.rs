@@ -496,6 +496,7 @@ fn hybrid<'py>(
         d.set_item("flush_nvcache_reads", r.flush.nvcache_reads)?;
         d.set_item("merges", r.flush.merges)?;
         d.set_item("bytes_flushed", r.flush.bytes_flushed)?;
+        d.set_item("flush_disk_bytes_written", r.flush.disk_bytes_written)?;
         d.set_item("flush_bytes_read", r.flush.bytes_read)?;
         d.set_item("bytes_unflushed", r.bytes_unflushed)?;
         d.set_item("max_bytes_cached_per_spindown", r.max_bytes_cached_per_spindown())?;
