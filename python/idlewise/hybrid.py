@@ -15,7 +15,7 @@ from . import _core
 from .devices import Device, load_device
 from .errors import IdlewiseError, TraceRecordError
 from .results import Results
-from .simulate import _power_w
+from .simulate import _power_w, check_replay_options
 from .traces import Trace
 
 #: The four flushing algorithms of seed 003 Figure 2.
@@ -166,12 +166,7 @@ def hybrid(trace: Trace, disk=None, flash=None, *, description=None, nvcache=Non
     if setup is None:
         setup = prepare(disk, flash, description=description, nvcache=nvcache, dram=dram, flush_when=flush_when,
                         flush_algorithm=flush_algorithm, policy=policy, base_power_w=base_power_w)
-    if replay not in ("open", "closed"):
-        raise IdlewiseError(f"replay must be 'open' or 'closed', got {replay!r}")
-    if response_from not in ("issue", "original"):
-        raise IdlewiseError(f"response_from must be 'issue' or 'original', got {response_from!r}")
-    if not (isinstance(tail_s, numbers.Real) and math.isfinite(tail_s) and tail_s >= 0):
-        raise IdlewiseError(f"tail_s must be a non-negative number of seconds, got {tail_s!r}")
+    check_replay_options(replay, response_from, tail_s, transition_seed)
     mode_index = 0 if initial_mode is None else setup.disk.mode_index(initial_mode)
     try:
         plain, runs = _core.hybrid(trace.time_s, trace.offset_bytes, trace.size_bytes, trace.is_write, setup.disk,

@@ -62,6 +62,18 @@ def _power_w(value) -> float:
     raise IdlewiseError(f"base_power_w must be a number of watts or a string such as '1.44W', got {value!r}")
 
 
+def check_replay_options(replay: str, response_from: str, tail_s, transition_seed) -> None:
+    """The replay options every engine takes (see :func:`simulate`), checked before a run."""
+    if replay not in ("open", "closed"):
+        raise IdlewiseError(f"replay must be 'open' or 'closed', got {replay!r}")
+    if response_from not in ("issue", "original"):
+        raise IdlewiseError(f"response_from must be 'issue' or 'original', got {response_from!r}")
+    if not (isinstance(tail_s, numbers.Real) and math.isfinite(tail_s) and tail_s >= 0):
+        raise IdlewiseError(f"tail_s must be a non-negative number of seconds, got {tail_s!r}")
+    if transition_seed is not None and not (isinstance(transition_seed, numbers.Integral) and 0 <= transition_seed < 2**64):
+        raise IdlewiseError(f"transition_seed must be a non-negative integer, got {transition_seed!r}")
+
+
 def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initial_mode: str | None = None,
              keep_response_times: bool = False, progress: bool | None = None, replay: str = "open",
              fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
@@ -101,14 +113,7 @@ def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initi
     specs = expand_specs(specs)
     for spec in specs:
         _core.check_policy(spec, device, base_power_w)
-    if replay not in ("open", "closed"):
-        raise IdlewiseError(f"replay must be 'open' or 'closed', got {replay!r}")
-    if response_from not in ("issue", "original"):
-        raise IdlewiseError(f"response_from must be 'issue' or 'original', got {response_from!r}")
-    if not (isinstance(tail_s, numbers.Real) and math.isfinite(tail_s) and tail_s >= 0):
-        raise IdlewiseError(f"tail_s must be a non-negative number of seconds, got {tail_s!r}")
-    if transition_seed is not None and not (isinstance(transition_seed, numbers.Integral) and 0 <= transition_seed < 2**64):
-        raise IdlewiseError(f"transition_seed must be a non-negative integer, got {transition_seed!r}")
+    check_replay_options(replay, response_from, tail_s, transition_seed)
     mode_index = 0 if initial_mode is None else device.mode_index(initial_mode)
     show = sys.stderr.isatty() if progress is None else bool(progress)
 
