@@ -131,12 +131,15 @@ def _fmt_bytes(n) -> str:
 
 def hybrid_table(results: Results, title: str) -> Table:
     table = Table(title=title, title_justify="left")
+    streams = any(r.get("stream") is not None for r in results)
+    if streams:
+        table.add_column("device #", justify="right")
     for name in ("NVCache", "DRAM", "when", "alg", "energy J", "plain J", "saved", "spin-ups", "plain", "mean resp",
                  "flushes", "flush time", "flash part", "disk part", "disk I/Os", "merges", "flushed", "max/spin-down"):
         table.add_column(name, justify="left" if name == "when" else "right")
     for r in results:
         table.add_row(
-            _fmt_bytes(r["nvcache_bytes"]), _fmt_bytes(r["dram_bytes"]), r["flush_when"], str(r["flush_algorithm"]),
+            *([str(r["stream"])] if streams else []), _fmt_bytes(r["nvcache_bytes"]), _fmt_bytes(r["dram_bytes"]), r["flush_when"], str(r["flush_algorithm"]),
             f"{r['energy_j']:,.0f}", f"{r['plain_disk_energy_j']:,.0f}",
             f"{r['energy_saved_j'] / r['plain_disk_energy_j']:.1%}" if r["plain_disk_energy_j"] else "-",
             f"{r['spinups']:,}", f"{r['plain_disk_spinups']:,}", _fmt_time(r["mean_response_s"]), f"{r['flushes']:,}",
