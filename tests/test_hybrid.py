@@ -58,6 +58,9 @@ def test_every_combination_runs_and_reports_the_plain_disk(hplajw):
     for r in results:
         assert keys <= set(r)
         assert r["requests"] == len(hplajw)
+        # Percentiles and delays are the user requests', wherever they were served.
+        assert 0 < r["p50_response_s"] <= r["p95_response_s"] <= r["p99_response_s"] <= r["max_response_s"]
+        assert r["delayed_requests"] >= r["reads_spinning_up"] > 0
         # The plain-disk figures are the plain simulation's, exactly.
         assert r["plain_disk_energy_j"] == plain["energy_j"] and r["plain_disk_spinups"] == plain["wakeups"]
         assert r["energy_j"] == pytest.approx(r["disk_energy_j"] + r["flash_energy_j"], rel=1e-12)

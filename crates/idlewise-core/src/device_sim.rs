@@ -406,6 +406,15 @@ impl<'p> DeviceSim<'p> {
         }
     }
 
+    /// Serves a user request whose response the caller measures, because it completes elsewhere
+    /// too (a hybrid disk's read gathering sectors from flash): counted as delayed when it waited
+    /// for power management, like any request; record its response with `record_response`.
+    /// Returns (service start, finish). Not for MEMS devices.
+    pub fn serve_user(&mut self, arrival_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64) -> (f64, f64) {
+        debug_assert!(self.mems.is_none(), "MEMS devices are served through request()");
+        self.serve(arrival_s, size_bytes, is_write, offset_bytes, true)
+    }
+
     /// The FIFO server: wakes the device if it must, serves the I/O, charges it. `user`: count
     /// a wait for power management as a delayed request.
     #[inline(always)]
@@ -599,7 +608,8 @@ impl<'p> DeviceSim<'p> {
         self.ledger.transition_energy_j += energy_j;
     }
 
-    fn record_response(&mut self, response_s: f64) {
+    /// Records a response the caller measured (for a request served through `serve_user`).
+    pub fn record_response(&mut self, response_s: f64) {
         self.ledger.responses.record(response_s);
         if let Some(all) = self.ledger.per_request_response_s.as_mut() {
             all.push(response_s);

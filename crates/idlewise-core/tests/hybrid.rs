@@ -58,19 +58,19 @@ fn writes_while_spun_down_go_to_flash_and_each_spin_up_flushes() {
     // 488 B write (10.488 ms): 11.488 ms.
     assert!(close(r.flush.time_s, 0.011488) && close(r.flush.nvcache_time_s, 0.001) && close(r.flush.disk_time_s, 0.010488), "{:?}", r.flush);
     assert_eq!((r.flush.disk_ios, r.flush.nvcache_reads, r.flush.bytes_flushed), (1, 1, 488));
-    assert!(close(r.mean_response_s, (0.011 + 0.001 + 0.000488 + 2.011) / 4.0), "{}", r.mean_response_s);
+    assert!(close(r.disk.mean_response_s, (0.011 + 0.001 + 0.000488 + 2.011) / 4.0), "{}", r.disk.mean_response_s);
     assert_eq!(r.bytes_cached_per_spindown, vec![488]);
     // The period ends with the read at 7 s that spins the disk up.
     assert_eq!(r.spindown_ends_s, vec![7.0]);
     assert_eq!(r.flash_bytes_written, 1000);
-    assert!(close(r.makespan_s, 9.022488), "{}", r.makespan_s);
+    assert!(close(r.disk.makespan_s, 9.022488), "{}", r.disk.makespan_s);
     // Disk: ready 0.011-1.011 (1 J) and 9.011-9.012 while the flush reads the flash (1 mJ) + the
     // two hops (5 J) + standby 2.011-7 (0.4989 J) + three services at 2 W (0.011 + 0.011 +
     // 0.010488 s); the flash is idle at 0.01 W except 1 ms + 0.488 ms + 1 ms at 0.1 W.
     let disk_j = 1.0 + 0.001 + 5.0 + 0.4989 + 2.0 * (0.011 + 0.011 + 0.010488);
     assert!(close(r.disk.energy_j, disk_j), "{} vs {}", r.disk.energy_j, disk_j);
     let flash_busy = 0.001 + 0.000488 + 0.001;
-    assert!(close(r.flash_energy_j, 0.1 * flash_busy + 0.01 * (r.makespan_s - flash_busy)), "{}", r.flash_energy_j);
+    assert!(close(r.flash_energy_j, 0.1 * flash_busy + 0.01 * (r.disk.makespan_s - flash_busy)), "{}", r.flash_energy_j);
     assert!(close(r.disk.accounted_time_s(), r.disk.makespan_s));
 }
 
@@ -78,7 +78,7 @@ fn writes_while_spun_down_go_to_flash_and_each_spin_up_flushes() {
 fn flush_when_full_keeps_the_data_cached_across_spin_ups() {
     let r = run(&TIMES, &OFFSETS, &SIZES, &OPS, "timeout:1s", config(FlushWhen::Full, Some(1 << 20)));
     assert_eq!((r.flushes, r.bytes_unflushed, r.disk.wakeups), (0, 488, 1));
-    assert!(close(r.makespan_s, 9.011));
+    assert!(close(r.disk.makespan_s, 9.011));
 }
 
 #[test]
@@ -88,7 +88,7 @@ fn a_write_that_does_not_fit_spins_up_flushes_then_writes_to_the_platters() {
     // (10.488 ms): it completes at 7.5 + 0.011488 + 0.010488.
     let r = run(&[0.0, 5.0, 5.5], &[0, 4096, 8192], &[1000, 488, 488], &[1, 1, 1], "timeout:1s", config(FlushWhen::Full, Some(1536)));
     assert_eq!((r.writes_redirected, r.flushes, r.disk.wakeups, r.bytes_written_to_disk), (1, 1, 1, 1000 + 488));
-    assert!(close(r.max_response_s, 2.0 + 0.011488 + 0.010488), "{}", r.max_response_s);
+    assert!(close(r.disk.max_response_s, 2.0 + 0.011488 + 0.010488), "{}", r.disk.max_response_s);
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn a_closed_loop_hybrid_run_is_stretched_by_the_spin_up() {
     let p = PolicySpec::parse("timeout:1s").unwrap().build(&d, &Default::default()).unwrap();
     let opts = ReplayOptions { mode: ReplayMode::Closed, ..Default::default() };
     let r = replay_hybrid(&trace, &d, &flash(), p, config(FlushWhen::Full, Some(1 << 20)), &opts).unwrap();
-    assert!(close(r.makespan_s, 9.023), "{}", r.makespan_s);
+    assert!(close(r.disk.makespan_s, 9.023), "{}", r.disk.makespan_s);
     assert_eq!((r.writes_redirected, r.disk.wakeups), (1, 1));
 }
 
@@ -132,7 +132,7 @@ fn the_disk_waits_ready_for_the_next_chunk_and_its_policy_does_not_spin_it_down_
     assert_eq!((r.writes_redirected, r.flushes, r.flush.disk_ios, r.flush.nvcache_reads), (2, 1, 2, 2));
     assert_eq!(r.disk.wakeups, 1);
     assert!(close(r.flush.time_s, 0.023) && close(r.flush.nvcache_time_s, 0.002024) && close(r.flush.disk_time_s, 0.020976), "{:?}", r.flush);
-    assert!(close(r.makespan_s, 9.034), "{}", r.makespan_s);
+    assert!(close(r.disk.makespan_s, 9.034), "{}", r.disk.makespan_s);
     assert!((r.disk.accounted_time_s() - r.disk.makespan_s).abs() < 1e-9);
 }
 
@@ -189,7 +189,7 @@ proptest! {
         } else {
             prop_assert_eq!(r.flush.disk_bytes_written, r.flush.bytes_flushed);
         }
-        prop_assert_eq!(r.requests, times.len() as u64);
+        prop_assert_eq!(r.disk.requests, times.len() as u64);
         // Spin-down periods: all redirected data is in one, and they end in time order.
         prop_assert_eq!(r.bytes_cached_per_spindown.iter().sum::<u64>(), r.bytes_redirected);
         prop_assert_eq!(r.bytes_cached_per_spindown.len(), r.spindown_ends_s.len());
@@ -211,8 +211,8 @@ proptest! {
         let mut p = PolicySpec::parse("always-on").unwrap().build(&d, &Default::default()).unwrap();
         let plain = replay(&trace, &d, p.as_mut(), &ReplayOptions::default()).unwrap();
         prop_assert_eq!(r.disk.energy_j, plain.energy_j);
-        prop_assert_eq!(r.mean_response_s, plain.mean_response_s);
-        prop_assert_eq!(r.makespan_s, plain.makespan_s);
+        prop_assert_eq!(r.disk.mean_response_s, plain.mean_response_s);
+        prop_assert_eq!(r.disk.makespan_s, plain.makespan_s);
         prop_assert_eq!((r.writes_redirected, r.flushes), (0, 0));
     }
 }

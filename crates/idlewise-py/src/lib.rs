@@ -476,11 +476,6 @@ fn hybrid<'py>(
         d.set_item("flash_busy_s", r.flash_busy_s)?;
         d.set_item("energy_j", r.energy_j)?;
         d.set_item("system_energy_j", r.disk.system_energy_j + r.flash_energy_j)?;
-        d.set_item("makespan_s", r.makespan_s)?;
-        d.set_item("requests", r.requests)?;
-        d.set_item("mean_response_s", r.mean_response_s)?;
-        d.set_item("p99_response_s", r.p99_response_s)?;
-        d.set_item("max_response_s", r.max_response_s)?;
         d.set_item("spinups", r.disk.wakeups)?;
         d.set_item("writes_redirected", r.writes_redirected)?;
         d.set_item("bytes_redirected", r.bytes_redirected)?;

@@ -27,7 +27,7 @@ use super::nvcache::{NvCache, METADATA_BYTES};
 use crate::device::{Device, READY};
 use crate::device_sim::{DeviceSim, DeviceState};
 use crate::error::{Error, Result};
-use crate::metrics::{ResponseStats, RunResult};
+use crate::metrics::RunResult;
 use crate::options::{ReplayOptions, ResponseFrom};
 use crate::policy::Policy;
 use crate::trace::TraceView;
@@ -71,17 +71,13 @@ pub struct HybridConfig {
 /// What a hybrid run did, beside the disk's own ledger.
 #[derive(Debug, Clone)]
 pub struct HybridResult {
-    /// The disk's run: its modes, transitions, spin-ups and energy (user I/O and flushes).
+    /// The disk's run: its modes, transitions, spin-ups and energy (user I/O and flushes), and
+    /// every user request's response, wherever it was served (disk, flash or both).
     pub disk: RunResult,
     pub flash_energy_j: f64,
     pub flash_busy_s: f64,
     /// Disk and flash energy.
     pub energy_j: f64,
-    pub makespan_s: f64,
-    pub requests: u64,
-    pub mean_response_s: f64,
-    pub p99_response_s: f64,
-    pub max_response_s: f64,
     pub writes_redirected: u64,
     pub bytes_redirected: u64,
     /// Writes to sectors the NVCache held while the platters spun, also appended to it.
@@ -145,7 +141,6 @@ struct Run<'d, 'p> {
     disk: DeviceSim<'p>,
     flash: Flash<'d>,
     nvcache: NvCache,
-    responses: ResponseStats,
     result_counts: Counts,
     spinups_seen: u64,
     cached_this_spindown: u64,
@@ -237,7 +232,7 @@ impl Run<'_, '_> {
         } else {
             self.serve_on_disk(arrival_s, offset, size, is_write)
         };
-        self.responses.record((finish - measured_from_s).max(0.0));
+        self.disk.record_response((finish - measured_from_s).max(0.0));
         finish
     }
 
@@ -255,7 +250,7 @@ impl Run<'_, '_> {
     /// (writes) the flash at the same time. Returns when both are done.
     fn serve_on_disk(&mut self, arrival_s: f64, offset: u64, size: u64, is_write: bool) -> f64 {
         let held = self.nvcache.held_bytes(offset, size);
-        let (_, disk_done) = self.disk.serve_unrecorded(arrival_s, size as f64, is_write, offset as f64);
+        let (_, disk_done) = self.disk.serve_user(arrival_s, size as f64, is_write, offset as f64);
         let mut done = disk_done;
         if is_write {
             self.result_counts.bytes_written_to_disk += size;
@@ -324,7 +319,6 @@ pub fn replay_hybrid(
         disk: sim,
         flash: Flash { device: flash, free_s: start, busy_s: 0.0, energy_j: 0.0 },
         nvcache: NvCache::new(config.nvcache_bytes),
-        responses: ResponseStats::default(),
         result_counts: Counts::default(),
         spinups_seen: 0,
         cached_this_spindown: 0,
@@ -348,19 +342,13 @@ pub fn replay_hybrid(
         run.spindown_ends_s.push(end);
     }
     let disk_result = run.disk.finish(end);
-    let makespan_s = disk_result.makespan_s;
-    let flash_idle_s = (makespan_s - run.flash.busy_s).max(0.0);
+    let flash_idle_s = (disk_result.makespan_s - run.flash.busy_s).max(0.0);
     let flash_energy_j = run.flash.energy_j + flash.modes[READY].power_w * flash_idle_s;
     let c = run.result_counts;
     Ok(HybridResult {
         energy_j: disk_result.energy_j + flash_energy_j,
-        makespan_s,
         flash_energy_j,
         flash_busy_s: run.flash.busy_s,
-        requests: run.responses.count(),
-        mean_response_s: run.responses.mean_s(),
-        p99_response_s: run.responses.quantile_s(0.99),
-        max_response_s: run.responses.max_s(),
         writes_redirected: c.writes_redirected,
         bytes_redirected: c.bytes_redirected,
         bytes_mirrored: c.bytes_mirrored,
