@@ -281,17 +281,19 @@ fn idle_gaps<'py>(
 #[pyfunction]
 #[pyo3(signature = (spec, device, base_power_w=0.0))]
 fn check_policy(spec: &str, device: &Device, base_power_w: f64) -> PyResult<()> {
+    build_policy(spec, device, base_power_w).map(|_| ())
+}
+
+fn build_policy(spec: &str, device: &Device, base_power_w: f64) -> PyResult<Box<dyn idlewise_core::Policy>> {
     let parsed = PolicySpec::parse(spec).map_err(to_py_err)?;
-    parsed.build(&device.inner, &idlewise_core::policy::BuildContext { base_power_w }).map(|_| ()).map_err(to_py_err)
+    parsed.build(&device.inner, &idlewise_core::policy::BuildContext { base_power_w }).map_err(to_py_err)
 }
 
 /// As `check_policy`, and the policy must suit a hybrid disk (online: no gap lengths read ahead).
 #[pyfunction]
 #[pyo3(signature = (spec, device, base_power_w=0.0))]
 fn check_hybrid_policy(spec: &str, device: &Device, base_power_w: f64) -> PyResult<()> {
-    let parsed = PolicySpec::parse(spec).map_err(to_py_err)?;
-    let policy = parsed.build(&device.inner, &idlewise_core::policy::BuildContext { base_power_w }).map_err(to_py_err)?;
-    idlewise_core::hybrid::check_policy(policy.as_ref()).map_err(to_py_err)
+    idlewise_core::hybrid::check_policy(build_policy(spec, device, base_power_w)?.as_ref()).map_err(to_py_err)
 }
 
 /// The policy families with their parameters.
@@ -442,9 +444,8 @@ fn hybrid<'py>(
     let configs = configs
         .into_iter()
         .map(|(nvcache_bytes, dram_bytes, when, algorithm)| {
-            let when = FlushWhen::parse(&when).ok_or_else(|| IdlewiseError::new_err(format!("flush_when must be 'each' or 'full', got '{when}'")))?;
-            let algorithm = FlushAlgorithm::from_number(algorithm)
-                .ok_or_else(|| IdlewiseError::new_err(format!("flush_algorithm must be 1, 2, 3 or 4 (seed 003 Figure 2), got {algorithm}")))?;
+            let when = FlushWhen::parse(&when).map_err(|m| IdlewiseError::new_err(format!("flush_when {m}")))?;
+            let algorithm = FlushAlgorithm::from_number(algorithm).map_err(|m| IdlewiseError::new_err(format!("flush_algorithm {m}")))?;
             Ok(HybridConfig { nvcache_bytes, dram_bytes, when, algorithm })
         })
         .collect::<PyResult<Vec<_>>>()?;

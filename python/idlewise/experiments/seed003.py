@@ -56,11 +56,7 @@ def hplajw_disk0():
 
 
 def _rows(results) -> list[dict]:
-    rows = []
-    for r in results:
-        row = {k: v for k, v in r.items() if k not in ARRAYS}
-        rows.append(row)
-    return rows
+    return [{k: v for k, v in r.items() if k not in ARRAYS} for r in results]
 
 
 def _reduction(before: float, after: float) -> float:
@@ -150,7 +146,7 @@ def plot_nvcache_flushing(result: dict, path: str) -> None:
 
     fig, axes = plt.subplots(9, 2, figsize=(12, 40))
     inf = result["infinite"]
-    days = (np.asarray(inf["spindown_ends_s"]) - 0.0) / 86400
+    days = np.asarray(inf["spindown_ends_s"]) / 86400
     cached = np.asarray(inf["bytes_cached_per_spindown"], dtype=float)
     ax = axes[0, 0]
     ax.step(days, np.cumsum(cached) / MIB, where="post")

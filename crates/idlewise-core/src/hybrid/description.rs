@@ -76,11 +76,11 @@ impl HybridDescription {
         let flush_when = file
             .flush_when
             .as_deref()
-            .map(|w| FlushWhen::parse(w).ok_or_else(|| Error::hybrid(origin, "flush_when", format!("must be \"each\" or \"full\", got \"{w}\""))))
+            .map(|w| FlushWhen::parse(w).map_err(|m| Error::hybrid(origin, "flush_when", m)))
             .transpose()?;
         let flush_algorithm = file
             .flush_algorithm
-            .map(|n| FlushAlgorithm::from_number(n).ok_or_else(|| Error::hybrid(origin, "flush_algorithm", format!("must be 1, 2, 3 or 4 (seed 003 Figure 2), got {n}"))))
+            .map(|n| FlushAlgorithm::from_number(n).map_err(|m| Error::hybrid(origin, "flush_algorithm", m)))
             .transpose()?;
         Ok(HybridDescription {
             name: file.name,

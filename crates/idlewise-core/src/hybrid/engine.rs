@@ -42,11 +42,12 @@ pub enum FlushWhen {
 }
 
 impl FlushWhen {
-    pub fn parse(text: &str) -> Option<FlushWhen> {
+    /// `each` or `full`; the error says what is expected.
+    pub fn parse(text: &str) -> std::result::Result<FlushWhen, String> {
         match text {
-            "each" => Some(FlushWhen::Each),
-            "full" => Some(FlushWhen::Full),
-            _ => None,
+            "each" => Ok(FlushWhen::Each),
+            "full" => Ok(FlushWhen::Full),
+            _ => Err(format!("must be \"each\" or \"full\", got \"{text}\"")),
         }
     }
 
@@ -113,13 +114,18 @@ struct Flash<'d> {
 }
 
 impl Flash<'_> {
-    /// Serves `bytes` from `at_s`; returns the finish.
-    fn serve(&mut self, at_s: f64, bytes: u64, is_write: bool) -> f64 {
+    /// Charges one operation of `bytes` (its busy time and energy); returns its time.
+    fn charge(&mut self, bytes: u64, is_write: bool) -> f64 {
         let (time_s, energy_j) = self.device.service(bytes as f64, is_write, 0.0, 0.0);
-        let start = at_s.max(self.free_s);
-        self.free_s = start + time_s;
         self.busy_s += time_s;
         self.energy_j += energy_j;
+        time_s
+    }
+
+    /// Serves `bytes` from `at_s` (FIFO); returns the finish.
+    fn serve(&mut self, at_s: f64, bytes: u64, is_write: bool) -> f64 {
+        let start = at_s.max(self.free_s);
+        self.free_s = start + self.charge(bytes, is_write);
         self.free_s
     }
 }
@@ -175,20 +181,18 @@ impl Run<'_, '_> {
         if self.nvcache.is_empty() {
             return;
         }
-        let flash = self.flash.device;
-        let start = at_s.max(self.flash.free_s);
+        let flash = &mut self.flash;
+        let start = at_s.max(flash.free_s);
+        // The flash is busy with the flush's reads; their times and energies are charged to it.
         let stats = flush(
             self.nvcache.entries(),
             self.config.algorithm,
             self.config.dram_bytes,
             start,
-            |bytes| flash.service(bytes as f64, false, 0.0, 0.0).0,
+            |bytes| flash.charge(bytes, false),
             &mut DiskWrites(&mut self.disk),
         );
-        // The flash was busy reading for the flush: its time, at its read power.
-        self.flash.busy_s += stats.nvcache_time_s;
-        self.flash.energy_j += stats.nvcache_time_s * flash.service.read_power_w;
-        self.flash.free_s = self.flash.free_s.max(start + stats.time_s);
+        flash.free_s = flash.free_s.max(start + stats.time_s);
         self.result_counts.flushes += 1;
         self.flush += stats;
         self.nvcache.clear();

@@ -27,13 +27,14 @@ pub enum FlushAlgorithm {
 }
 
 impl FlushAlgorithm {
-    pub fn from_number(n: u32) -> Option<FlushAlgorithm> {
+    /// The algorithm's number in seed 003 Figure 2; the error says what is expected.
+    pub fn from_number(n: u32) -> std::result::Result<FlushAlgorithm, String> {
         match n {
-            1 => Some(FlushAlgorithm::OneAtATime),
-            2 => Some(FlushAlgorithm::Chunked),
-            3 => Some(FlushAlgorithm::DoubleBuffered),
-            4 => Some(FlushAlgorithm::SortedMerged),
-            _ => None,
+            1 => Ok(FlushAlgorithm::OneAtATime),
+            2 => Ok(FlushAlgorithm::Chunked),
+            3 => Ok(FlushAlgorithm::DoubleBuffered),
+            4 => Ok(FlushAlgorithm::SortedMerged),
+            _ => Err(format!("must be 1, 2, 3 or 4 (seed 003 Figure 2), got {n}")),
         }
     }
 }
@@ -155,13 +156,14 @@ fn sort_and_merge(chunk: &mut Chunk) {
 }
 
 /// Flushes `entries` (in log order) through a DRAM buffer of `dram_bytes`, starting at `start_s`.
-/// `flash_read_s(bytes)` is the time one flash read takes.
+/// `flash_read_s(bytes)` makes one flash read and returns the time it takes (the caller charges
+/// its energy).
 pub fn flush(
     entries: &[LogEntry],
     algorithm: FlushAlgorithm,
     dram_bytes: u64,
     start_s: f64,
-    flash_read_s: impl Fn(u64) -> f64,
+    mut flash_read_s: impl FnMut(u64) -> f64,
     disk: &mut impl FlushDisk,
 ) -> FlushStats {
     let mut stats = FlushStats { bytes_flushed: entries.iter().map(|e| e.size_bytes).sum(), ..FlushStats::default() };
