@@ -961,33 +961,38 @@ impl Device {
         self.modes[mode].power_w * (time_s - t.receive_s - t.transmit_s).max(0.0) + s.read_power_w * t.receive_s + s.write_power_w * t.transmit_s
     }
 
-    /// Service time, energy and seek distance for one request, given where the head was.
-    #[inline]
+    /// Service time and energy for one request, given where the head was.
+    #[inline(always)]
     pub fn service(&self, size_bytes: f64, is_write: bool, offset_bytes: f64, head_bytes: f64) -> (f64, f64) {
+        let s = &self.service;
+        if s.tcp.is_some() || s.seek.is_some() {
+            return self.service_with_mechanics(size_bytes, is_write, offset_bytes, head_bytes);
+        }
+        // The common case (no seek curve, no TCP) stays small enough to inline in the hot loop.
+        let (bandwidth, power) = if is_write { (s.write_bandwidth_bytes_per_s, s.write_power_w) } else { (s.read_bandwidth_bytes_per_s, s.read_power_w) };
+        let transfer_s = s.overhead_s + size_bytes / bandwidth;
+        (transfer_s, transfer_s * power)
+    }
+
+    /// [`Device::service`] for a device with a seek curve or a TCP link.
+    #[inline(never)]
+    fn service_with_mechanics(&self, size_bytes: f64, is_write: bool, offset_bytes: f64, head_bytes: f64) -> (f64, f64) {
         let s = &self.service;
         if let Some(tcp) = &s.tcp {
             let t = self.transfer(tcp, 0.0, size_bytes, is_write, |t| t);
             let time_s = s.overhead_s + t.time_s;
             return (time_s, self.transfer_energy_j(READY, time_s, &t));
         }
-        let (bandwidth, power) = if is_write {
-            (s.write_bandwidth_bytes_per_s, s.write_power_w)
-        } else {
-            (s.read_bandwidth_bytes_per_s, s.read_power_w)
-        };
+        let (bandwidth, power) = if is_write { (s.write_bandwidth_bytes_per_s, s.write_power_w) } else { (s.read_bandwidth_bytes_per_s, s.read_power_w) };
         let transfer_s = s.overhead_s + size_bytes / bandwidth;
         match &s.seek {
-            None => (transfer_s, transfer_s * power),
-            Some(k) => {
-                if offset_bytes == head_bytes {
-                    (transfer_s, transfer_s * power)
-                } else {
-                    let cylinders = ((offset_bytes - head_bytes).abs() / k.bytes_per_cylinder).floor();
-                    let seek_s = k.seek_time_s(cylinders);
-                    let time_s = transfer_s + seek_s + k.half_rotation_s;
-                    (time_s, time_s * power + seek_s * k.seek_power_w)
-                }
+            Some(k) if offset_bytes != head_bytes => {
+                let cylinders = ((offset_bytes - head_bytes).abs() / k.bytes_per_cylinder).floor();
+                let seek_s = k.seek_time_s(cylinders);
+                let time_s = transfer_s + seek_s + k.half_rotation_s;
+                (time_s, time_s * power + seek_s * k.seek_power_w)
             }
+            _ => (transfer_s, transfer_s * power),
         }
     }
 

@@ -2,42 +2,61 @@
 //! waited. Residency and transition costs are accumulated as times and counts in the hot loop
 //! and turned into energies once at the end, so the loop does no multiplication it can avoid.
 
-use hdrhistogram::Histogram;
-
 use crate::device::{Device, READY};
 
+/// Mantissa bits kept per bucket: buckets are 2^-11 wide relative to their values, so a
+/// percentile reported as its bucket's upper end is at most 0.05 % above the exact one.
+const MANTISSA_BITS: u32 = 11;
+const SHIFT: u32 = 52 - MANTISSA_BITS;
+/// Responses from 2^-30 s (0.93 ns) to 2^24 s (194 days) get their own buckets; shorter ones
+/// share the first, longer ones the last (the exact maximum is kept apart).
+const LOWEST_BINADE: i32 = -30;
+const BINADES: u64 = 54;
+const BUCKETS: usize = (BINADES << MANTISSA_BITS) as usize;
+/// The bucket-number of 2^LOWEST_BINADE: its exponent field with the mantissa bits below it.
+const FIRST_KEY: u64 = ((1023 + LOWEST_BINADE) as u64) << MANTISSA_BITS;
+
 /// Response-time statistics with memory that does not grow with the number of requests:
-/// exact count, mean and maximum, percentiles from an HDR histogram (3 significant digits,
-/// i.e. within 0.1 %) over nanoseconds.
+/// exact count, mean, minimum and maximum; percentiles from a log-linear histogram whose bucket
+/// is read straight off the float's bits (exponent and top mantissa bits: no libm call, one
+/// shift, one subtraction), within 0.05 % of the exact value.
 #[derive(Debug, Clone)]
 pub struct ResponseStats {
-    histogram: Histogram<u64>,
+    counts: Vec<u64>,
     count: u64,
     sum_s: f64,
+    min_s: f64,
     max_s: f64,
 }
 
 impl Default for ResponseStats {
     fn default() -> Self {
-        ResponseStats {
-            // 1 ns to ~11.6 days at 3 significant digits: ~40 k counters, fixed.
-            histogram: Histogram::new_with_bounds(1, 1_000_000_000_000_000, 3).expect("valid histogram bounds"),
-            count: 0,
-            sum_s: 0.0,
-            max_s: 0.0,
-        }
+        // Zeroed memory from the allocator: pages no response falls in are never touched.
+        ResponseStats { counts: vec![0; BUCKETS], count: 0, sum_s: 0.0, min_s: f64::INFINITY, max_s: 0.0 }
     }
 }
 
+/// The bucket of a non-negative response (NaN and negatives, which the engine never records,
+/// land in the last bucket).
+#[inline(always)]
+fn bucket(response_s: f64) -> usize {
+    let key = response_s.to_bits() >> SHIFT;
+    (key.saturating_sub(FIRST_KEY) as usize).min(BUCKETS - 1)
+}
+
+/// The largest value that falls in bucket `index` (its upper end).
+fn bucket_upper_s(index: usize) -> f64 {
+    f64::from_bits(((index as u64 + FIRST_KEY + 1) << SHIFT) - 1)
+}
+
 impl ResponseStats {
-    #[inline]
+    #[inline(always)]
     pub fn record(&mut self, response_s: f64) {
         self.count += 1;
         self.sum_s += response_s;
-        if response_s > self.max_s {
-            self.max_s = response_s;
-        }
-        self.histogram.saturating_record((response_s * 1e9).round() as u64);
+        self.max_s = self.max_s.max(response_s);
+        self.min_s = self.min_s.min(response_s);
+        self.counts[bucket(response_s)] += 1;
     }
 
     pub fn count(&self) -> u64 {
@@ -52,12 +71,21 @@ impl ResponseStats {
         self.max_s
     }
 
-    /// The `q`-quantile (0..=1) in seconds, never above the exact maximum.
+    /// The `q`-quantile (0..=1) in seconds: the upper end of the bucket holding the
+    /// `ceil(q · count)`-th smallest response, kept within the exact minimum and maximum.
     pub fn quantile_s(&self, q: f64) -> f64 {
         if self.count == 0 {
             return 0.0;
         }
-        (self.histogram.value_at_quantile(q) as f64 * 1e-9).min(self.max_s)
+        let rank = ((q.clamp(0.0, 1.0) * self.count as f64).ceil() as u64).max(1);
+        let mut seen = 0u64;
+        for (index, &c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                return bucket_upper_s(index).clamp(self.min_s, self.max_s);
+            }
+        }
+        self.max_s
     }
 }
 
@@ -258,6 +286,55 @@ impl RunResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percentiles_are_within_half_a_thousandth_of_the_exact_ones() {
+        // Responses spread over ten decades, from a fixed generator: every reported percentile
+        // lies at or above the exact one and within 2^-11 of it.
+        let mut s = ResponseStats::default();
+        let mut exact = Vec::new();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let r = 10f64.powf(-7.0 + 10.0 * (x >> 11) as f64 / (1u64 << 53) as f64);
+            s.record(r);
+            exact.push(r);
+        }
+        exact.sort_by(f64::total_cmp);
+        for q in [0.01, 0.5, 0.9, 0.95, 0.99, 0.999] {
+            let want = exact[((q * exact.len() as f64).ceil() as usize).max(1) - 1];
+            let got = s.quantile_s(q);
+            assert!(got >= want && got <= want * (1.0 + 1.0 / 2048.0), "q{q}: {got} against {want}");
+        }
+        assert_eq!(s.quantile_s(1.0), exact[exact.len() - 1]);
+    }
+
+    #[test]
+    fn equal_responses_give_their_exact_value_and_extremes_share_the_end_buckets() {
+        let mut s = ResponseStats::default();
+        for _ in 0..10 {
+            s.record(0.012_345);
+        }
+        assert_eq!((s.quantile_s(0.5), s.quantile_s(0.99)), (0.012_345, 0.012_345));
+        let mut z = ResponseStats::default();
+        z.record(0.0);
+        z.record(0.0);
+        assert_eq!(z.quantile_s(0.5), 0.0);
+        // Bucket numbers grow with the value and stay in range at both ends.
+        assert_eq!(bucket(0.0), 0);
+        assert_eq!(bucket(1e-12), 0);
+        assert_eq!(bucket(1e12), BUCKETS - 1);
+        assert_eq!(bucket(f64::INFINITY), BUCKETS - 1);
+        let mut last = 0;
+        for e in -90..90 {
+            let b = bucket(1.07f64.powi(e * 4));
+            assert!(b >= last);
+            last = b;
+        }
+        assert!(bucket_upper_s(bucket(0.75)) >= 0.75 && bucket_upper_s(bucket(0.75)) < 0.75 * (1.0 + 1.0 / 2048.0));
+    }
 
     #[test]
     fn percentiles_are_within_a_thousandth() {

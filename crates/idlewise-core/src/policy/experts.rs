@@ -42,6 +42,17 @@ struct Experts {
     alpha: f64,
     timeouts_s: Vec<f64>,
     weights: Vec<f64>,
+    /// Per expert, the last fractional loss and its two factors `(1−α)^L` and `e^(−ηL)`: every
+    /// gap longer than `B` gives expert `i` the same loss, so most gaps reuse them instead of
+    /// calling `powf` and `exp` (the cached values are the very ones those calls return).
+    factors: Vec<LossFactors>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct LossFactors {
+    loss: f64,
+    kept: f64,
+    decay: f64,
 }
 
 fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<dyn Policy>> {
@@ -62,6 +73,7 @@ fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<
         eta,
         alpha,
         weights: vec![1.0 / n as f64; timeouts_s.len()],
+        factors: vec![LossFactors { loss: 0.0, kept: 1.0, decay: 1.0 }; timeouts_s.len()],
         timeouts_s,
     }))
 }
@@ -98,8 +110,17 @@ impl Policy for Experts {
         let mut pool = 0.0;
         for i in 0..n {
             let loss = self.loss(self.timeouts_s[i], idle_s);
-            let kept = (1.0 - self.alpha).powf(loss);
-            let w = self.weights[i] * (-self.eta * loss).exp();
+            // A zero loss keeps the weight (both factors are exactly 1).
+            let (kept, decay) = if loss == 0.0 {
+                (1.0, 1.0)
+            } else {
+                let cached = &mut self.factors[i];
+                if cached.loss != loss {
+                    *cached = LossFactors { loss, kept: (1.0 - self.alpha).powf(loss), decay: (-self.eta * loss).exp() };
+                }
+                (cached.kept, cached.decay)
+            };
+            let w = self.weights[i] * decay;
             pool += w * (1.0 - kept);
             self.weights[i] = w * kept;
         }
