@@ -80,6 +80,8 @@ impl<'a> TraceView<'a> {
         Ok(TraceView { checked: true, ..self })
     }
 
+    // Negated comparisons are the point: NaN must fail them. `t − t` is the finiteness test.
+    #[allow(clippy::neg_cmp_op_on_partial_ord, clippy::eq_op)]
     fn block_is_valid(&self, from: usize, to: usize, previous: f64) -> bool {
         // Each check is a 0/1 folded with `|` (no early exit, no short-circuit), which the
         // compiler turns into vector compares; NaN fails every `>=` and infinities fail the
