@@ -372,6 +372,66 @@ impl<'p> DeviceSim<'p> {
         self.request_measured_from(arrival_s, arrival_s, size_bytes, is_write, offset_bytes)
     }
 
+    /// Serves a block of requests at their trace times (open loop, responses from arrival), in
+    /// order. Equivalent to calling [`DeviceSim::request`] on each, and bit-for-bit the same:
+    /// requests that queue behind a busy, ready server with no gap open are served in a tight
+    /// loop with the server's state in registers (the ledger's sums are added to in the same
+    /// order); everything else goes through `request`.
+    pub fn requests(&mut self, arrival_s: &[f64], size_bytes: &[i64], is_write: &[u8], offset_bytes: &[i64]) {
+        let n = arrival_s.len();
+        let (size_bytes, is_write, offset_bytes) = (&size_bytes[..n], &is_write[..n], &offset_bytes[..n]);
+        let queued_path = self.mems.is_none() && !self.low_power_serving && self.ledger.per_request_response_s.is_none();
+        let mut i = 0;
+        while i < n {
+            let arrival = arrival_s[i];
+            if !queued_path || self.gap.is_some() || arrival > self.free_at || self.serving_mode != READY {
+                self.request(arrival, size_bytes[i] as f64, is_write[i] != 0, offset_bytes[i] as f64);
+                i += 1;
+                continue;
+            }
+            let device: &Device = &self.device;
+            let ledger = &mut self.ledger;
+            let (woken_at, mut free_at, mut head_bytes) = (self.woken_at, self.free_at, self.head_bytes);
+            let (mut service_time_s, mut service_energy_j, mut delayed) = (ledger.service_time_s, ledger.service_energy_j, 0u64);
+            while i < n && arrival_s[i] <= free_at {
+                let (arrival, size, offset) = (arrival_s[i], size_bytes[i] as f64, offset_bytes[i] as f64);
+                delayed += u64::from(arrival < woken_at);
+                let (service_s, service_j) = device.service(size, is_write[i] != 0, offset, head_bytes);
+                head_bytes = offset + size;
+                // The server is busy: service starts when it frees (`max(free_at, arrival)`).
+                let finish = free_at.max(arrival) + service_s;
+                service_time_s += service_s;
+                service_energy_j += service_j;
+                free_at = finish;
+                ledger.responses.record((finish - arrival).max(0.0));
+                i += 1;
+            }
+            (ledger.service_time_s, ledger.service_energy_j) = (service_time_s, service_energy_j);
+            ledger.delayed_requests += delayed;
+            (self.free_at, self.last_completion_s, self.head_bytes) = (free_at, free_at, head_bytes);
+        }
+    }
+
+    /// For a run that mirrors another's busy periods (the oracle beside always-on): the server
+    /// fell idle at `from_s` and the next request comes at `to_s`; the gap is planned, carried
+    /// out and charged as a request at `to_s` would. False if the device would not be ready by
+    /// `to_s` (it would have delayed the request, so the busy periods would differ).
+    pub(crate) fn idle_between(&mut self, from_s: f64, to_s: f64) -> bool {
+        self.free_at = from_s;
+        self.last_completion_s = from_s;
+        self.open_gap(to_s - from_s);
+        self.close_gap(to_s) <= to_s
+    }
+
+    /// Takes the mirrored run's service, responses and end (see [`DeviceSim::idle_between`]).
+    pub(crate) fn take_service_of(&mut self, served: &DeviceSim) {
+        self.ledger.service_time_s = served.ledger.service_time_s;
+        self.ledger.service_energy_j = served.ledger.service_energy_j;
+        self.ledger.responses = served.ledger.responses.clone();
+        self.free_at = served.free_at;
+        self.last_completion_s = served.last_completion_s;
+    }
+
     /// Serves one request arriving at `arrival_s` whose response is measured from
     /// `measured_from_s` (its original arrival, when a transform issued it early): the response
     /// is `max(0, finish − measured_from_s)`.

@@ -12,7 +12,8 @@
 //! - [`replay`]: the single-device replay loop (the hot path);
 //! - [`random_time`]: transition times drawn per use (a spin-up of 4.5 s ± 1.98 s);
 //! - [`metrics`]: the energy/time ledger and response-time statistics;
-//! - [`evaluate`]: runs policies next to always-on and the oracle and normalises results;
+//! - [`evaluate`]: runs policies next to always-on and the oracle (computed once per call, the
+//!   oracle as a shadow of always-on where it cannot delay) and normalises results;
 //! - [`system`]: several devices on one clock: power manager, energy-aware cache, ghost hints.
 
 pub mod device;
@@ -33,7 +34,7 @@ pub mod units;
 
 pub use device::Device;
 pub use error::{Error, Result};
-pub use evaluate::{evaluate, Report};
+pub use evaluate::{evaluate, evaluate_on, Report};
 pub use policy::{Policy, PolicySpec};
 pub use options::{ReplayMode, ReplayOptions, ResponseFrom};
 pub use replay::{idle_gaps, replay};

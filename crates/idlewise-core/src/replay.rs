@@ -23,11 +23,9 @@ use crate::error::{Error, Result};
 use crate::metrics::RunResult;
 pub use crate::options::ReplayOptions;
 use crate::options::{ReplayMode, ResponseFrom};
-use crate::policy::{GapStart, Plan, Policy};
+use crate::device::READY;
+use crate::policy::{BuildContext, GapStart, Plan, Policy, PolicySpec};
 use crate::trace::TraceView;
-
-/// How often (in requests) the progress counter is advanced.
-const PROGRESS_STRIDE: usize = 1 << 16;
 
 /// Replays a trace on a device under one policy. Validates the trace first.
 pub fn replay(trace: &TraceView, device: &Device, policy: &mut dyn Policy, opts: &ReplayOptions) -> Result<RunResult> {
@@ -113,8 +111,95 @@ pub(crate) fn check_fits(trace: &TraceView, device: &Device, opts: &ReplayOption
     Ok(())
 }
 
-/// The replay loop proper. `progress`, when given, is advanced every few thousand requests so
-/// another thread can draw a progress bar.
+/// One policy's replay in progress: its device and the replay loop's own state, fed the trace
+/// block by block (a whole in-memory trace, cache-sized blocks of it, or chunks streamed from a
+/// file); the result does not depend on where the blocks are cut.
+pub struct Replay<'p> {
+    sim: DeviceSim<'p>,
+    mode: ReplayMode,
+    response_from: ResponseFrom,
+    /// The previous request's trace time and completion (closed loop).
+    previous_trace_s: Option<f64>,
+    completion_s: f64,
+    tail_s: f64,
+}
+
+impl<'p> Replay<'p> {
+    /// A replay whose first request arrives at `first_arrival_s`; `expected_requests` sizes the
+    /// per-request responses when they are kept.
+    pub fn new(device: Arc<Device>, policy: Box<dyn Policy + 'p>, opts: &ReplayOptions, first_arrival_s: f64, expected_requests: usize) -> Self {
+        Replay {
+            sim: DeviceSim::new(device, policy, opts, first_arrival_s, expected_requests),
+            mode: opts.mode,
+            response_from: opts.response_from,
+            previous_trace_s: None,
+            completion_s: first_arrival_s,
+            tail_s: opts.tail_s,
+        }
+    }
+
+    /// As [`Replay::feed`], telling `fell_idle(from_s, to_s)` of every idle gap: the server fell
+    /// idle at `from_s` and the next request was issued at `to_s`.
+    #[inline]
+    fn feed_observed(&mut self, block: &TraceView, mut fell_idle: impl FnMut(f64, f64)) {
+        let n = block.len();
+        let sim = &mut self.sim;
+        let original = block.original_s.filter(|_| self.response_from == ResponseFrom::Original);
+        // Separate loops, so the open-loop hot path carries no closed-loop or original-time
+        // bookkeeping.
+        let mut serve = |issue_s: f64, measured_from_s: f64, i: usize| {
+            let idle_from_s = sim.free_at();
+            let finish = sim.request_measured_from(issue_s, measured_from_s, block.size_bytes[i] as f64, block.is_write[i] != 0, block.offset_bytes[i] as f64);
+            if issue_s > idle_from_s {
+                fell_idle(idle_from_s, issue_s);
+            }
+            finish
+        };
+        match (self.mode, original) {
+            (ReplayMode::Open, None) => {
+                for i in 0..n {
+                    serve(block.arrival_s[i], block.arrival_s[i], i);
+                }
+            }
+            (ReplayMode::Open, Some(original)) => {
+                for (i, &wanted_s) in original.iter().enumerate() {
+                    serve(block.arrival_s[i], wanted_s, i);
+                }
+            }
+            (ReplayMode::Closed, _) => {
+                for i in 0..n {
+                    let issue = self.mode.issue_s(block.arrival_s[i], self.previous_trace_s, self.completion_s);
+                    self.completion_s = serve(issue, issue, i);
+                    self.previous_trace_s = Some(block.arrival_s[i]);
+                }
+            }
+        }
+    }
+
+    /// Replays the next block of the trace (validated, and in order after the previous block).
+    /// The open-loop, responses-from-arrival case goes through `DeviceSim::requests`.
+    pub fn feed(&mut self, block: &TraceView) {
+        let original = block.original_s.filter(|_| self.response_from == ResponseFrom::Original);
+        if self.mode == ReplayMode::Open && original.is_none() {
+            self.sim.requests(block.arrival_s, block.size_bytes, block.is_write, block.offset_bytes);
+        } else {
+            self.feed_observed(block, |_, _| {});
+        }
+    }
+
+    /// Ends the run `tail_s` after the last completion.
+    pub fn finish(self) -> RunResult {
+        let end = self.sim.free_at();
+        self.sim.finish(end + self.tail_s)
+    }
+}
+
+/// How many requests a block holds: every run of a call replays one block before the next, so
+/// the block's columns (25 bytes a request) stay in the core's cache across the runs.
+pub const BLOCK_REQUESTS: usize = 1 << 15;
+
+/// The replay loop proper. `progress`, when given, is advanced after every block so another
+/// thread can draw a progress bar.
 pub(crate) fn replay_validated(
     trace: &TraceView,
     device: &Device,
@@ -122,46 +207,83 @@ pub(crate) fn replay_validated(
     opts: &ReplayOptions,
     progress: Option<&AtomicU64>,
 ) -> RunResult {
-    let n = trace.len();
-    let mut sim = DeviceSim::new(Arc::new(device.clone()), Box::new(policy), opts, trace.arrival_s[0], n);
-    let tick = |i: usize| {
+    let mut run = Replay::new(Arc::new(device.clone()), Box::new(policy), opts, trace.arrival_s[0], trace.len());
+    for block in blocks(trace) {
+        run.feed(&block);
         if let Some(counter) = progress {
-            if i % PROGRESS_STRIDE == PROGRESS_STRIDE - 1 {
-                counter.fetch_add(PROGRESS_STRIDE as u64, Ordering::Relaxed);
-            }
+            counter.fetch_add(block.len() as u64, Ordering::Relaxed);
         }
-    };
-    // Separate loops, so the open-loop hot path carries no closed-loop or original-time
-    // bookkeeping.
-    let original = trace.original_s.filter(|_| opts.response_from == ResponseFrom::Original);
-    match (opts.mode, original) {
-        (ReplayMode::Open, None) => {
-            for i in 0..n {
-                sim.request(trace.arrival_s[i], trace.size_bytes[i] as f64, trace.is_write[i] != 0, trace.offset_bytes[i] as f64);
-                tick(i);
-            }
-        }
-        (ReplayMode::Open, Some(original)) => {
-            for (i, &wanted_s) in original.iter().enumerate() {
-                sim.request_measured_from(trace.arrival_s[i], wanted_s, trace.size_bytes[i] as f64, trace.is_write[i] != 0, trace.offset_bytes[i] as f64);
-                tick(i);
-            }
-        }
-        (ReplayMode::Closed, _) => {
-            let mut completion = trace.arrival_s[0];
-            for i in 0..n {
-                let previous = (i > 0).then(|| trace.arrival_s[i - 1]);
-                let issue = opts.mode.issue_s(trace.arrival_s[i], previous, completion);
-                completion = sim.request(issue, trace.size_bytes[i] as f64, trace.is_write[i] != 0, trace.offset_bytes[i] as f64);
-                tick(i);
+    }
+    run.finish()
+}
+
+/// The trace cut into blocks of [`BLOCK_REQUESTS`].
+pub fn blocks<'a>(trace: &TraceView<'a>) -> impl Iterator<Item = TraceView<'a>> + 'a {
+    let trace = *trace;
+    (0..trace.len()).step_by(BLOCK_REQUESTS).map(move |from| trace.slice(from, (from + BLOCK_REQUESTS).min(trace.len())))
+}
+
+/// The two references of every report, replayed together: always-on, and the oracle. Where the
+/// oracle cannot delay a request (no wake-up time drawn at random, no mode that serves, no MEMS
+/// sled, the device ready at the start) its busy periods are always-on's, so it is carried along
+/// always-on's replay as a shadow that spends only the idle gaps (its plan, walked into its own
+/// ledger), and takes always-on's service and responses at the end: the same result as its own
+/// replay, bit for bit, for the price of its gaps.
+pub struct References<'p> {
+    always_on: Replay<'p>,
+    oracle: OracleRun<'p>,
+}
+
+enum OracleRun<'p> {
+    Shadow { sim: DeviceSim<'p>, late: bool },
+    Replayed(Replay<'p>),
+}
+
+impl<'p> References<'p> {
+    pub fn new(device: &Arc<Device>, opts: &ReplayOptions, first_arrival_s: f64) -> Result<Self> {
+        let ctx = BuildContext { base_power_w: opts.base_power_w };
+        let reference = |name: &str| PolicySpec::parse(name).and_then(|spec| spec.build(device, &ctx));
+        // The theoretical minima depend on the trace and the device only: computed once, here.
+        let always_on_opts = ReplayOptions { keep_per_request: false, theoretical_minimum: device.service.mems.is_some(), ..opts.clone() };
+        let oracle_opts = ReplayOptions { keep_per_request: false, theoretical_minimum: false, ..opts.clone() };
+        let always_on = Replay::new(Arc::clone(device), reference("always-on")?, &always_on_opts, first_arrival_s, 0);
+        let draws = opts.transition_seed.is_some() && device.transitions.iter().any(|t| t.spread.is_some());
+        let initial_mode = if opts.initial_mode == READY { device.initial_mode } else { opts.initial_mode };
+        let shadowed = !draws && initial_mode == READY && !device.serves_in_low_power() && device.service.mems.is_none();
+        let oracle = if shadowed {
+            OracleRun::Shadow { sim: DeviceSim::new(Arc::clone(device), reference("oracle")?, &oracle_opts, first_arrival_s, 0), late: false }
+        } else {
+            OracleRun::Replayed(Replay::new(Arc::clone(device), reference("oracle")?, &oracle_opts, first_arrival_s, 0))
+        };
+        Ok(References { always_on, oracle })
+    }
+
+    pub fn feed(&mut self, block: &TraceView) {
+        match &mut self.oracle {
+            OracleRun::Shadow { sim, late } => self.always_on.feed_observed(block, |from_s, to_s| *late |= !sim.idle_between(from_s, to_s)),
+            OracleRun::Replayed(oracle) => {
+                self.always_on.feed(block);
+                oracle.feed(block);
             }
         }
     }
-    if let Some(counter) = progress {
-        counter.fetch_add((n % PROGRESS_STRIDE) as u64, Ordering::Relaxed);
+
+    /// The two results, or `None` for the oracle if its shadow would have been late somewhere
+    /// (it cannot be, by construction; the caller then replays the oracle on its own).
+    pub fn finish(self) -> (RunResult, Option<RunResult>) {
+        let References { always_on, oracle } = self;
+        match oracle {
+            OracleRun::Replayed(oracle) => (always_on.finish(), Some(oracle.finish())),
+            OracleRun::Shadow { sim, late } => {
+                let tail_s = always_on.tail_s;
+                let mut shadow = sim;
+                shadow.take_service_of(&always_on.sim);
+                let end = shadow.free_at();
+                let oracle = shadow.finish(end + tail_s);
+                (always_on.finish(), (!late).then_some(oracle))
+            }
+        }
     }
-    let end = sim.free_at();
-    sim.finish(end + opts.tail_s)
 }
 
 #[cfg(test)]

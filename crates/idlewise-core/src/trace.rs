@@ -41,6 +41,18 @@ impl<'a> TraceView<'a> {
         Ok(TraceView { original_s: Some(original_s), checked: false, ..self })
     }
 
+    /// Records `from..to` (a checked view stays checked).
+    pub fn slice(&self, from: usize, to: usize) -> TraceView<'a> {
+        TraceView {
+            arrival_s: &self.arrival_s[from..to],
+            offset_bytes: &self.offset_bytes[from..to],
+            size_bytes: &self.size_bytes[from..to],
+            is_write: &self.is_write[from..to],
+            original_s: self.original_s.map(|o| &o[from..to]),
+            checked: self.checked,
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.arrival_s.len()
     }

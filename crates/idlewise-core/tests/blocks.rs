@@ -1,0 +1,114 @@
+//! The fast paths change no number: a run fed in blocks cut anywhere, runs shared among
+//! threads, and the oracle carried along always-on's replay as a shadow all give, bit for bit,
+//! what one plain request-by-request replay of each policy gives. Results are compared through
+//! their `Debug` text, which prints every float exactly.
+
+use std::sync::Arc;
+
+use idlewise_core::evaluate::evaluate_on;
+use idlewise_core::policy::{BuildContext, PolicySpec};
+use idlewise_core::replay::{References, Replay};
+use idlewise_core::{replay, Device, ReplayMode, ReplayOptions, ResponseFrom, TraceView};
+use proptest::prelude::*;
+
+const POLICIES: [&str; 8] = ["always-on", "timeout:0s", "timeout:1500ms", "breakeven", "randomized:seed=3", "stpm:knob=50", "experts", "oracle"];
+
+fn catalog(name: &str) -> Device {
+    let path = format!("{}/../../python/idlewise/catalog/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+    Device::from_toml(&std::fs::read_to_string(&path).unwrap(), &path).unwrap()
+}
+
+/// Devices that take each path: plain service (two and three modes), a seek curve, a wake-up
+/// whose time is drawn (the oracle cannot be a shadow), a card that serves in power-save mode.
+fn devices() -> Vec<Device> {
+    ["ibm-microdrive-340mb", "hitachi-microdrive-1gb", "hitachi-travelstar-5k320", "cisco-350"].iter().map(|n| catalog(n)).collect()
+}
+
+#[derive(Debug, Clone)]
+struct Columns {
+    time_s: Vec<f64>,
+    original_s: Vec<f64>,
+    offset: Vec<i64>,
+    size: Vec<i64>,
+    write: Vec<u8>,
+}
+
+fn trace_strategy() -> impl Strategy<Value = Columns> {
+    prop::collection::vec((0.0f64..1.0, 0u32..5, 512i64..200_000, any::<bool>(), 0i64..1_000_000), 1..400).prop_map(|items| {
+        let mut t = 0.0;
+        let mut c = Columns { time_s: vec![], original_s: vec![], offset: vec![], size: vec![], write: vec![] };
+        for (u, decade, size, write, block) in items {
+            t += 10f64.powi(decade as i32 - 3) * u * 10.0;
+            c.time_s.push(t);
+            c.original_s.push(t + u * 0.01);
+            c.size.push(size);
+            c.write.push(u8::from(write));
+            c.offset.push(block * 512);
+        }
+        c
+    })
+}
+
+fn options(kind: u8) -> ReplayOptions {
+    match kind {
+        0 => ReplayOptions { base_power_w: 1.0, ..Default::default() },
+        1 => ReplayOptions { mode: ReplayMode::Closed, tail_s: 20.0, ..Default::default() },
+        2 => ReplayOptions { response_from: ResponseFrom::Original, transition_seed: Some(9), ..Default::default() },
+        _ => ReplayOptions { initial_mode: 1, tail_s: 3.0, ..Default::default() },
+    }
+}
+
+fn plain(trace: &TraceView, device: &Device, spec: &str, opts: &ReplayOptions) -> String {
+    let mut policy = PolicySpec::parse(spec).unwrap().build(device, &BuildContext { base_power_w: opts.base_power_w }).unwrap();
+    format!("{:?}", replay(trace, device, policy.as_mut(), opts).unwrap())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+
+    #[test]
+    fn blocks_threads_and_the_shadow_oracle_change_no_number(c in trace_strategy(), kind in 0u8..4, cuts in prop::collection::vec(0usize..400, 0..6)) {
+        let t = TraceView::new(&c.time_s, &c.offset, &c.size, &c.write).unwrap();
+        let trace = if kind == 2 { t.with_original_s(&c.original_s).unwrap() } else { t };
+        let opts = options(kind);
+        let n = trace.len();
+        let mut bounds: Vec<usize> = cuts.into_iter().map(|k| k % (n + 1)).chain([0, n]).collect();
+        bounds.sort_unstable();
+        bounds.dedup();
+        for device in devices() {
+            if opts.initial_mode >= device.mode_count() {
+                continue;
+            }
+            let specs: Vec<PolicySpec> = POLICIES.iter().map(|s| PolicySpec::parse(s).unwrap()).filter(|s| s.build(&device, &BuildContext::default()).is_ok()).collect();
+            let expected: Vec<String> = specs.iter().map(|s| plain(&trace, &device, &s.text, &opts)).collect();
+            // Fed in blocks cut anywhere.
+            let shared = Arc::new(device.clone());
+            let trace = trace.validated().unwrap();
+            for (spec, want) in specs.iter().zip(&expected) {
+                let policy = spec.build(&device, &BuildContext { base_power_w: opts.base_power_w }).unwrap();
+                let mut run = Replay::new(Arc::clone(&shared), policy, &opts, trace.arrival_s[0], n);
+                for w in bounds.windows(2) {
+                    run.feed(&trace.slice(w[0], w[1]));
+                }
+                prop_assert_eq!(&format!("{:?}", run.finish()), want, "{} on {} in blocks {:?}", spec.text, device.name, bounds);
+            }
+            // The references, the oracle as a shadow where it can be one, in the same blocks.
+            let mut references = References::new(&shared, &opts, trace.arrival_s[0]).unwrap();
+            for w in bounds.windows(2) {
+                references.feed(&trace.slice(w[0], w[1]));
+            }
+            let (always_on, oracle) = references.finish();
+            let mut reference_opts = opts.clone();
+            reference_opts.theoretical_minimum = false;
+            prop_assert_eq!(format!("{:?}", always_on), plain(&trace, &device, "always-on", &reference_opts), "always-on on {}", device.name);
+            prop_assert_eq!(format!("{:?}", oracle.expect("the shadow is never late")), plain(&trace, &device, "oracle", &reference_opts), "oracle on {}", device.name);
+            // Shared among threads, in the order asked.
+            for threads in [1, 2, 5] {
+                let reports = evaluate_on(&trace, &device, &specs, &opts, None, threads).unwrap();
+                for (report, want) in reports.iter().zip(&expected) {
+                    prop_assert_eq!(&format!("{:?}", report.run), want, "{} threads on {}", threads, device.name);
+                }
+            }
+        }
+    }
+}
