@@ -62,6 +62,16 @@ def _power_w(value) -> float:
     raise IdlewiseError(f"base_power_w must be a number of watts or a string such as '1.44W', got {value!r}")
 
 
+def threads_for(requests: int, runs: int, threads: int | None) -> int:
+    """The engine's threads for a call: as asked, else every core when there is enough work to
+    share (a thread costs ~0.1 ms to start; a short trace does not pay for it)."""
+    if threads is not None:
+        if int(threads) < 1:
+            raise IdlewiseError(f"threads must be at least 1, got {threads}")
+        return int(threads)
+    return (os.cpu_count() or 1) if requests * runs >= 1_000_000 else 1
+
+
 def check_replay_options(replay: str, response_from: str, tail_s, transition_seed) -> None:
     """The replay options every engine takes (see :func:`simulate`), checked before a run."""
     if replay not in ("open", "closed"):
@@ -77,7 +87,7 @@ def check_replay_options(replay: str, response_from: str, tail_s, transition_see
 def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initial_mode: str | None = None,
              keep_response_times: bool = False, progress: bool | None = None, replay: str = "open",
              fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
-             transition_seed: int | None = None) -> Results:
+             transition_seed: int | None = None, threads: int | None = None) -> Results:
     """Replays ``trace`` on ``device`` (a :class:`Device`, catalog name or TOML path) under each
     policy spec, next to the always-on and oracle references.
 
@@ -95,6 +105,8 @@ def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initi
     ``transition_seed``: draw the time of each wake-up that varies (a transition with
     ``time_std_s``) from this seed; without it such wake-ups take their mean time.
     ``progress``: draw a progress bar for runs over a second (default: when stderr is a terminal).
+    ``threads``: how many of the engine's threads share the runs (default: all cores); results do
+    not depend on it.
     """
     if not isinstance(trace, Trace):
         raise IdlewiseError(f"simulate() needs a Trace, got {type(trace).__name__}; build one with Trace.from_arrays or read_trace")
@@ -123,7 +135,8 @@ def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initi
                               keep_per_request=keep_response_times, progress=counter, replay=replay,
                               fold_offsets=bool(fold_offsets), original_time_s=trace.original_time_s,
                               response_from=response_from, tail_s=float(tail_s),
-                              transition_seed=None if transition_seed is None else int(transition_seed))
+                              transition_seed=None if transition_seed is None else int(transition_seed),
+                              threads=threads_for(len(trace), len(specs) + 2, threads))
 
     total = len(trace) * (len(specs) + 2)
     try:

@@ -1,11 +1,12 @@
-"""Sweeps: every (trace, transform, device, policy) combination, in parallel on a local process
-pool or on an existing Dask cluster, one row per run.
+"""Sweeps: every (trace, transform, device, policy) combination, one row per run: on this
+machine's cores (the engine's threads, one trace read, the references once per group) or on an
+existing Dask cluster.
 
 Policy specs may hold one range each, ``START..STOP/STEP`` with units where the parameter has
 them: ``timeout:0s..60s/2s`` expands to 31 specs, ``stpm:knob=0..100/10`` to 11. The runs of one
-(trace, transform, device) share a trace load and the always-on and oracle references, so a task
-is a chunk of specs for one such group; groups are split into chunks only as far as needed to keep
-every worker busy.
+(trace, transform, device) share a trace load and the always-on and oracle references. Locally a
+group is one call of the engine, whose threads share out its runs; on Dask a task is a chunk of
+specs for one group, groups split into chunks only as far as needed to keep every worker busy.
 """
 
 from __future__ import annotations
@@ -61,8 +62,9 @@ class Task:
     response_from: str = "issue"
 
 
-def run_task(task: Task) -> list[dict]:
-    """Runs one chunk: every stream of the trace as its own device, each spec next to the references."""
+def run_task(task: Task, threads: int = 1) -> list[dict]:
+    """Runs one chunk: every stream of the trace as its own device, each spec next to the references,
+    on ``threads`` of the engine's threads."""
     trace = _load(task.source)
     device = load_device(task.device)
     rows = []
@@ -71,7 +73,8 @@ def run_task(task: Task) -> list[dict]:
         transformed = apply_transform(part, task.transform)
         records = _core.evaluate(transformed.time_s, transformed.offset_bytes, transformed.size_bytes,
                                  transformed.is_write, device, list(task.specs), base_power_w=task.base_power_w,
-                                 original_time_s=transformed.original_time_s, response_from=task.response_from)
+                                 original_time_s=transformed.original_time_s, response_from=task.response_from,
+                                 threads=threads)
         for r in records:
             r.update(trace=task.source.label, stream=stream, transform=task.transform, family=r["policy"].split(":")[0],
                      response_from=task.response_from, **read)
@@ -124,11 +127,12 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
           progress: Optional[bool] = None, response_from: str = "issue") -> Results:
     """Runs every combination and returns one row per (trace, stream, transform, device, policy).
 
-    ``jobs``: local worker processes (default: all cores). They are spawned, so a script that
-    calls this must do so under ``if __name__ == "__main__":`` (or pass ``jobs=1``). ``scheduler``: address of an existing
-    Dask cluster (``tcp://HOST:PORT``) to run on instead. ``progress``: show a bar of runs done
-    and time left (default: when stderr is a terminal). ``response_from``: ``"original"`` measures
-    responses from when each request was originally wanted (see :func:`idlewise.simulate`).
+    ``jobs``: threads on this machine (default: all cores); each (trace, transform, device) group
+    is one call of the engine, which shares its runs among them, so a trace is read once and its
+    references computed once. ``scheduler``: address of an existing Dask cluster
+    (``tcp://HOST:PORT``) to run on instead. ``progress``: show a bar of runs done and time left
+    (default: when stderr is a terminal). ``response_from``: ``"original"`` measures responses
+    from when each request was originally wanted (see :func:`idlewise.simulate`).
     """
     import sys
 
@@ -138,7 +142,7 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
 
         client = Client(scheduler)
         workers = max(1, sum(client.nthreads().values()))
-    tasks = plan(traces, devices, policies, transforms, base_power_w, workers, response_from)
+    tasks = plan(traces, devices, policies, transforms, base_power_w, workers if scheduler else 1, response_from)
     bar = _progress_bar(sum(len(t.specs) for t in tasks), sys.stderr.isatty() if progress is None else progress)
     results: list[list[dict]] = [[] for _ in tasks]
     # A multi-device trace gives one run per device and spec; how many devices is known only once
@@ -161,23 +165,9 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
             for future in as_completed(futures):
                 done(index[future.key], future.result())
             client.close()
-        elif workers == 1 or len(tasks) == 1:
-            for i, task in enumerate(tasks):
-                done(i, run_task(task))
         else:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor, as_completed as completed
-
-            from concurrent.futures.process import BrokenProcessPool
-
-            try:
-                with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=multiprocessing.get_context("spawn")) as pool:
-                    futures = {pool.submit(run_task, task): i for i, task in enumerate(tasks)}
-                    for future in completed(futures):
-                        done(futures[future], future.result())
-            except BrokenProcessPool:
-                raise IdlewiseError("a sweep worker process died. Workers are spawned and re-import the main module: "
-                                    "call sweep() from a script under `if __name__ == \"__main__\":`, or pass jobs=1") from None
+            for i, task in enumerate(tasks):
+                done(i, run_task(task, threads=workers))
     finally:
         if bar is not None:
             bar.stop()

@@ -5,17 +5,33 @@
 /// A plain decimal number in ASCII (`1.5`, `-2e3`): no `inf`, `nan`, `0x10` or `1_000`, which
 /// Rust's float parser would accept or which mean something else elsewhere.
 pub fn parse_plain_number(text: &str) -> Option<f64> {
-    let b = text.as_bytes();
+    parse_plain_number_bytes(text.as_bytes())
+}
+
+/// [`parse_plain_number`] on bytes (a trace file's field).
+pub fn parse_plain_number_bytes(b: &[u8]) -> Option<f64> {
     let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
     let digits_start = i;
+    // Up to 19 significant digits and where the point is, for the exact fast path below.
+    let (mut mantissa_value, mut digits, mut points, mut after_point) = (0u64, 0u32, 0u32, 0u32);
     while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+        if b[i] == b'.' {
+            points += 1;
+        } else {
+            if digits < 19 {
+                mantissa_value = mantissa_value * 10 + u64::from(b[i] - b'0');
+            }
+            digits += 1;
+            after_point += u32::from(points > 0);
+        }
         i += 1;
     }
-    let mantissa = &b[digits_start..i];
-    if mantissa.is_empty() || mantissa.iter().filter(|&&c| c == b'.').count() > 1 || !mantissa.iter().any(u8::is_ascii_digit) {
+    if i == digits_start || points > 1 || digits == 0 {
         return None;
     }
+    let mut exponent = false;
     if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        exponent = true;
         i += 1;
         i += usize::from(matches!(b.get(i), Some(b'+' | b'-')));
         let exp_start = i;
@@ -29,7 +45,16 @@ pub fn parse_plain_number(text: &str) -> Option<f64> {
     if i != b.len() {
         return None;
     }
-    text.parse().ok()
+    // Clinger's fast path: an integer below 2^53 and a power of ten up to 10^22 are both exact
+    // doubles, so one correctly rounded division gives the correctly rounded value — the same
+    // double Rust's parser returns (both round correctly, so they agree bit for bit).
+    const POWERS: [f64; 23] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+    if !exponent && digits <= 19 && mantissa_value < (1u64 << 53) && (after_point as usize) < POWERS.len() {
+        let magnitude = mantissa_value as f64 / POWERS[after_point as usize];
+        return Some(if b[0] == b'-' { -magnitude } else { magnitude });
+    }
+    // The grammar above admits ASCII only, so the bytes are UTF-8.
+    std::str::from_utf8(b).ok()?.parse().ok()
 }
 
 /// Parses a power such as `1.44W`, `1440mW`, `1.44 W` or a bare `1.44` (watts).
@@ -198,6 +223,35 @@ mod tests {
     fn formats_round_trip() {
         for s in ["4s", "500ms", "2min", "0s", "1.25s"] {
             assert_eq!(format_duration_s(parse_duration_s(s).unwrap()), s);
+        }
+    }
+
+    #[test]
+    fn the_fast_decimal_path_agrees_with_rusts_parser_bit_for_bit() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..200_000 {
+            let digits = 1 + next() % 19;
+            let mantissa = next() % 10u64.pow(digits as u32).max(1);
+            let text = mantissa.to_string();
+            let point = (next() % (text.len() as u64 + 1)) as usize;
+            let sign = ["", "-", "+"][(next() % 3) as usize];
+            let decimal = format!("{sign}{}.{}", &text[..point], &text[point..]);
+            for t in [decimal.clone(), format!("{sign}{text}")] {
+                let want: f64 = t.parse().unwrap();
+                assert_eq!(parse_plain_number(&t).map(f64::to_bits), Some(want.to_bits()), "{t}");
+            }
+        }
+        for t in ["0.1", "-0", "-0.0", "9007199254740993", "0.30000000000000004", "123456789012345678.9", "1e-7", ".5", "5."] {
+            assert_eq!(parse_plain_number(t).map(f64::to_bits), Some(t.parse::<f64>().unwrap().to_bits()), "{t}");
+        }
+        for bad in ["", ".", "-", "1.2.3", "1e", "inf", "nan", "0x10", "1_0", "1 "] {
+            assert_eq!(parse_plain_number(bad), None, "{bad}");
         }
     }
 }

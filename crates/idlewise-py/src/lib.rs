@@ -12,7 +12,7 @@ use idlewise_core::device::{Device as CoreDevice, Provenance};
 use idlewise_core::error::Error;
 use idlewise_core::policy::{families, PolicySpec};
 use idlewise_core::hybrid::{replay_hybrid, FlushAlgorithm, FlushWhen, HybridConfig, HybridDescription};
-use idlewise_core::{evaluate as core_evaluate, ReplayOptions, TraceView};
+use idlewise_core::{ReplayOptions, TraceView};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -231,8 +231,7 @@ fn parse_power_w(text: &str) -> PyResult<f64> {
 fn read_text<'py>(py: Python<'py>, path: std::path::PathBuf, format: &str) -> PyResult<Bound<'py, PyDict>> {
     let columns = py
         .allow_threads(|| {
-            let bytes = std::fs::read(&path).map_err(|e| format!("cannot read: {e}"))?;
-            idlewise_core::readers::read(format, &bytes).map_err(|e| e.to_string())
+            idlewise_core::readers::read_file(format, &path).map_err(|e| e.to_string())
         })
         .map_err(IdlewiseError::new_err)?;
     let d = PyDict::new_bound(py);
@@ -322,7 +321,7 @@ fn policy_families(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 /// Replays the trace under each policy (plus the always-on and oracle references) and returns
 /// one dict per policy.
 #[pyfunction]
-#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, base_power_w=0.0, initial_mode=0, keep_per_request=false, progress=None, replay="open", fold_offsets=false, original_time_s=None, response_from="issue", tail_s=0.0, transition_seed=None))]
+#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, base_power_w=0.0, initial_mode=0, keep_per_request=false, progress=None, replay="open", fold_offsets=false, original_time_s=None, response_from="issue", tail_s=0.0, transition_seed=None, threads=1))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate<'py>(
     py: Python<'py>,
@@ -342,6 +341,7 @@ fn evaluate<'py>(
     response_from: &str,
     tail_s: f64,
     transition_seed: Option<u64>,
+    threads: usize,
 ) -> PyResult<Bound<'py, PyList>> {
     let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
     let trace = trace_with_original(trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?, original_time_s.as_ref())?;
@@ -353,7 +353,7 @@ fn evaluate<'py>(
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;
     let reports = py
-        .allow_threads(|| core_evaluate(&trace, core_device, &specs, &opts, counter.as_deref()))
+        .allow_threads(|| idlewise_core::evaluate_on(&trace, core_device, &specs, &opts, counter.as_deref(), threads))
         .map_err(to_py_err)?;
 
     let out = PyList::empty_bound(py);

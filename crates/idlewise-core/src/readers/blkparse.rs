@@ -8,7 +8,7 @@
 //! other line that is not an event is an error naming it. Each `maj,min` device is a stream
 //! (`maj·256 + min`).
 
-use super::{lines, Columns, Field, ReadError, ReadResult};
+use super::{Columns, Field, ReadError, ReadResult};
 
 const SUMMARY: [&[u8]; 5] = [b"CPU", b"Total", b"Throughput", b"Events", b"Skips"];
 const SECTOR: i64 = 512;
@@ -48,19 +48,41 @@ fn event(line: &[u8]) -> Option<Event<'_>> {
     Some(Event { device: (major, minor), time, action, rwbs, range })
 }
 
-pub(super) fn read(bytes: &[u8]) -> ReadResult<Columns> {
-    let (mut queued, mut issued) = (Columns::default(), Columns::default());
-    let mut skipped = Columns::default();
-    let mut in_summary = false;
-    let mut examined = 0;
-    for (line, text) in lines(bytes) {
-        examined += 1;
+/// Which events are the arrivals.
+#[derive(Clone, Copy, PartialEq)]
+enum Arrivals {
+    /// Not known yet: Q events go to the output, D events are kept apart.
+    Undecided,
+    Queued,
+    Issued,
+}
+
+/// blkparse's parser. Read whole, the arrivals are the Q events if the file has any, else the D
+/// events. Read in chunks, the choice is made on the first chunk (a trace with Q events shows
+/// them from its first requests on) and events of the other kind are counted as skipped.
+pub(super) struct Blkparse {
+    arrivals: Arrivals,
+    issued: Columns,
+    other: u64,
+    /// Arrivals handed to the output (which a chunked reader empties as it goes).
+    kept: u64,
+    in_summary: bool,
+}
+
+impl Default for Blkparse {
+    fn default() -> Self {
+        Blkparse { arrivals: Arrivals::Undecided, issued: Columns::default(), other: 0, kept: 0, in_summary: false }
+    }
+}
+
+impl super::LineFormat for Blkparse {
+    fn line(&mut self, line: u64, text: &[u8], c: &mut Columns) -> ReadResult<()> {
         let Some(e) = event(text) else {
             let trimmed = super::trim(text);
-            if in_summary || SUMMARY.iter().any(|p| trimmed.starts_with(p)) {
-                in_summary = true;
-                skipped.skip("summary lines");
-                continue;
+            if self.in_summary || SUMMARY.iter().any(|p| trimmed.starts_with(p)) {
+                self.in_summary = true;
+                c.skip("summary lines");
+                return Ok(());
             }
             return Err(ReadError {
                 line,
@@ -68,48 +90,80 @@ pub(super) fn read(bytes: &[u8]) -> ReadResult<Columns> {
                 message: "not a blkparse event line (expected 'maj,min cpu seq time pid action rwbs sector + nsect')".into(),
             });
         };
-        in_summary = false;
-        let target = match e.action {
-            b"Q" => &mut queued,
-            b"D" => &mut issued,
+        self.in_summary = false;
+        let queued = match e.action {
+            b"Q" => true,
+            b"D" => false,
             _ => {
-                skipped.skip("events of other actions");
-                continue;
+                c.skip("events of other actions");
+                return Ok(());
             }
         };
         let (reads, writes) = (e.rwbs.contains(&b'R'), e.rwbs.contains(&b'W'));
         if !reads && !writes {
-            skipped.skip("events that are neither reads nor writes");
-            continue;
+            c.skip("events that are neither reads nor writes");
+            return Ok(());
         }
         let Some((sector, count)) = e.range else {
-            skipped.skip("events without a sector range");
-            continue;
+            c.skip("events without a sector range");
+            return Ok(());
         };
         let f = |name, text| Field { line, name, text };
         let offset = f("sector", sector).scaled("a sector number", SECTOR)?;
         let size = f("nsect", count).scaled("a sector count", SECTOR)?;
         if size == 0 {
-            skipped.skip("events without data (flushes, barriers)");
-            continue;
+            c.skip("events without data (flushes, barriers)");
+            return Ok(());
         }
         let time = f("time", e.time).real("a time in seconds")?;
         let major = f("major", e.device.0).int("a device major number")?;
         let minor = f("minor", e.device.1).int("a device minor number")?;
         let stream = major.checked_mul(256).and_then(|m| m.checked_add(minor)).ok_or_else(|| f("major", e.device.0).error("a device number below 2^55"))?;
-        target.push(line, time, offset, size, writes, Some(stream));
+        match (self.arrivals, queued) {
+            (Arrivals::Undecided, true) | (Arrivals::Queued, true) | (Arrivals::Issued, false) => {
+                self.kept += 1;
+                c.push(line, time, offset, size, writes, Some(stream));
+            }
+            (Arrivals::Undecided, false) => self.issued.push(line, time, offset, size, writes, Some(stream)),
+            _ => self.other += 1,
+        }
+        Ok(())
     }
-    let (mut kept, other, kept_name, other_name) =
-        if queued.time_s.is_empty() { (issued, queued, "D", "Q") } else { (queued, issued, "Q", "D") };
-    kept.records_read = examined;
-    kept.skipped = skipped.skipped;
-    if !other.time_s.is_empty() {
-        kept.skipped.push((format!("{other_name} events (arrivals are taken from {kept_name} events)"), other.time_s.len() as u64));
+
+    fn end_of_chunk(&mut self, c: &mut Columns) {
+        if self.arrivals == Arrivals::Undecided {
+            self.decide(c);
+        }
     }
-    if kept.time_s.is_empty() {
-        return Err(super::whole_file(format!("no Q or D read/write events found in {examined} lines")));
+
+    fn finish(&mut self, c: &mut Columns) -> ReadResult<()> {
+        if self.arrivals == Arrivals::Undecided {
+            self.decide(c);
+        }
+        let (kept, other) = if self.arrivals == Arrivals::Queued { ("Q", "D") } else { ("D", "Q") };
+        if self.other > 0 {
+            c.skipped.push((format!("{other} events (arrivals are taken from {kept} events)"), self.other));
+        }
+        if self.kept == 0 {
+            return Err(super::whole_file(format!("no Q or D read/write events found in {} lines", c.records_read)));
+        }
+        Ok(())
     }
-    Ok(kept)
+}
+
+impl Blkparse {
+    /// Q events if there are any so far, else D events (moved to the output).
+    fn decide(&mut self, c: &mut Columns) {
+        let issued = std::mem::take(&mut self.issued);
+        if c.time_s.is_empty() {
+            self.arrivals = Arrivals::Issued;
+            self.kept += issued.time_s.len() as u64;
+            c.append(issued);
+        } else {
+            self.arrivals = Arrivals::Queued;
+            self.other += issued.time_s.len() as u64;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! idlewise's simple CSV: a header naming `time_s,offset_bytes,size_bytes,op` in any order, then
 //! one request per line (`op` is `R` or `W`, either case). Fields may be quoted.
 
-use super::{lines, trim, Columns, Field, ReadError, ReadResult};
+use super::{trim, Columns, Field, ReadError, ReadResult};
 
 pub const COLUMNS: [&str; 4] = ["time_s", "offset_bytes", "size_bytes", "op"];
 
@@ -14,9 +14,14 @@ fn unquote(field: &[u8]) -> &[u8] {
     }
 }
 
-pub(super) fn read(bytes: &[u8]) -> ReadResult<Columns> {
-    let mut rows = lines(bytes);
-    let Some((header_line, header)) = rows.next() else { return Err(super::whole_file("the file is empty")) };
+/// The simple CSV's parser: the first line is the header, the rest records.
+#[derive(Default)]
+pub(super) struct SimpleCsv {
+    /// The header's column count and where each of [`COLUMNS`] is, once read.
+    header: Option<(Vec<String>, [usize; 4])>,
+}
+
+fn header(header_line: u64, header: &[u8]) -> ReadResult<(Vec<String>, [usize; 4])> {
     let names: Vec<String> = header.split(|&b| b == b',').map(|f| String::from_utf8_lossy(unquote(f)).into_owned()).collect();
     let mut position = [usize::MAX; 4];
     let mut unknown = Vec::new();
@@ -40,26 +45,46 @@ pub(super) fn read(bytes: &[u8]) -> ReadResult<Columns> {
         }
         return Err(ReadError { line: header_line, field: None, message });
     }
-    let mut c = Columns::default();
-    let mut parts: Vec<&[u8]> = Vec::with_capacity(names.len());
-    for (line, text) in rows {
+    Ok((names, position))
+}
+
+impl super::LineFormat for SimpleCsv {
+    fn line(&mut self, line: u64, text: &[u8], c: &mut Columns) -> ReadResult<()> {
+        let Some((names, position)) = &self.header else {
+            self.header = Some(header(line, text)?);
+            return Ok(());
+        };
         c.records_read += 1;
-        parts.clear();
-        parts.extend(text.split(|&b| b == b',').map(unquote));
-        if parts.len() != names.len() {
-            return Err(ReadError { line, field: None, message: format!("expected {} fields ({}), got {}", names.len(), names.join(","), parts.len()) });
+        let mut fields = [&b""[..]; 4];
+        let mut count = 0;
+        for (i, part) in text.split(|&b| b == b',').enumerate() {
+            if let Some(column) = position.iter().position(|&p| p == i) {
+                fields[column] = unquote(part);
+            }
+            count += 1;
         }
-        let f = |column: usize| Field { line, name: COLUMNS[column], text: parts[position[column]] };
+        if count != names.len() {
+            return Err(ReadError { line, field: None, message: format!("expected {} fields ({}), got {count}", names.len(), names.join(",")) });
+        }
+        let f = |column: usize| Field { line, name: COLUMNS[column], text: fields[column] };
         let t = f(0).real("a number of seconds")?;
         let offset = f(1).int("a whole number of bytes")?;
         let size = f(2).int("a whole number of bytes")?;
         let write = f(3).one_of([("R", false), ("r", false), ("W", true), ("w", true)], "'R' or 'W'")?;
         c.push(line, t, offset, size, write, None);
+        Ok(())
     }
-    if c.time_s.is_empty() {
-        return Err(super::whole_file("the trace has no requests (only a header)"));
+
+    fn counts_records(&self) -> bool {
+        true
     }
-    Ok(c)
+
+    fn finish(&mut self, c: &mut Columns) -> ReadResult<()> {
+        if c.records_read == 0 {
+            return Err(super::whole_file("the trace has no requests (only a header)"));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

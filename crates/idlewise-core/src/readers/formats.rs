@@ -12,7 +12,7 @@
 //! Trailing fields are ignored where the format says so (SPC, SPC ASCII); elsewhere a line
 //! must have exactly the format's fields.
 
-use super::{lines, relative_times, trim, Columns, Field, ReadError, ReadResult};
+use super::{relative_times, trim, Columns, Field, ReadError, ReadResult};
 
 const SECTOR: i64 = 512;
 
@@ -26,28 +26,119 @@ pub const FORMATS: [(&str, &[&str]); 6] = [
     ("tencent", &["timestamp", "offset", "size", "iotype", "volume"]),
 ];
 
-pub(super) fn read(format: &str, bytes: &[u8]) -> ReadResult<Columns> {
-    let Some(&(_, names)) = FORMATS.iter().find(|(f, _)| *f == format) else {
-        return Err(super::whole_file(format!("unknown text format '{format}'")));
-    };
-    let whitespace = matches!(format, "disksim" | "spc-ascii");
-    let extra_allowed = matches!(format, "spc" | "spc-ascii");
-    let mut c = Columns::default();
-    let mut raw_times: Vec<i64> = Vec::new();
-    let mut parts: Vec<&[u8]> = Vec::with_capacity(names.len() + 4);
-    for (line, text) in lines(bytes) {
-        c.records_read += 1;
-        parts.clear();
-        if whitespace {
-            parts.extend(text.split(|&b| b == b' ' || b == b'\t').filter(|p| !p.is_empty()));
-        } else {
-            parts.extend(text.split(|&b| b == b',').map(trim));
+/// A positional format's parser, fed one line at a time.
+pub(super) struct Positional<'f> {
+    format: &'f str,
+    names: &'static [&'static str],
+    whitespace: bool,
+    extra_allowed: bool,
+    /// Integer times from an epoch, made relative to the earliest once the file is read.
+    raw_times: Vec<i64>,
+    /// Streamed: times are made relative to the first record's as they come (a streamed trace
+    /// must be in order, so the first is the earliest; the same numbers as reading it whole).
+    streaming: bool,
+    origin: Option<i64>,
+    origin_s: Option<f64>,
+}
+
+/// Fields kept per line; the formats have at most seven (and SPC's trailing ones are ignored).
+const MAX_FIELDS: usize = 8;
+
+impl<'f> Positional<'f> {
+    pub(super) fn new(format: &'f str, streaming: bool) -> ReadResult<Self> {
+        let Some(&(_, names)) = FORMATS.iter().find(|(f, _)| *f == format) else {
+            return Err(super::whole_file(format!("unknown text format '{format}'")));
+        };
+        Ok(Positional {
+            format,
+            names,
+            whitespace: matches!(format, "disksim" | "spc-ascii"),
+            extra_allowed: matches!(format, "spc" | "spc-ascii"),
+            raw_times: Vec::new(),
+            streaming,
+            origin: None,
+            origin_s: None,
+        })
+    }
+
+    /// An integer time from an epoch: kept raw (whole file) or made relative now (streamed).
+    fn epoch_time(&mut self, field: Field, raw: i64, seconds_per_unit: f64) -> ReadResult<f64> {
+        if !self.streaming {
+            self.raw_times.push(raw);
+            return Ok(0.0);
         }
-        if parts.len() < names.len() || (!extra_allowed && parts.len() != names.len()) {
+        let origin = *self.origin.get_or_insert(raw);
+        if raw < origin {
+            return Err(out_of_order(field));
+        }
+        Ok(((raw as i128 - origin as i128) as f64) * seconds_per_unit)
+    }
+}
+
+/// A streamed record earlier than the first: the trace is not in time order.
+fn out_of_order(field: Field) -> ReadError {
+    ReadError {
+        line: field.line,
+        field: Some(field.name.to_string()),
+        message: "earlier than the first record; a trace read in chunks must be in time order (read it whole and sort it)".into(),
+    }
+}
+
+impl super::LineFormat for Positional<'_> {
+    fn line(&mut self, line: u64, text: &[u8], c: &mut Columns) -> ReadResult<()> {
+        // The first fields on the stack (no allocation per line); the rest only counted.
+        let mut parts: [&[u8]; MAX_FIELDS] = [&[]; MAX_FIELDS];
+        let mut count = 0;
+        let mut keep = |p| {
+            if count < MAX_FIELDS {
+                parts[count] = p;
+            }
+            count += 1;
+        };
+        if self.whitespace {
+            for p in text.split(|&b| b == b' ' || b == b'\t').filter(|p| !p.is_empty()) {
+                keep(p);
+            }
+        } else {
+            // Fields are short: a plain scan beats a SIMD search's set-up.
+            let mut from = 0;
+            for (i, &b) in text.iter().enumerate() {
+                if b == b',' {
+                    keep(trim(&text[from..i]));
+                    from = i + 1;
+                }
+            }
+            keep(trim(&text[from..]));
+        }
+        self.record(line, &parts[..count.min(MAX_FIELDS)], count, c)
+    }
+
+    fn finish(&mut self, c: &mut Columns) -> ReadResult<()> {
+        if self.streaming {
+            return Ok(());
+        }
+        match self.format {
+            "msr" => c.time_s = relative_times(&self.raw_times, 1e-7),
+            "alibaba" => c.time_s = relative_times(&self.raw_times, 1e-6),
+            "tencent" => {
+                // Seconds since an epoch: relative to the first, as the published traces are used.
+                let min = c.time_s.iter().copied().fold(f64::INFINITY, f64::min);
+                c.time_s.iter_mut().for_each(|t| *t -= min);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+impl Positional<'_> {
+    fn record(&mut self, line: u64, parts: &[&[u8]], count: usize, c: &mut Columns) -> ReadResult<()> {
+        let (format, names) = (self.format, self.names);
+        if count < names.len() || (!self.extra_allowed && count != names.len()) {
             return Err(ReadError {
                 line,
                 field: None,
-                message: format!("expected {} fields ({}) for the {format} format, got {}", names.len(), names.join(" "), parts.len()),
+                message: format!("expected {} fields ({}) for the {format} format, got {count}", names.len(), names.join(" ")),
             });
         }
         let f = |i: usize| Field { line, name: names[i], text: parts[i] };
@@ -77,44 +168,43 @@ pub(super) fn read(format: &str, bytes: &[u8]) -> ReadResult<Columns> {
                 c.push(line, t, offset, size, write, Some(asu));
             }
             "msr" => {
-                raw_times.push(f(0).int("a FILETIME timestamp (100 ns ticks)")?);
+                let raw = f(0).int("a FILETIME timestamp (100 ns ticks)")?;
                 let disk = f(2).int("a disk number")?;
                 let write = f(3).one_of([("Read", false), ("Write", true)], "'Read' or 'Write'")?;
                 let offset = f(4).int("a byte offset")?;
                 let size = f(5).int("a size in bytes")?;
                 f(6).int("a response time in 100 ns ticks")?;
-                c.push(line, 0.0, offset, size, write, Some(disk));
+                let t = self.epoch_time(f(0), raw, 1e-7)?;
+                c.push(line, t, offset, size, write, Some(disk));
             }
             "alibaba" => {
                 let dev = f(0).int("a device id")?;
                 let write = f(1).one_of([("R", false), ("W", true)], "'R' or 'W'")?;
                 let offset = f(2).int("a byte offset")?;
                 let size = f(3).int("a length in bytes")?;
-                raw_times.push(f(4).int("a timestamp in microseconds")?);
-                c.push(line, 0.0, offset, size, write, Some(dev));
+                let raw = f(4).int("a timestamp in microseconds")?;
+                let t = self.epoch_time(f(4), raw, 1e-6)?;
+                c.push(line, t, offset, size, write, Some(dev));
             }
             "tencent" => {
-                let t = f(0).real("a timestamp in seconds")?;
+                let mut t = f(0).real("a timestamp in seconds")?;
                 let offset = f(1).scaled("an offset in 512-byte sectors", SECTOR)?;
                 let size = f(2).scaled("a size in 512-byte sectors", SECTOR)?;
                 let write = f(3).one_of([("0", false), ("1", true)], "0 (read) or 1 (write)")?;
                 let volume = f(4).int("a volume id")?;
+                if self.streaming {
+                    let origin = *self.origin_s.get_or_insert(t);
+                    if t < origin {
+                        return Err(out_of_order(f(0)));
+                    }
+                    t -= origin;
+                }
                 c.push(line, t, offset, size, write, Some(volume));
             }
-            _ => unreachable!("format checked above"),
+            _ => unreachable!("format checked in Positional::new"),
         }
+        Ok(())
     }
-    match format {
-        "msr" => c.time_s = relative_times(&raw_times, 1e-7),
-        "alibaba" => c.time_s = relative_times(&raw_times, 1e-6),
-        "tencent" => {
-            // Seconds since an epoch: relative to the first, as the published traces are used.
-            let min = c.time_s.iter().copied().fold(f64::INFINITY, f64::min);
-            c.time_s.iter_mut().for_each(|t| *t -= min);
-        }
-        _ => {}
-    }
-    Ok(c)
 }
 
 #[cfg(test)]
