@@ -16,7 +16,20 @@ from .errors import IdlewiseError, TraceError
 from .hybrid import hybrid, hybrid_names, load_hybrid
 from .results import Results
 from .simulate import simulate
-from .traces import Trace, read_csv, read_srt, read_trace
+
+# Traces load NumPy and Arrow: on first use (PEP 562), so `import idlewise` and the command line
+# start fast.
+_FROM_TRACES = ("Trace", "read_csv", "read_srt", "read_trace")
+
+
+def __getattr__(name: str):
+    if name in _FROM_TRACES:
+        from . import traces
+
+        value = getattr(traces, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __version__ = "0.1.0"
 

@@ -13,8 +13,6 @@ import os
 import sys
 from importlib import resources
 
-from rich.console import Console
-from rich.table import Table
 
 from . import _core
 from .devices import catalog_names, load_device
@@ -22,8 +20,21 @@ from .policies import expand_spec
 from .errors import IdlewiseError
 from .results import Results
 from .simulate import simulate
-from .traces import read_srt, read_trace
-from .traces import FORMATS, READERS, apply_transform, write_parquet
+from . import traces
+from .traces.formats import DESCRIPTIONS, FORMATS
+
+
+# rich, NumPy and Arrow load where a command uses them, so `idlewise --help` starts fast.
+def Table(*args, **kwargs):  # noqa: N802 - stands in for rich.table.Table
+    from rich.table import Table as RichTable
+
+    return RichTable(*args, **kwargs)
+
+
+def Console(*args, **kwargs):  # noqa: N802 - stands in for rich.console.Console
+    from rich.console import Console as RichConsole
+
+    return RichConsole(*args, **kwargs)
 
 DEMO_DEVICE = "hitachi-travelstar-5k320"
 DEMO_POLICIES = ["always-on", "timeout:60s", "timeout:10s", "timeout:2s", "breakeven", "randomized:seed=1",
@@ -79,7 +90,7 @@ def _print_results(results: Results, args, title: str) -> None:
 def cmd_demo(args) -> int:
     folder = resources.files("idlewise") / "data" / "hplajw"
     with resources.as_file(folder / "ajw.1week.srt") as path:
-        trace = read_srt(path, disk=0, name="hplajw week, disk 0")
+        trace = traces.read_srt(path, disk=0, name="hplajw week, disk 0")
     results = simulate(trace, args.device, args.policy or DEMO_POLICIES, base_power_w=args.base_power)
     title = (f"{trace.describe()}\nreplayed on {args.device}"
              + (f", base power {args.base_power} W" if args.base_power else "")
@@ -97,13 +108,13 @@ def cmd_simulate(args) -> int:
     # Devices and policies are checked before a possibly long read.
     devices = [load_device(d) for d in args.device]
     policies = [spec for policy in args.policy for spec in expand_spec(policy)]
-    trace = read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
+    trace = traces.read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
     _report_read(trace, args.json)
     records = []
     read = {"read_report": trace.read_report(), "records_skipped": sum(trace.skipped.values())}
     for device in devices:
         for stream, part in trace.split_streams().items():
-            part = apply_transform(part, args.transform) if args.transform else part
+            part = traces.apply_transform(part, args.transform) if args.transform else part
             for r in simulate(part, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode,
                               replay=args.replay, fold_offsets=args.fold_offsets, response_from=args.response_from,
                               tail_s=args.tail, transition_seed=args.transition_seed):
@@ -159,11 +170,11 @@ def cmd_hybrid(args) -> int:
                     base_power_w=args.base_power)
     if args.initial_mode is not None:
         setup.disk.mode_index(args.initial_mode)
-    trace = read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
+    trace = traces.read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
     _report_read(trace, args.json)
     records = []
     for stream, part in trace.split_streams().items():
-        part = apply_transform(part, args.transform) if args.transform else part
+        part = traces.apply_transform(part, args.transform) if args.transform else part
         for r in hybrid(part, setup=setup, initial_mode=args.initial_mode, replay=args.replay,
                         response_from=args.response_from, tail_s=args.tail, transition_seed=args.transition_seed):
             r.update(stream=stream)
@@ -186,10 +197,10 @@ def cmd_hybrid(args) -> int:
 
 
 def cmd_trace_convert(args) -> int:
-    trace = read_trace(args.input, format=args.format, sort=args.sort)
+    trace = traces.read_trace(args.input, format=args.format, sort=args.sort)
     if not args.output.endswith(".parquet"):
         raise IdlewiseError(f"{args.output}: convert writes Parquet; name the output *.parquet")
-    write_parquet(trace, args.output)
+    traces.write_parquet(trace, args.output)
     print(f"{trace.read_report()}\nwrote {len(trace):,} records to {args.output}")
     return 0
 
@@ -197,10 +208,10 @@ def cmd_trace_convert(args) -> int:
 def cmd_trace_stats(args) -> int:
     from .traces.stats import plot_gap_histogram, trace_stats
 
-    trace = read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
+    trace = traces.read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
     _report_read(trace, args.json)
     parts = trace.split_streams()
-    stats = [trace_stats(apply_transform(p, args.transform) if args.transform else p, args.device) for p in parts.values()]
+    stats = [trace_stats(traces.apply_transform(p, args.transform) if args.transform else p, args.device) for p in parts.values()]
     for (stream, _), st in zip(parts.items(), stats):
         st["stream"] = stream
     if args.plot:
@@ -239,7 +250,7 @@ def cmd_trace_formats(args) -> int:
     table = Table(title="trace formats (--format; auto recognises each from its content)", title_justify="left")
     table.add_column("format")
     table.add_column("what it is")
-    for name, (_, description) in READERS.items():
+    for name, description in DESCRIPTIONS.items():
         table.add_row(name, description)
     _console().print(table)
     return 0

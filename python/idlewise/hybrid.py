@@ -16,7 +16,7 @@ from .devices import Device, load_device
 from .errors import IdlewiseError, TraceRecordError
 from .results import Results
 from .simulate import _power_w, check_replay_options
-from .traces import Trace
+from . import traces
 
 #: The four flushing algorithms of seed 003 Figure 2.
 FLUSH_ALGORITHMS = {
@@ -141,7 +141,7 @@ def prepare(disk=None, flash=None, *, description=None, nvcache=None, dram=None,
     return HybridSetup(disk, flash, policy, configs, base_power_w, d.get("name"))
 
 
-def hybrid(trace: Trace, disk=None, flash=None, *, description=None, nvcache=None, dram=None, flush_when=None,
+def hybrid(trace: "traces.Trace", disk=None, flash=None, *, description=None, nvcache=None, dram=None, flush_when=None,
            flush_algorithm=None, policy: str | None = None, base_power_w: float = 0.0, initial_mode: str | None = None,
            replay: str = "open", response_from: str = "issue", tail_s: float = 0.0,
            transition_seed: int | None = None, setup: HybridSetup | None = None) -> Results:
@@ -161,7 +161,7 @@ def hybrid(trace: Trace, disk=None, flash=None, *, description=None, nvcache=Non
     ``energy_saved_j`` and ``spinups_saved`` show what the NVCache bought. The other replay
     options are those of :func:`idlewise.simulate`.
     """
-    if not isinstance(trace, Trace):
+    if not isinstance(trace, traces.Trace):
         raise IdlewiseError(f"hybrid() needs a Trace, got {type(trace).__name__}; build one with Trace.from_arrays or read_trace")
     if setup is None:
         setup = prepare(disk, flash, description=description, nvcache=nvcache, dram=dram, flush_when=flush_when,

@@ -14,7 +14,7 @@ from .devices import Device, load_device
 from .errors import IdlewiseError, TraceRecordError
 from .policies import expand_specs
 from .results import Results
-from .traces import Trace
+from . import traces
 
 #: Seconds a run must last before a progress bar appears.
 PROGRESS_AFTER_S = 1.0
@@ -84,7 +84,7 @@ def check_replay_options(replay: str, response_from: str, tail_s, transition_see
         raise IdlewiseError(f"transition_seed must be a non-negative integer, got {transition_seed!r}")
 
 
-def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initial_mode: str | None = None,
+def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0.0, initial_mode: str | None = None,
              keep_response_times: bool = False, progress: bool | None = None, replay: str = "open",
              fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
              transition_seed: int | None = None, threads: int | None = None) -> Results:
@@ -108,7 +108,7 @@ def simulate(trace: Trace, device, policies, *, base_power_w: float = 0.0, initi
     ``threads``: how many of the engine's threads share the runs (default: all cores); results do
     not depend on it.
     """
-    if not isinstance(trace, Trace):
+    if not isinstance(trace, traces.Trace):
         raise IdlewiseError(f"simulate() needs a Trace, got {type(trace).__name__}; build one with Trace.from_arrays or read_trace")
     if not isinstance(device, (Device, str, os.PathLike)):
         raise IdlewiseError(f"simulate() needs a device (a catalog name, a TOML path or a Device), got {type(device).__name__}")

@@ -6,12 +6,27 @@ Readers live apart from simulation: each turns a file into a :class:`Trace` of c
 traces) and says what it read and skipped.
 """
 
-from .readers import FORMATS, READERS, detect_format, read_csv, read_parquet, read_srt, read_trace, write_parquet
-from .trace import Trace, TraceWarning
+from .formats import FORMATS
 
-__all__ = ["FORMATS", "READERS", "Trace", "TraceWarning", "detect_format", "read_csv", "read_parquet", "read_srt",
-           "read_trace", "write_parquet"]
+# Everything else loads on first use (PEP 562), so importing the package costs no NumPy or Arrow.
+_LAZY = {
+    "READERS": ".readers", "detect_format": ".readers", "read_csv": ".readers", "read_parquet": ".readers",
+    "read_srt": ".readers", "read_trace": ".readers", "write_parquet": ".readers",
+    "Trace": ".trace", "TraceWarning": ".trace", "apply_transform": ".transforms",
+}
 
-from .transforms import apply_transform  # noqa: E402
+__all__ = ["FORMATS", *_LAZY]
 
-__all__ += ["apply_transform"]
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(__all__)

@@ -10,6 +10,7 @@ import os
 import re
 
 from ...errors import TraceError
+from ..formats import DESCRIPTIONS
 from ._text import head_bytes
 from .alibaba import read_alibaba
 from .blkparse import EVENT as _BLKPARSE_EVENT
@@ -22,19 +23,12 @@ from .simple_csv import read_csv
 from .spc import read_spc, read_spc_ascii
 from .tencent import read_tencent
 
-#: Format name -> (reader, one-line description).
-READERS = {
-    "csv": (read_csv, "idlewise simple CSV with header time_s,offset_bytes,size_bytes,op"),
-    "parquet": (read_parquet, "idlewise native Parquet (time_s, offset_bytes, size_bytes, is_write[, stream])"),
-    "srt": (read_srt, "HP SRT binary (hplajw, cello), as shipped with DiskSim"),
-    "disksim": (read_disksim, "DiskSim ASCII: arrival_ms devno blkno bcount flags"),
-    "spc": (read_spc, "UMass/SPC CSV: ASU,LBA,Size,Opcode,Timestamp"),
-    "spc-ascii": (read_spc_ascii, "SPC converted to ASCII: arrival_ns devno lsn size_sectors op"),
-    "msr": (read_msr, "MSR Cambridge CSV: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime"),
-    "blkparse": (read_blkparse, "blkparse default text output"),
-    "alibaba": (read_alibaba, "Alibaba block CSV: device_id,opcode,offset,length,timestamp_us"),
-    "tencent": (read_tencent, "Tencent CBS CSV: Timestamp,Offset,Size,IOType,VolumeID"),
+_READ = {
+    "csv": read_csv, "parquet": read_parquet, "srt": read_srt, "disksim": read_disksim, "spc": read_spc,
+    "spc-ascii": read_spc_ascii, "msr": read_msr, "blkparse": read_blkparse, "alibaba": read_alibaba, "tencent": read_tencent,
 }
+#: Format name -> (reader, one-line description).
+READERS = {name: (_READ[name], description) for name, description in DESCRIPTIONS.items()}
 FORMATS = tuple(READERS)
 
 

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import os
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from ...errors import TraceError
 from ..trace import Trace
 
-SCHEMA = {"time_s": pa.float64(), "offset_bytes": pa.int64(), "size_bytes": pa.int64(), "is_write": pa.bool_()}
+#: The columns and their Arrow types (named, so Arrow loads only when a Parquet file is used).
+SCHEMA = {"time_s": "float64", "offset_bytes": "int64", "size_bytes": "int64", "is_write": "bool_"}
 
 
 def write_parquet(trace: Trace, path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     columns = {"time_s": trace.time_s, "offset_bytes": trace.offset_bytes, "size_bytes": trace.size_bytes,
                "is_write": trace.is_write.astype(bool)}
     if trace.stream is not None:
@@ -25,6 +26,8 @@ def write_parquet(trace: Trace, path) -> None:
 
 
 def _stream(path: str, table):
+    import pyarrow as pa
+
     if "stream" not in table.column_names:
         return None
     try:
@@ -34,6 +37,9 @@ def _stream(path: str, table):
 
 
 def read_parquet(path, *, sort: bool = False, name: str | None = None) -> Trace:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     path = os.fspath(path)
     try:
         table = pq.read_table(path)
@@ -44,7 +50,8 @@ def read_parquet(path, *, sort: bool = False, name: str | None = None) -> Trace:
     if missing:
         raise TraceError(f"{path}: Parquet trace is missing column(s) {', '.join(missing)}; "
                          f"expected {', '.join(SCHEMA)} (and optionally stream)")
-    for column, kind in SCHEMA.items():
+    for column, kind_name in SCHEMA.items():
+        kind = getattr(pa, kind_name)()
         if column == "is_write" and not pa.types.is_boolean(table.column(column).type):
             values = table.column(column)
             try:

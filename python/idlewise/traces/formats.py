@@ -1,0 +1,19 @@
+"""The trace formats idlewise reads, by name, with one line each: light enough for the command
+line's start-up (the readers themselves, and NumPy and Arrow, load when a trace is read)."""
+
+#: Format name -> one-line description, in the order `idlewise trace formats` lists them.
+DESCRIPTIONS = {
+    "csv": "idlewise simple CSV with header time_s,offset_bytes,size_bytes,op",
+    "parquet": "idlewise native Parquet (time_s, offset_bytes, size_bytes, is_write[, stream])",
+    "srt": "HP SRT binary (hplajw, cello), as shipped with DiskSim",
+    "disksim": "DiskSim ASCII: arrival_ms devno blkno bcount flags",
+    "spc": "UMass/SPC CSV: ASU,LBA,Size,Opcode,Timestamp",
+    "spc-ascii": "SPC converted to ASCII: arrival_ns devno lsn size_sectors op",
+    "msr": "MSR Cambridge CSV: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime",
+    "blkparse": "blkparse default text output",
+    "alibaba": "Alibaba block CSV: device_id,opcode,offset,length,timestamp_us",
+    "tencent": "Tencent CBS CSV: Timestamp,Offset,Size,IOType,VolumeID",
+}
+FORMATS = tuple(DESCRIPTIONS)
+
+__all__ = ["DESCRIPTIONS", "FORMATS"]
