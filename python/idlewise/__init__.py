@@ -15,7 +15,7 @@ from .devices import Device, catalog_names, load_device
 from .errors import IdlewiseError, TraceError
 from .hybrid import hybrid, hybrid_names, load_hybrid
 from .results import Results
-from .simulate import simulate
+from .simulate import simulate, simulate_file
 
 # Traces load NumPy and Arrow: on first use (PEP 562), so `import idlewise` and the command line
 # start fast.
@@ -36,5 +36,5 @@ __version__ = "0.1.0"
 __all__ = [
     "Device", "IdlewiseError", "Results", "Trace", "TraceError", "catalog_names", "hybrid", "hybrid_names",
     "load_device", "load_hybrid",
-    "policy_families", "read_csv", "read_srt", "read_trace", "simulate",
+    "policy_families", "read_csv", "read_srt", "read_trace", "simulate", "simulate_file",
 ]

@@ -108,6 +108,8 @@ def cmd_simulate(args) -> int:
     # Devices and policies are checked before a possibly long read.
     devices = [load_device(d) for d in args.device]
     policies = [spec for policy in args.policy for spec in expand_spec(policy)]
+    if args.chunks:
+        return _simulate_in_chunks(args, devices, policies)
     trace = traces.read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
     _report_read(trace, args.json)
     records = []
@@ -128,6 +130,29 @@ def cmd_simulate(args) -> int:
         for r in records:
             r["policy"] = f"#{r['stream']} {r['policy']}"
     _print_results(results, args, title)
+    return 0
+
+
+def _simulate_in_chunks(args, devices, policies) -> int:
+    if args.sort or args.transform:
+        raise IdlewiseError("--chunks replays the file as it is read, so it cannot " + ("--sort" if args.sort else "--transform")
+                            + " (that needs the whole trace in memory); leave out --chunks")
+    from .simulate import simulate_file
+
+    records = []
+    for device in devices:
+        results = simulate_file(args.trace, device, policies, format=args.format, stream=args.stream,
+                                base_power_w=args.base_power, initial_mode=args.initial_mode, replay=args.replay,
+                                fold_offsets=args.fold_offsets, response_from=args.response_from, tail_s=args.tail,
+                                transition_seed=args.transition_seed)
+        records.extend(results)
+    if not args.json:
+        print(f"idlewise: {records[0]['read_report']}", file=sys.stderr)
+    if any(r["stream"] is not None for r in records) and not args.json:
+        for r in records:
+            r["policy"] = f"#{r['stream']} {r['policy']}"
+    title = f"{os.path.basename(args.trace)} (read in chunks)\nreplayed on {', '.join(d.name for d in devices)}"
+    _print_results(Results(records, os.path.basename(args.trace)), args, title)
     return 0
 
 
@@ -604,6 +629,9 @@ def build_parser() -> argparse.ArgumentParser:
     _trace_options(sim)
     sim.add_argument("--transform", metavar="T", help="workload transform, e.g. compress-reorder:64ops (chain with +)")
     sim.add_argument("--json", action="store_true", help="print a JSON list, one object per policy")
+    sim.add_argument("--chunks", action="store_true",
+                     help="read and replay a text trace in chunks: memory stays a few MB whatever the trace's length "
+                          "(the file must be in time order; no --sort or --transform)")
     sim.set_defaults(func=cmd_simulate)
 
     hy = sub.add_parser("hybrid", help="replay a trace on a hybrid disk with a flash NVCache (seed 003): when and how to flush")

@@ -84,6 +84,82 @@ def check_replay_options(replay: str, response_from: str, tail_s, transition_see
         raise IdlewiseError(f"transition_seed must be a non-negative integer, got {transition_seed!r}")
 
 
+def _checked_run(device, policies, base_power_w, initial_mode, replay, response_from, tail_s, transition_seed):
+    """The device, expanded specs, base power and initial mode index of a run, every one checked
+    before a trace is read or replayed."""
+    if not isinstance(device, (Device, str, os.PathLike)):
+        raise IdlewiseError(f"simulate() needs a device (a catalog name, a TOML path or a Device), got {type(device).__name__}")
+    device = load_device(device) if not isinstance(device, Device) else device
+    base_power_w = _power_w(base_power_w)
+    if isinstance(policies, str):
+        policies = [policies]
+    try:
+        specs = list(policies)
+    except TypeError:
+        raise IdlewiseError(f"policies must be a spec or a list of specs, got {type(policies).__name__}") from None
+    if not specs or not all(isinstance(s, str) for s in specs):
+        raise IdlewiseError("give one or more policy specs as strings, e.g. 'timeout:2s' (see `idlewise policies`)")
+    specs = expand_specs(specs)
+    for spec in specs:
+        _core.check_policy(spec, device, base_power_w)
+    check_replay_options(replay, response_from, tail_s, transition_seed)
+    mode_index = 0 if initial_mode is None else device.mode_index(initial_mode)
+    return device, specs, base_power_w, mode_index
+
+
+def simulate_file(path, device, policies, *, format: str = "auto", stream: int | None = None, base_power_w: float = 0.0,
+                  initial_mode: str | None = None, progress: bool | None = None, replay: str = "open",
+                  fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
+                  transition_seed: int | None = None, threads: int | None = None) -> Results:
+    """:func:`simulate` on a text trace file of any length, read in chunks and replayed as it is
+    read: memory stays bounded by a chunk's (a few MB), however long the trace. Every device of
+    a multi-device trace is replayed as its own disk (``stream`` keeps one). The results equal
+    reading the file whole and calling :func:`simulate` on each device's part, bit for bit.
+
+    The file must be in time order (a chunk cannot be sorted against the rest), and transforms,
+    sorting and per-request response times need the trace in memory: use :func:`read_trace`
+    and :func:`simulate` for those. Parquet and HP SRT files are read whole.
+    """
+    path = os.fspath(path)
+    device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
+                                                           response_from, tail_s, transition_seed)
+    if format == "auto":
+        from .traces.readers import detect_format
+
+        format = detect_format(path)
+    if format in ("parquet", "srt"):
+        raise IdlewiseError(f"{path}: {format} files are read whole; use read_trace() and simulate()")
+    try:
+        size = os.path.getsize(path)
+    except OSError as e:
+        raise IdlewiseError(f"{path}: cannot read: {e.strerror}") from None
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+    workers = threads_for(size // 30, len(specs) + 2, threads)
+
+    def call(counter):
+        return _core.evaluate_file(path, format, device, specs, base_power_w=float(base_power_w), initial_mode=mode_index,
+                                   progress=counter, replay=replay, fold_offsets=bool(fold_offsets),
+                                   response_from=response_from, tail_s=float(tail_s),
+                                   transition_seed=None if transition_seed is None else int(transition_seed),
+                                   volume=None if stream is None else int(stream), threads=workers)
+
+    try:
+        volumes, records_read, skipped = _run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}")
+    except IdlewiseError as e:
+        raise type(e)(f"{path}: {e}") from None
+    kept = sum(n for _, n, _ in volumes)
+    skipped_text = ", ".join(f"{n:,} {why}" for why, n in skipped if n)
+    report = (f"{path}: read {records_read:,} records as {format} in chunks, kept {kept:,}"
+              + (f", skipped {skipped_text}" if skipped_text else ""))
+    name = os.path.basename(path)
+    records = []
+    for volume, _, rows in volumes:
+        for r in rows:
+            r.update(trace=name, stream=volume, read_report=report, records_skipped=sum(n for _, n in skipped))
+            records.append(r)
+    return Results(records, name)
+
+
 def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0.0, initial_mode: str | None = None,
              keep_response_times: bool = False, progress: bool | None = None, replay: str = "open",
              fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
@@ -110,23 +186,8 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     """
     if not isinstance(trace, traces.Trace):
         raise IdlewiseError(f"simulate() needs a Trace, got {type(trace).__name__}; build one with Trace.from_arrays or read_trace")
-    if not isinstance(device, (Device, str, os.PathLike)):
-        raise IdlewiseError(f"simulate() needs a device (a catalog name, a TOML path or a Device), got {type(device).__name__}")
-    device = load_device(device) if not isinstance(device, Device) else device
-    base_power_w = _power_w(base_power_w)
-    if isinstance(policies, str):
-        policies = [policies]
-    try:
-        specs = list(policies)
-    except TypeError:
-        raise IdlewiseError(f"policies must be a spec or a list of specs, got {type(policies).__name__}") from None
-    if not specs or not all(isinstance(s, str) for s in specs):
-        raise IdlewiseError("give one or more policy specs as strings, e.g. 'timeout:2s' (see `idlewise policies`)")
-    specs = expand_specs(specs)
-    for spec in specs:
-        _core.check_policy(spec, device, base_power_w)
-    check_replay_options(replay, response_from, tail_s, transition_seed)
-    mode_index = 0 if initial_mode is None else device.mode_index(initial_mode)
+    device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
+                                                           response_from, tail_s, transition_seed)
     show = sys.stderr.isatty() if progress is None else bool(progress)
 
     def call(counter):
@@ -148,4 +209,4 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     return Results(records, trace.name)
 
 
-__all__ = ["simulate"]
+__all__ = ["simulate", "simulate_file"]

@@ -27,6 +27,10 @@ pub enum Error {
     #[error("hybrid description {source_name}: {field}: {message}")]
     Hybrid { source_name: String, field: String, message: String },
 
+    /// A trace file could not be read: the message names the line and field.
+    #[error("{0}")]
+    Read(String),
+
     /// A run option is out of range.
     #[error("option '{option}': {message}")]
     Option { option: String, message: String },

@@ -14,6 +14,7 @@
 //! - [`metrics`]: the energy/time ledger and response-time statistics;
 //! - [`evaluate`]: runs policies next to always-on and the oracle (computed once per call, the
 //!   oracle as a shadow of always-on where it cannot delay) and normalises results;
+//! - [`stream`]: a trace file read in chunks and replayed as it is read (larger than memory);
 //! - [`system`]: several devices on one clock: power manager, energy-aware cache, ghost hints.
 
 pub mod device;
@@ -28,6 +29,7 @@ pub mod policy;
 pub mod random_time;
 pub mod readers;
 pub mod replay;
+pub mod stream;
 pub mod system;
 pub mod trace;
 pub mod units;

@@ -356,6 +356,11 @@ fn evaluate<'py>(
         .allow_threads(|| idlewise_core::evaluate_on(&trace, core_device, &specs, &opts, counter.as_deref(), threads))
         .map_err(to_py_err)?;
 
+    reports_list(py, reports)
+}
+
+/// One dict per report: the run's fields and its normalisations.
+fn reports_list(py: Python<'_>, reports: Vec<idlewise_core::Report>) -> PyResult<Bound<'_, PyList>> {
     let out = PyList::empty_bound(py);
     for mut report in reports {
         let d = run_result_dict(py, &report.run)?;
@@ -372,6 +377,43 @@ fn evaluate<'py>(
         out.append(d)?;
     }
     Ok(out)
+}
+
+/// Replays a text trace file read in chunks (memory bounded by a chunk's, whatever the trace's
+/// length), every volume through its own runs. Returns (volumes, records_read, skipped), each
+/// volume (device number or None, records kept, report dicts).
+#[pyfunction]
+#[pyo3(signature = (path, format, device, policies, base_power_w=0.0, initial_mode=0, progress=None, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1))]
+#[allow(clippy::too_many_arguments)]
+fn evaluate_file<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+    format: &str,
+    device: &Device,
+    policies: Vec<String>,
+    base_power_w: f64,
+    initial_mode: usize,
+    progress: Option<&Progress>,
+    replay: &str,
+    fold_offsets: bool,
+    response_from: &str,
+    tail_s: f64,
+    transition_seed: Option<u64>,
+    volume: Option<i64>,
+    threads: usize,
+) -> PyResult<(Bound<'py, PyList>, u64, Vec<(String, u64)>)> {
+    let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
+    let opts = ReplayOptions { fold_offsets, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)? };
+    let counter = progress.map(|p| Arc::clone(&p.done));
+    let core_device = &device.inner;
+    let done = py
+        .allow_threads(|| idlewise_core::stream::evaluate_file(&path, format, core_device, &specs, &opts, volume, threads, counter.as_deref()))
+        .map_err(to_py_err)?;
+    let volumes = PyList::empty_bound(py);
+    for (id, records, reports) in done.volumes {
+        volumes.append((id, records, reports_list(py, reports)?))?;
+    }
+    Ok((volumes, done.records_read, done.skipped))
 }
 
 /// The replay options every engine takes, from their Python spellings.
@@ -831,6 +873,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_policy, m)?)?;
     m.add_function(wrap_pyfunction!(policy_families, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate_file, m)?)?;
     m.add_function(wrap_pyfunction!(idle_gaps, m)?)?;
     m.add_function(wrap_pyfunction!(run_system, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;

@@ -1,0 +1,106 @@
+"""Traces read in chunks and replayed as they are read (simulate_file, `simulate --chunks`) give
+the in-memory results bit for bit, name bad lines as the in-memory readers do, and refuse what
+needs the whole trace."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import idlewise
+from idlewise.errors import IdlewiseError
+
+DATA = Path(__file__).parent / "data"
+POLICIES = ["always-on", "timeout:2s", "breakeven", "stpm:knob=50", "experts", "randomized:seed=4", "oracle"]
+# Every numeric and text field of a result row, compared by repr (exact floats).
+SKIP = {"trace", "read_report", "records_skipped"}
+
+
+def in_memory(path, device, **options):
+    trace = idlewise.read_trace(path)
+    rows = []
+    for stream, part in trace.split_streams().items():
+        for r in idlewise.simulate(part, device, POLICIES, progress=False, **options):
+            r["stream"] = stream
+            rows.append(r)
+    return rows
+
+
+def same(streamed, whole):
+    assert len(streamed) == len(whole)
+    for a, b in zip(sorted(streamed, key=lambda r: (str(r["stream"]), r["policy"])),
+                    sorted(whole, key=lambda r: (str(r["stream"]), r["policy"]))):
+        for key in b:
+            if key not in SKIP:
+                assert repr(a[key]) == repr(b[key]), (key, a["policy"], a["stream"], a[key], b[key])
+
+
+@pytest.mark.parametrize("path", [DATA / "disksim" / "ascii.trace", DATA / "spc" / "financial1-prefix.ascii"])
+@pytest.mark.parametrize("options", [{}, {"replay": "closed", "tail_s": 30.0, "base_power_w": 1.5}])
+def test_real_multi_device_traces_equal_their_in_memory_replay(path, options):
+    streamed = list(idlewise.simulate_file(path, "hitachi-travelstar-5k320", POLICIES, progress=False, **options))
+    same(streamed, in_memory(path, "hitachi-travelstar-5k320", **options))
+
+
+def test_a_trace_of_many_chunks_equals_its_in_memory_replay(tmp_path):
+    # ~12 MB of CSV: three 4 MiB chunks, cut in the middle of lines and of busy periods.
+    rng = np.random.default_rng(3)
+    n = 400_000
+    t = np.cumsum(np.where(rng.random(n) < 0.05, rng.pareto(1.2, n) * 0.5, rng.uniform(0.0005, 0.004, n)))
+    path = tmp_path / "many.csv"
+    with open(path, "w") as f:
+        f.write("time_s,offset_bytes,size_bytes,op\n")
+        f.writelines(f"{a!r},{o},{s},{'W' if w else 'R'}\n" for a, o, s, w in
+                     zip(t.tolist(), (rng.integers(0, 1 << 20, n) * 512).tolist(), (rng.integers(1, 64, n) * 512).tolist(),
+                         (rng.random(n) < 0.3).tolist()))
+    assert os.path.getsize(path) > 3 * (4 << 20)
+    streamed = list(idlewise.simulate_file(path, "hitachi-microdrive-1gb", POLICIES, progress=False, threads=2))
+    same(streamed, in_memory(path, "hitachi-microdrive-1gb"))
+
+
+def test_one_volume_is_kept_and_the_others_are_counted(tmp_path):
+    path = DATA / "disksim" / "ascii.trace"
+    whole = idlewise.read_trace(path)
+    volume = int(whole.streams()[1])
+    results = list(idlewise.simulate_file(path, "hitachi-travelstar-5k320", ["timeout:2s"], stream=volume, progress=False))
+    assert {r["stream"] for r in results} == {volume}
+    assert results[0]["requests"] == len(whole.select_stream(volume))
+    assert "records of other devices" in results[0]["read_report"]
+
+
+def test_bad_lines_and_disorder_are_named_by_line(tmp_path):
+    bad = tmp_path / "bad.disksim"
+    bad.write_text("0 0 10 8 1\n\n5 0 0x10 8 1\n")
+    with pytest.raises(IdlewiseError, match=r"bad.disksim: line 3, field 'blkno'"):
+        idlewise.simulate_file(bad, "hitachi-microdrive-1gb", ["timeout:2s"], format="disksim", progress=False)
+    late = tmp_path / "late.disksim"
+    late.write_text("0 0 10 8 1\n5 0 10 8 1\n4 0 10 8 1\n")
+    with pytest.raises(IdlewiseError, match=r"late.disksim: line 3, field 'time_s': time 0.004 is earlier .*in time order"):
+        idlewise.simulate_file(late, "hitachi-microdrive-1gb", ["timeout:2s"], format="disksim", progress=False)
+
+
+def test_what_needs_the_whole_trace_is_refused_before_reading(tmp_path):
+    trace = idlewise.Trace.from_arrays(np.array([0.0, 1.0]), np.array([512, 512]))
+    path = tmp_path / "t.parquet"
+    idlewise.traces.write_parquet(trace, path)
+    with pytest.raises(IdlewiseError, match="read whole"):
+        idlewise.simulate_file(path, "hitachi-microdrive-1gb", ["timeout:2s"], progress=False)
+    with pytest.raises(IdlewiseError, match="policy 'nope'"):
+        idlewise.simulate_file(DATA / "disksim" / "ascii.trace", "hitachi-microdrive-1gb", ["nope"], progress=False)
+
+
+def test_the_command_line_replays_in_chunks(tmp_path):
+    path = DATA / "disksim" / "ascii.trace"
+    out = subprocess.run([sys.executable, "-m", "idlewise.cli", "simulate", str(path), "--device", "hitachi-travelstar-5k320",
+                          "--policy", "timeout:2s", "--chunks", "--json"], capture_output=True, text=True, check=True)
+    import json
+
+    rows = json.loads(out.stdout)
+    whole = [r for r in in_memory(path, "hitachi-travelstar-5k320") if r["policy"].startswith("timeout")]
+    assert sorted((r["stream"], r["energy_j"]) for r in rows) == sorted((r["stream"], r["energy_j"]) for r in whole)
+    refused = subprocess.run([sys.executable, "-m", "idlewise.cli", "simulate", str(path), "--device", "hitachi-travelstar-5k320",
+                              "--policy", "timeout:2s", "--chunks", "--sort"], capture_output=True, text=True)
+    assert refused.returncode != 0 and "--chunks" in refused.stderr and "Traceback" not in refused.stderr
