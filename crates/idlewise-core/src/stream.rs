@@ -42,6 +42,7 @@ struct Volume<'p> {
 /// Replays the trace file at `path` (a text format) on `device` under every spec, next to the
 /// references, reading it in chunks. `volume`, when given, keeps only that device number's
 /// records. `progress` counts records read.
+#[allow(clippy::too_many_arguments)]
 pub fn evaluate_file(
     path: &Path,
     format: &str,
@@ -134,11 +135,12 @@ fn feed_chunk<'p>(
             continue;
         }
         let part;
-        let columns = if id.is_none() || chunk.stream.iter().all(|&s| Some(s) == id) {
-            chunk
-        } else {
-            part = select(chunk, id.expect("a volume"));
-            &part
+        let columns = match id {
+            Some(volume) if !chunk.stream.iter().all(|&s| s == volume) => {
+                part = select(chunk, volume);
+                &part
+            }
+            _ => chunk,
         };
         feed_volume(columns, id, device, specs, opts, threads, volumes)?;
     }
@@ -177,14 +179,16 @@ fn feed_volume<'p>(
     let block = TraceView::new(&c.time_s, &c.offset_bytes, &c.size_bytes, &c.is_write)?;
     let block = block.validated().map_err(at_line)?;
     check_fits(&block, device, opts).map_err(at_line)?;
-    if !volumes.contains_key(&id) {
-        let ctx = BuildContext { base_power_w: opts.base_power_w };
-        let first = block.arrival_s[0];
-        let runs = specs.iter().map(|s| Ok(Replay::new(Arc::clone(device), s.build(device, &ctx)?, opts, first, 0))).collect::<Result<Vec<_>>>()?;
-        let references = References::new(device, opts, first)?;
-        volumes.insert(id, Volume { runs, references, last_time_s: f64::NEG_INFINITY, last_line: 0, records: 0 });
-    }
-    let v = volumes.get_mut(&id).expect("inserted above");
+    let v = match volumes.entry(id) {
+        std::collections::btree_map::Entry::Occupied(v) => v.into_mut(),
+        std::collections::btree_map::Entry::Vacant(slot) => {
+            let ctx = BuildContext { base_power_w: opts.base_power_w };
+            let first = block.arrival_s[0];
+            let runs = specs.iter().map(|s| Ok(Replay::new(Arc::clone(device), s.build(device, &ctx)?, opts, first, 0))).collect::<Result<Vec<_>>>()?;
+            let references = References::new(device, opts, first)?;
+            slot.insert(Volume { runs, references, last_time_s: f64::NEG_INFINITY, last_line: 0, records: 0 })
+        }
+    };
     if block.arrival_s[0] < v.last_time_s {
         return Err(Error::Read(format!(
             "line {}, field 'time_s': time {} is earlier than line {}'s {}; {IN_ORDER}",
