@@ -1,0 +1,102 @@
+//! A trace larger than memory: REQUESTS generated DiskSim ASCII records (default one billion,
+//! ~27 GB of text) written by a generator thread into a named pipe and replayed by
+//! `stream::evaluate_file` as they are read, under `timeout:2s` next to always-on and the oracle,
+//! on the two-state IBM Microdrive. Prints the time, the rate and the process's peak resident
+//! memory (VmHWM), which must not grow with REQUESTS.
+//!
+//! Usage: `cargo run --release -p idlewise-benchmarks --bin stream_billion -- [REQUESTS] [THREADS]`
+//!
+//! The records are deterministic (PCG seed 1): bursts of 1–16 requests 1–5 ms apart separated
+//! by Pareto gaps (α = 1.2, minimum 0.2 s), sizes 1–16 sectors of 4 KiB, 30 % writes, one device.
+
+use std::io::Write;
+use std::time::Instant;
+
+use idlewise_core::policy::PolicySpec;
+use idlewise_core::stream::evaluate_file;
+use idlewise_core::{Device, ReplayOptions};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+fn peak_rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok()))
+        .unwrap_or(0.0)
+        / 1024.0
+}
+
+/// Appends the decimal digits of `v`.
+fn digits(out: &mut Vec<u8>, mut v: u64) {
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&tmp[i..]);
+}
+
+fn generate(path: &str, n: u64) {
+    let mut pipe = std::io::BufWriter::with_capacity(1 << 20, std::fs::OpenOptions::new().write(true).open(path).expect("open the pipe"));
+    let mut rng = Pcg64Mcg::seed_from_u64(1);
+    let (mut t_us, mut written) = (0u64, 0u64);
+    let mut line = Vec::with_capacity(64);
+    while written < n {
+        for _ in 0..rng.gen_range(1..=16) {
+            if written == n {
+                break;
+            }
+            t_us += rng.gen_range(1_000..5_000);
+            line.clear();
+            digits(&mut line, t_us / 1000);
+            line.push(b'.');
+            let frac = t_us % 1000;
+            line.extend_from_slice(&[b'0' + (frac / 100) as u8, b'0' + (frac / 10 % 10) as u8, b'0' + (frac % 10) as u8]);
+            line.extend_from_slice(b" 0 ");
+            digits(&mut line, rng.gen_range(0..(1u64 << 21)) * 8);
+            line.push(b' ');
+            digits(&mut line, 8 * rng.gen_range(1..=16u64));
+            line.extend_from_slice(if rng.gen_bool(0.3) { b" 0\n" } else { b" 1\n" });
+            pipe.write_all(&line).expect("write to the pipe");
+            written += 1;
+        }
+        let u: f64 = rng.gen_range(f64::EPSILON..1.0);
+        t_us += (200_000.0 / u.powf(1.0 / 1.2)) as u64;
+    }
+    pipe.flush().expect("flush the pipe");
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let n: u64 = args.get(1).map(|s| s.replace('_', "").parse().expect("REQUESTS must be an integer")).unwrap_or(1_000_000_000);
+    let threads: usize = args.get(2).map(|s| s.parse().expect("THREADS must be an integer")).unwrap_or(2);
+    let path = std::env::temp_dir().join(format!("idlewise-stream-{}.fifo", std::process::id()));
+    let c_path = std::ffi::CString::new(path.to_str().expect("a UTF-8 temp path")).unwrap();
+    // SAFETY: mkfifo reads a NUL-terminated path and creates a pipe; no memory is shared.
+    assert_eq!(unsafe { mkfifo(c_path.as_ptr(), 0o600) }, 0, "mkfifo {}", path.display());
+    let device_path = concat!(env!("CARGO_MANIFEST_DIR"), "/../python/idlewise/catalog/ibm-microdrive-340mb.toml");
+    let device = Device::from_toml(&std::fs::read_to_string(device_path).unwrap(), device_path).unwrap();
+    let specs = [PolicySpec::parse("timeout:2s").unwrap()];
+    let generator_path = path.to_str().unwrap().to_string();
+    let generator = std::thread::spawn(move || generate(&generator_path, n));
+    let start = Instant::now();
+    let done = evaluate_file(&path, "disksim", &device, &specs, &ReplayOptions::default(), None, threads, None);
+    let seconds = start.elapsed().as_secs_f64();
+    generator.join().expect("the generator finishes");
+    let _ = std::fs::remove_file(&path);
+    let done = done.unwrap_or_else(|e| panic!("{e}"));
+    let (_, records, reports) = &done.volumes[0];
+    println!("{records} requests streamed through a pipe in {seconds:.1} s = {:.2} M requests/s (read, parsed and replayed \
+              under {} next to always-on and the oracle, {threads} threads); peak RSS {:.0} MiB",
+             *records as f64 / seconds / 1e6, reports[0].run.policy, peak_rss_mib());
+    println!("energy {:.6e} J, {:.4} of always-on, {} wake-ups", reports[0].run.energy_j, reports[0].normalized_energy, reports[0].run.wakeups);
+}
+
+extern "C" {
+    fn mkfifo(path: *const std::ffi::c_char, mode: u32) -> i32;
+}
