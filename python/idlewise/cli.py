@@ -690,7 +690,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--stream", type=int, metavar="K", help="only device K of multi-device traces")
     sw.add_argument("--base-power", type=_watts, default=0.0, metavar="W")
     _response_option(sw)
-    sw.add_argument("--jobs", type=int, help="local worker processes (default: all cores)")
+    sw.add_argument("--jobs", type=int, help="threads on this machine (default: all cores)")
     sw.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on an existing Dask cluster instead")
     sw.add_argument("--out", metavar="FILE", help="write one row per run to FILE.parquet or FILE.csv")
     sw.add_argument("--plot", metavar="FILE", help="draw energy against mean response, normalised to always-on")
