@@ -18,6 +18,8 @@ import time
 
 import numpy as np
 
+from _synthetic import burst_times
+
 
 def plain_python_replay(path: str, timeout_s: float = 2.0) -> tuple[float, float]:
     """What a researcher writes: read the CSV, one FIFO server, spin down after a fixed timeout."""
@@ -61,12 +63,7 @@ def best_of(times: int, run) -> float:
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000_000
     rng = np.random.default_rng(1)
-    bursts = rng.integers(1, 17, n)
-    gap_after = np.zeros(n)
-    ends = np.cumsum(bursts)
-    ends = ends[ends < n]
-    gap_after[ends] = 0.2 / rng.random(len(ends)) ** (1 / 1.2)
-    times = np.cumsum(rng.uniform(0.001, 0.005, n) + gap_after)
+    times = burst_times(n, rng)
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "trace.csv")
         with open(path, "w") as f:

@@ -14,6 +14,8 @@ import time
 
 import numpy as np
 
+from _synthetic import burst_times
+
 import idlewise
 from idlewise.sweep import TraceSource, sweep
 from idlewise.traces import write_parquet
@@ -23,12 +25,7 @@ def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000_000
     jobs = int(sys.argv[2]) if len(sys.argv) > 2 else os.cpu_count()
     rng = np.random.default_rng(1)
-    bursts = rng.integers(1, 17, n)
-    gap_after = np.zeros(n)
-    ends = np.cumsum(bursts)
-    ends = ends[ends < n]
-    gap_after[ends] = 0.2 / rng.random(len(ends)) ** (1 / 1.2)
-    times = np.cumsum(rng.uniform(0.001, 0.005, n) + gap_after)
+    times = burst_times(n, rng)
     trace = idlewise.Trace.from_arrays(times, 4096 * rng.integers(1, 17, n), offset_bytes=rng.integers(0, 1 << 30, n),
                                        is_write=rng.random(n) < 0.3, name="synthetic-10m")
     with tempfile.TemporaryDirectory() as folder:
