@@ -126,11 +126,16 @@ def cmd_simulate(args) -> int:
     title = f"{trace.describe()}" + (f" [{args.transform}]" if args.transform else "") + \
         f"\nreplayed on {', '.join(d.name for d in devices)}"
     if trace.stream is not None and not args.json:
-        title += f", each of {len(trace.streams())} devices as its own disk (policy column shows #device)"
-        for r in records:
-            r["policy"] = f"#{r['stream']} {r['policy']}"
+        title += _label_devices(records)
     _print_results(results, args, title)
     return 0
+
+
+def _label_devices(records) -> str:
+    """Names each row's device of a multi-device trace in its policy column; the title's note."""
+    for r in records:
+        r["policy"] = f"#{r['stream']} {r['policy']}"
+    return f", each of {len({r['stream'] for r in records})} devices as its own disk (policy column shows #device)"
 
 
 def _simulate_in_chunks(args, devices, policies) -> int:
@@ -148,10 +153,9 @@ def _simulate_in_chunks(args, devices, policies) -> int:
         records.extend(results)
     if not args.json:
         print(f"idlewise: {records[0]['read_report']}", file=sys.stderr)
-    if any(r["stream"] is not None for r in records) and not args.json:
-        for r in records:
-            r["policy"] = f"#{r['stream']} {r['policy']}"
     title = f"{os.path.basename(args.trace)} (read in chunks)\nreplayed on {', '.join(d.name for d in devices)}"
+    if any(r["stream"] is not None for r in records) and not args.json:
+        title += _label_devices(records)
     _print_results(Results(records, os.path.basename(args.trace)), args, title)
     return 0
 

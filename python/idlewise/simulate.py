@@ -134,7 +134,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     except OSError as e:
         raise IdlewiseError(f"{path}: cannot read: {e.strerror}") from None
     show = sys.stderr.isatty() if progress is None else bool(progress)
-    workers = threads_for(size // 30, len(specs) + 2, threads)
+    workers = threads_for(size // 30, len(specs) + 2, threads)  # text traces run ~30 bytes a record
 
     def call(counter):
         return _core.evaluate_file(path, format, device, specs, base_power_w=float(base_power_w), initial_mode=mode_index,

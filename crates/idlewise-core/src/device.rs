@@ -1001,6 +1001,12 @@ impl Device {
         self.modes.iter().skip(1).any(|m| m.serves)
     }
 
+    /// The mode a run starts in: the one it asks for, where 0 (the ready mode) means the
+    /// device's own starting mode.
+    pub fn starting_mode(&self, requested: usize) -> usize {
+        if requested == READY { self.initial_mode } else { requested }
+    }
+
     /// Serving a request that starts at `start_s` while the device rests in a low-power mode that
     /// serves (802.11 PSM): the request goes out at once; downlink data waits at the access point
     /// for the next beacon (beacons at whole multiples of `beacon_period_s`) while the card dozes

@@ -234,7 +234,7 @@ impl<'p> DeviceSim<'p> {
     pub fn new(device: Arc<Device>, policy: Box<dyn Policy + 'p>, opts: &ReplayOptions, start_s: f64, expected_requests: usize) -> Self {
         let mut plan = Plan::default();
         plan.steps.reserve(device.mode_count() * 2 + 2);
-        let initial_mode = if opts.initial_mode == READY { device.initial_mode } else { opts.initial_mode };
+        let initial_mode = device.starting_mode(opts.initial_mode);
         let mems = device.service.mems.as_ref().map(|m| Box::new(MemsRun {
             pos: m.rest,
             media_end_ms: start_s * 1e3,

@@ -74,65 +74,82 @@ pub fn evaluate_on(
     let trace = trace.validated()?;
     check_options(device, opts)?;
     check_fits(&trace, device, opts)?;
-    let ctx = BuildContext { base_power_w: opts.base_power_w };
-    let shared = Arc::new(device.clone());
-    let first_arrival_s = trace.arrival_s[0];
-    let mut runs = Vec::with_capacity(specs.len());
-    for spec in specs {
-        runs.push(Replay::new(Arc::clone(&shared), spec.build(device, &ctx)?, opts, first_arrival_s, trace.len()));
-    }
-    let references = References::new(&shared, opts, first_arrival_s)?;
+    let mut runs = Runs::new(&Arc::new(device.clone()), specs, opts, trace.arrival_s[0], trace.len())?;
+    runs.feed(&trace, threads, progress);
+    runs.finish(device, Some(&trace))
+}
 
-    // Thread 0 takes the references; the policies are dealt out round the threads.
-    let threads = threads.clamp(1, specs.len() + 1);
-    let mut shares: Vec<Vec<(usize, Replay)>> = (0..threads).map(|_| Vec::new()).collect();
-    for (i, run) in runs.into_iter().enumerate() {
-        shares[(i + 1) % threads].push((i, run));
+/// Every run of one (trace, device, options): the policies' and the two references', fed the
+/// trace together (all of it at once, or chunk after chunk as it is read).
+pub struct Runs<'p> {
+    runs: Vec<Replay<'p>>,
+    references: References<'p>,
+    opts: ReplayOptions,
+}
+
+impl<'p> Runs<'p> {
+    /// Builds every policy (a bad spec fails before any run) and the references.
+    pub fn new(device: &Arc<Device>, specs: &[PolicySpec], opts: &ReplayOptions, first_arrival_s: f64, expected_requests: usize) -> Result<Self> {
+        let ctx = BuildContext { base_power_w: opts.base_power_w };
+        let runs = specs
+            .iter()
+            .map(|spec| Ok(Replay::new(Arc::clone(device), spec.build(device, &ctx)?, opts, first_arrival_s, expected_requests)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Runs { runs, references: References::new(device, opts, first_arrival_s)?, opts: opts.clone() })
     }
-    let feed_all = |share: &mut Vec<(usize, Replay)>, mut references: Option<&mut References>| {
-        let per_block = share.len() as u64 + if references.is_some() { 2 } else { 0 };
-        for block in blocks(&trace) {
-            if let Some(r) = references.as_deref_mut() {
-                r.feed(&block);
-            }
-            for (_, run) in share.iter_mut() {
-                run.feed(&block);
-            }
-            if let Some(counter) = progress {
-                counter.fetch_add(per_block * block.len() as u64, Ordering::Relaxed);
-            }
+
+    /// Replays the next part of the trace (validated, in order after the last). Each thread
+    /// takes whole runs and replays one cache-sized block before the next, so the part is read
+    /// from memory once; this thread takes the references and its share of the policies.
+    /// `progress` counts request replays.
+    pub fn feed(&mut self, part: &TraceView, threads: usize, progress: Option<&AtomicU64>) {
+        let threads = threads.clamp(1, self.runs.len() + 1);
+        let mut shares: Vec<Vec<&mut Replay<'p>>> = (0..threads).map(|_| Vec::new()).collect();
+        for (i, run) in self.runs.iter_mut().enumerate() {
+            shares[(i + 1) % threads].push(run);
         }
-    };
-    let mut references = Some(references);
-    let mut finished: Vec<(usize, RunResult)> = Vec::with_capacity(specs.len());
-    std::thread::scope(|scope| {
-        let mut own = shares.remove(0);
-        let handles: Vec<_> = shares
-            .into_iter()
-            .map(|mut share| {
-                scope.spawn(move || {
-                    feed_all(&mut share, None);
-                    share.into_iter().map(|(i, run)| (i, run.finish())).collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        feed_all(&mut own, references.as_mut());
-        finished.extend(own.into_iter().map(|(i, run)| (i, run.finish())));
-        for handle in handles {
-            finished.extend(handle.join().expect("a replay thread does not panic"));
-        }
-    });
-    let (always_on, oracle) = references.take().expect("references kept").finish();
-    let oracle = match oracle {
-        Some(oracle) => oracle,
-        None => {
-            let mut policy = PolicySpec::parse("oracle")?.build(device, &ctx)?;
-            replay_validated(&trace, device, policy.as_mut(), &ReplayOptions { keep_per_request: false, theoretical_minimum: false, ..opts.clone() }, None)
-        }
-    };
-    finished.sort_by_key(|(i, _)| *i);
-    let references = ReferenceResults { always_on, oracle };
-    finished.into_iter().map(|(_, run)| report(run, device, &references)).collect()
+        let feed_share = |share: &mut Vec<&mut Replay<'p>>, mut references: Option<&mut References<'p>>| {
+            let per_block = share.len() as u64 + if references.is_some() { 2 } else { 0 };
+            for block in blocks(part) {
+                if let Some(r) = references.as_deref_mut() {
+                    r.feed(&block);
+                }
+                for run in share.iter_mut() {
+                    run.feed(&block);
+                }
+                if let Some(counter) = progress {
+                    counter.fetch_add(per_block * block.len() as u64, Ordering::Relaxed);
+                }
+            }
+        };
+        let references = &mut self.references;
+        std::thread::scope(|scope| {
+            let mut own = shares.remove(0);
+            for mut share in shares {
+                scope.spawn(move || feed_share(&mut share, None));
+            }
+            feed_share(&mut own, Some(references));
+        });
+    }
+
+    /// The reports in the order the specs were given. `whole`, the trace when it is in memory,
+    /// lets the oracle be replayed on its own should its shadow have been late (it cannot be,
+    /// by construction); without it that is an error.
+    pub fn finish(self, device: &Device, whole: Option<&TraceView>) -> Result<Vec<Report>> {
+        let (always_on, oracle) = self.references.finish();
+        let oracle = match (oracle, whole) {
+            (Some(oracle), _) => oracle,
+            (None, Some(trace)) => {
+                let mut policy = PolicySpec::parse("oracle")?.build(device, &BuildContext { base_power_w: self.opts.base_power_w })?;
+                replay_validated(trace, device, policy.as_mut(), &ReplayOptions { keep_per_request: false, theoretical_minimum: false, ..self.opts }, None)
+            }
+            (None, None) => {
+                return Err(Error::Option { option: "oracle".into(), message: "the oracle's shadow would have delayed a request; replay this trace in memory".into() })
+            }
+        };
+        let references = ReferenceResults { always_on, oracle };
+        self.runs.into_iter().map(|run| report(run.finish(), device, &references)).collect()
+    }
 }
 
 /// One policy's run next to the references.

@@ -248,8 +248,7 @@ impl<'p> References<'p> {
         let oracle_opts = ReplayOptions { keep_per_request: false, theoretical_minimum: false, ..opts.clone() };
         let always_on = Replay::new(Arc::clone(device), reference("always-on")?, &always_on_opts, first_arrival_s, 0);
         let draws = opts.transition_seed.is_some() && device.transitions.iter().any(|t| t.spread.is_some());
-        let initial_mode = if opts.initial_mode == READY { device.initial_mode } else { opts.initial_mode };
-        let shadowed = !draws && initial_mode == READY && !device.serves_in_low_power() && device.service.mems.is_none();
+        let shadowed = !draws && device.starting_mode(opts.initial_mode) == READY && !device.serves_in_low_power() && device.service.mems.is_none();
         let oracle = if shadowed {
             OracleRun::Shadow { sim: DeviceSim::new(Arc::clone(device), reference("oracle")?, &oracle_opts, first_arrival_s, 0), late: false }
         } else {

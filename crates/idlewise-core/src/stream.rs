@@ -11,10 +11,10 @@ use std::sync::Arc;
 
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::evaluate::{report, ReferenceResults, Report};
+use crate::evaluate::{Report, Runs};
 use crate::policy::{BuildContext, PolicySpec};
 use crate::readers::{read_chunks, Columns, ReadError};
-use crate::replay::{check_fits, check_options, References, Replay, ReplayOptions};
+use crate::replay::{check_fits, check_options, ReplayOptions};
 use crate::trace::TraceView;
 
 const IN_ORDER: &str = "a trace read in chunks must be in time order (read it whole and sort it)";
@@ -32,8 +32,7 @@ pub struct StreamedEvaluation {
 
 /// One volume's runs, made when its first record arrives.
 struct Volume<'p> {
-    runs: Vec<Replay<'p>>,
-    references: References<'p>,
+    runs: Runs<'p>,
     last_time_s: f64,
     last_line: u64,
     records: u64,
@@ -96,11 +95,7 @@ pub fn evaluate_file(
     }
     let mut results = Vec::with_capacity(volumes.len());
     for (id, v) in volumes {
-        let (always_on, oracle) = v.references.finish();
-        let oracle = oracle.ok_or_else(|| Error::Option { option: "oracle".into(), message: "the oracle's shadow would have delayed a request; replay this trace in memory".into() })?;
-        let references = ReferenceResults { always_on, oracle };
-        let reports = v.runs.into_iter().map(|run| report(run.finish(), device, &references)).collect::<Result<Vec<_>>>()?;
-        results.push((id, v.records, reports));
+        results.push((id, v.records, v.runs.finish(device, None)?));
     }
     Ok(StreamedEvaluation { volumes: results, records_read: out.records_read, skipped })
 }
@@ -182,11 +177,8 @@ fn feed_volume<'p>(
     let v = match volumes.entry(id) {
         std::collections::btree_map::Entry::Occupied(v) => v.into_mut(),
         std::collections::btree_map::Entry::Vacant(slot) => {
-            let ctx = BuildContext { base_power_w: opts.base_power_w };
-            let first = block.arrival_s[0];
-            let runs = specs.iter().map(|s| Ok(Replay::new(Arc::clone(device), s.build(device, &ctx)?, opts, first, 0))).collect::<Result<Vec<_>>>()?;
-            let references = References::new(device, opts, first)?;
-            slot.insert(Volume { runs, references, last_time_s: f64::NEG_INFINITY, last_line: 0, records: 0 })
+            let runs = Runs::new(device, specs, opts, block.arrival_s[0], 0)?;
+            slot.insert(Volume { runs, last_time_s: f64::NEG_INFINITY, last_line: 0, records: 0 })
         }
     };
     if block.arrival_s[0] < v.last_time_s {
@@ -198,20 +190,6 @@ fn feed_volume<'p>(
     v.last_time_s = *block.arrival_s.last().expect("a non-empty block");
     v.last_line = *c.line.last().expect("a non-empty block");
     v.records += block.len() as u64;
-    // The references on this thread; the policies shared out among the others.
-    let threads = threads.clamp(1, v.runs.len() + 1);
-    let per = v.runs.len().div_ceil(threads.max(2) - 1).max(1);
-    let references = &mut v.references;
-    std::thread::scope(|scope| {
-        if threads > 1 {
-            for group in v.runs.chunks_mut(per) {
-                scope.spawn(move || group.iter_mut().for_each(|run| run.feed(&block)));
-            }
-            references.feed(&block);
-        } else {
-            references.feed(&block);
-            v.runs.iter_mut().for_each(|run| run.feed(&block));
-        }
-    });
+    v.runs.feed(&block, threads, None);
     Ok(())
 }
