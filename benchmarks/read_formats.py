@@ -47,6 +47,10 @@ def lines(fmt: str, n: int, rng) -> bytes:
         return join(dev, np.where(writes, "W", "R"), sectors * 512, counts * 512, 1_577_808_000_000_000 + ticks)
     if fmt == "tencent":
         return join(1_538_323_200 + ticks // 1_000_000, sectors, counts, np.where(writes, 1, 0), dev)
+    if fmt == "fiu":
+        md5 = np.char.mod("%032x", rng.integers(0, 1 << 62, n))
+        return join(89_966_527_181_059 + ticks * 1000, np.full(n, "4121"), np.full(n, "syslogd"), sectors, counts,
+                    np.where(writes, "W", "R"), np.full(n, "8"), dev * 16, md5, sep=" ")
     if fmt == "blkparse":
         t = np.char.mod("%.9f", ticks / 1e6)
         return join(np.full(n, "8,0"), np.full(n, "1"), np.arange(1, n + 1), t, np.full(n, "4242"), np.full(n, "Q"),
@@ -54,7 +58,7 @@ def lines(fmt: str, n: int, rng) -> bytes:
     raise SystemExit(f"no generator for {fmt}")
 
 
-FORMATS = ["csv", "disksim", "spc-ascii", "spc", "msr", "alibaba", "tencent", "blkparse"]
+FORMATS = ["csv", "disksim", "spc-ascii", "spc", "msr", "alibaba", "tencent", "fiu", "blkparse"]
 
 
 def main() -> None:

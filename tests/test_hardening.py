@@ -63,6 +63,8 @@ def test_auto_format_never_raises_a_traceback(tmp_path, line):
     ("disksim", "0 0 0x10 8 1\n", "blkno"),
     ("spc-ascii", "1000000 0 1 1 256\n", "op"),                                    # would wrap to a read
     ("tencent", "1,0,8,2,1\n", "iotype"),
+    ("fiu", "1 2 p 0x10 8 W 6 0 abc\n", "lba"),
+    ("fiu", "1 2 p 16 8 w 6 0 abc\n", "op"),
 ])
 def test_bad_data_is_refused_not_read(tmp_path, fmt, data, field):
     path = write(tmp_path, "t", data)
@@ -87,6 +89,25 @@ def test_the_reported_line_is_the_file_line(tmp_path):
     # Epochs near the ends of int64 are no reason for an 'earlier than previous' error.
     path = write(tmp_path, "t", "9223372036854775000,hm,0,Read,0,4096,1\n9223372036854775807,hm,0,Write,0,4096,1\n")
     assert idlewise.read_trace(path, format="msr").time_s[1] == pytest.approx(807e-7)
+
+
+def test_lines_after_long_runs_of_blank_lines_are_named_in_engine_errors(tmp_path):
+    # Line numbers are kept as one-byte steps; a step of 255 lines or more is kept apart. The
+    # engine's record errors (times out of order, found after reading) must still name the line.
+    body = "time_s,offset_bytes,size_bytes,op\n0,0,1,R\n" + "\n" * 300 + "2,0,1,R\n" + "\n" * 70_000 + "1,0,1,R\n3,0,1,W\n"
+    path = write(tmp_path, "t.csv", body)
+    with pytest.raises(TraceError, match="line 70304, field 'time_s'"):
+        idlewise.read_trace(path, format="csv")
+    trace = idlewise.read_trace(path, format="csv", sort=True)
+    assert list(trace.time_s) == [0, 1, 2, 3] and trace.records_moved == 2
+    assert list(trace.lines[np.arange(4)]) == [2, 70304, 303, 70305]
+    assert [trace.lines[i] for i in (0, 2, -1)] == [2, 303, 70305]
+    # A volume picked from a multi-device file keeps its records' own lines.
+    path = write(tmp_path, "a", "1,R,0,4096,10\n2,R,0,4096,20\n" + "\n" * 400 + "1,W,0,4096,30\n1,R,0,-1,40\n")
+    with pytest.raises(TraceError, match="line 404, field 'size_bytes'"):
+        idlewise.read_trace(path, format="alibaba")
+    path = write(tmp_path, "a", "1,R,0,4096,10\n2,R,0,4096,20\n" + "\n" * 400 + "1,W,0,4096,30\n")
+    assert list(idlewise.read_trace(path, format="alibaba").select_stream(1).lines) == [1, 403]
 
 
 def test_spc_lines_with_more_trailing_fields_than_the_first_are_read(tmp_path):

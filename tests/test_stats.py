@@ -60,5 +60,5 @@ def test_sweep_cli(tmp_path, capsys):
 def test_trace_formats_lists_readers(capsys):
     assert main(["trace", "formats"]) == 0
     out = capsys.readouterr().out
-    for name in ("disksim", "msr", "blkparse", "alibaba", "tencent", "parquet", "srt", "spc"):
+    for name in ("disksim", "msr", "blkparse", "alibaba", "tencent", "fiu", "parquet", "srt", "spc"):
         assert name in out

@@ -64,20 +64,36 @@ pub fn evaluate_file(
     let file = std::fs::File::open(path).map_err(|e| Error::Read(format!("cannot read: {e}")))?;
     let size = file.metadata().ok().map(|m| m.len());
     let mut volumes: BTreeMap<Option<i64>, Volume> = BTreeMap::new();
-    let mut failure: Option<Error> = None;
-    let mut out = Columns::default();
     let mut other_volumes = 0u64;
-    let read = read_chunks(format, file, size, true, &mut out, |chunk| {
-        let result = feed_chunk(chunk, &shared, specs, opts, volume, threads, &mut volumes, &mut other_volumes);
-        if let Some(counter) = progress {
-            counter.fetch_add(chunk.time_s.len() as u64, Ordering::Relaxed);
+    // The file is parsed on its own thread while the chunk before is replayed; two chunks wait
+    // at most, so memory stays bounded. Chunks are replayed in file order, so the first error
+    // (a replay's, or the reader's after the chunks before it) is the one a sequential run meets.
+    let (sender, chunks) = std::sync::mpsc::sync_channel::<Columns>(2);
+    let (read, out, failure) = std::thread::scope(|scope| {
+        let reader = scope.spawn(move || {
+            let mut out = Columns::default();
+            let read = read_chunks(format, file, size, true, &mut out, |chunk| {
+                if chunk.time_s.is_empty() {
+                    return Ok(());
+                }
+                // A closed channel: the replay failed, and says why.
+                sender.send(chunk.take_records()).map_err(|_| ReadError { line: 0, field: None, message: String::new() })
+            });
+            (read, out)
+        });
+        let mut failure = None;
+        for chunk in chunks.iter() {
+            if let Some(counter) = progress {
+                counter.fetch_add(chunk.time_s.len() as u64, Ordering::Relaxed);
+            }
+            if let Err(e) = feed_chunk(&chunk, &shared, specs, opts, volume, threads, &mut volumes, &mut other_volumes) {
+                failure = Some(e);
+                break;
+            }
         }
-        chunk.clear_records();
-        result.map_err(|e| {
-            let message = e.to_string();
-            failure = Some(e);
-            ReadError { line: 0, field: None, message }
-        })
+        drop(chunks);
+        let (read, out) = reader.join().expect("the reader thread does not panic");
+        (read, out, failure)
     });
     if let Some(e) = failure {
         return Err(e);
@@ -144,12 +160,12 @@ fn feed_chunk<'p>(
 
 fn select(chunk: &Columns, id: i64) -> Columns {
     let mut part = Columns::default();
-    for i in (0..chunk.time_s.len()).filter(|&i| chunk.stream[i] == id) {
+    for (i, line) in chunk.line.iter().enumerate().filter(|&(i, _)| chunk.stream[i] == id) {
         part.time_s.push(chunk.time_s[i]);
         part.offset_bytes.push(chunk.offset_bytes[i]);
         part.size_bytes.push(chunk.size_bytes[i]);
         part.is_write.push(chunk.is_write[i]);
-        part.line.push(chunk.line[i]);
+        part.line.push(line);
     }
     part
 }
@@ -167,7 +183,7 @@ fn feed_volume<'p>(
         Error::TraceRecord { index, field, message } => {
             // Sorting needs the whole trace: say what to do instead.
             let message = message.replace("times must be in order (ask for sorting to reorder)", IN_ORDER);
-            Error::Read(format!("line {}, field '{field}': {message}", c.line[index]))
+            Error::Read(format!("line {}, field '{field}': {message}", c.line.get(index)))
         }
         other => other,
     };
@@ -184,11 +200,11 @@ fn feed_volume<'p>(
     if block.arrival_s[0] < v.last_time_s {
         return Err(Error::Read(format!(
             "line {}, field 'time_s': time {} is earlier than line {}'s {}; {IN_ORDER}",
-            c.line[0], block.arrival_s[0], v.last_line, v.last_time_s
+            c.line.get(0), block.arrival_s[0], v.last_line, v.last_time_s
         )));
     }
     v.last_time_s = *block.arrival_s.last().expect("a non-empty block");
-    v.last_line = *c.line.last().expect("a non-empty block");
+    v.last_line = c.line.last().expect("a non-empty block");
     v.records += block.len() as u64;
     v.runs.feed(&block, threads, None);
     Ok(())

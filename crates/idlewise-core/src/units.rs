@@ -9,29 +9,99 @@ pub fn parse_plain_number(text: &str) -> Option<f64> {
 }
 
 /// [`parse_plain_number`] on bytes (a trace file's field).
+#[inline]
 pub fn parse_plain_number_bytes(b: &[u8]) -> Option<f64> {
+    // The common case first: digits, a point, digits, read eight at a time.
+    let body = &b[usize::from(matches!(b.first(), Some(b'+' | b'-')))..];
+    let (whole, fraction) = match body.iter().position(|&c| c == b'.') {
+        Some(point) => (&body[..point], &body[point + 1..]),
+        None => (body, &body[body.len()..]),
+    };
+    let digits = |part: &[u8]| if part.is_empty() { Some(0) } else { ascii_digits(part) };
+    if let (Some(w), Some(f)) = (digits(whole), digits(fraction)) {
+        if let Some(magnitude) = exact_decimal(w, whole.len(), f, fraction.len()) {
+            return Some(if b[0] == b'-' { -magnitude } else { magnitude });
+        }
+    }
+    parse_plain_number_general(b)
+}
+
+/// `whole.fraction`, given the digits' values and counts, when Clinger's fast path is exact: an
+/// integer below 2^53 and a power of ten up to 10^22 are both exact doubles, so one correctly
+/// rounded division gives the correctly rounded value — the same double Rust's parser returns
+/// (both round correctly, so they agree bit for bit). None otherwise (no digits, more than 19,
+/// or a mantissa of 2^53 or more).
+#[inline]
+pub fn exact_decimal(whole: u64, whole_digits: usize, fraction: u64, fraction_digits: usize) -> Option<f64> {
+    // Nineteen digits cannot overflow the u64.
+    if !(1..=19).contains(&(whole_digits + fraction_digits)) {
+        return None;
+    }
+    let mantissa = whole * 10u64.pow(fraction_digits as u32) + fraction;
+    (mantissa < 1 << 53).then(|| mantissa as f64 / POWERS_OF_TEN[fraction_digits])
+}
+
+/// The value of 1 to 19 ASCII digits, or None (empty, longer, or anything but `0`–`9`). Eight
+/// digits are checked and summed at a time with a few multiplications (the technique of Lemire's
+/// fast_float), since a trace's numbers are most of its bytes.
+#[inline]
+pub fn ascii_digits(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || s.len() > 19 {
+        return None;
+    }
+    let (mut value, mut rest) = (0u64, s);
+    while rest.len() >= 8 {
+        let word = u64::from_le_bytes(rest[..8].try_into().expect("eight bytes"));
+        if !eight_digits(word) {
+            return None;
+        }
+        value = value * 100_000_000 + eight_digits_value(word);
+        rest = &rest[8..];
+    }
+    let mut bad = false;
+    for &c in rest {
+        let d = c.wrapping_sub(b'0');
+        bad |= d > 9;
+        value = value.wrapping_mul(10).wrapping_add(u64::from(d));
+    }
+    (!bad).then_some(value)
+}
+
+/// True when each of the word's eight bytes (little-endian) is an ASCII digit.
+#[inline(always)]
+fn eight_digits(word: u64) -> bool {
+    // A digit is 0x30..=0x39: its high nibble is 3, and adding 6 leaves it 3.
+    (word & 0xF0F0_F0F0_F0F0_F0F0) | ((word.wrapping_add(0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) >> 4) == 0x3333_3333_3333_3333
+}
+
+/// The number eight ASCII digits (first digit in the lowest byte) write.
+#[inline(always)]
+fn eight_digits_value(word: u64) -> u64 {
+    let v = word - 0x3030_3030_3030_3030;
+    let v = v * 10 + (v >> 8); // pairs of digits
+    let low = (v & 0x0000_00FF_0000_00FF).wrapping_mul(100 + (1_000_000 << 32));
+    let high = ((v >> 16) & 0x0000_00FF_0000_00FF).wrapping_mul(1 + (10_000 << 32));
+    (low.wrapping_add(high) >> 32) & 0xFFFF_FFFF
+}
+
+const POWERS_OF_TEN: [f64; 23] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+
+/// [`parse_plain_number_bytes`] for what its fast path leaves: exponents, long mantissas, and
+/// the errors.
+#[cold]
+fn parse_plain_number_general(b: &[u8]) -> Option<f64> {
     let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
     let digits_start = i;
-    // Up to 19 significant digits and where the point is, for the exact fast path below.
-    let (mut mantissa_value, mut digits, mut points, mut after_point) = (0u64, 0u32, 0u32, 0u32);
+    let (mut digits, mut points) = (0u32, 0u32);
     while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
-        if b[i] == b'.' {
-            points += 1;
-        } else {
-            if digits < 19 {
-                mantissa_value = mantissa_value * 10 + u64::from(b[i] - b'0');
-            }
-            digits += 1;
-            after_point += u32::from(points > 0);
-        }
+        points += u32::from(b[i] == b'.');
+        digits += u32::from(b[i] != b'.');
         i += 1;
     }
     if i == digits_start || points > 1 || digits == 0 {
         return None;
     }
-    let mut exponent = false;
     if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        exponent = true;
         i += 1;
         i += usize::from(matches!(b.get(i), Some(b'+' | b'-')));
         let exp_start = i;
@@ -44,14 +114,6 @@ pub fn parse_plain_number_bytes(b: &[u8]) -> Option<f64> {
     }
     if i != b.len() {
         return None;
-    }
-    // Clinger's fast path: an integer below 2^53 and a power of ten up to 10^22 are both exact
-    // doubles, so one correctly rounded division gives the correctly rounded value — the same
-    // double Rust's parser returns (both round correctly, so they agree bit for bit).
-    const POWERS: [f64; 23] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
-    if !exponent && digits <= 19 && mantissa_value < (1u64 << 53) && (after_point as usize) < POWERS.len() {
-        let magnitude = mantissa_value as f64 / POWERS[after_point as usize];
-        return Some(if b[0] == b'-' { -magnitude } else { magnitude });
     }
     // The grammar above admits ASCII only, so the bytes are UTF-8.
     std::str::from_utf8(b).ok()?.parse().ok()
@@ -224,6 +286,24 @@ mod tests {
         for s in ["4s", "500ms", "2min", "0s", "1.25s"] {
             assert_eq!(format_duration_s(parse_duration_s(s).unwrap()), s);
         }
+    }
+
+    #[test]
+    fn ascii_digits_read_what_rusts_parser_reads() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..100_000 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let len = (rng % 21) as usize;
+            // Mostly digits, now and then a byte just outside them.
+            let text: String = (0..len).map(|k| char::from(b"0123456789/:0123456789012345678901234567"[((rng >> (k * 3)) % 40) as usize])).collect();
+            let want = if (1..=19).contains(&text.len()) && text.bytes().all(|c| c.is_ascii_digit()) { text.parse::<u64>().ok() } else { None };
+            assert_eq!(ascii_digits(text.as_bytes()), want, "{text}");
+        }
+        assert_eq!(ascii_digits(b"9999999999999999999"), Some(9_999_999_999_999_999_999));
+        assert_eq!(ascii_digits(b"12345678"), Some(12_345_678));
+        assert_eq!(ascii_digits(b"1234567:"), None);
     }
 
     #[test]

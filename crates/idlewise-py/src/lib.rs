@@ -240,7 +240,10 @@ fn read_text<'py>(py: Python<'py>, path: std::path::PathBuf, format: &str) -> Py
     d.set_item("size_bytes", PyArray1::from_vec_bound(py, columns.size_bytes))?;
     d.set_item("is_write", PyArray1::from_vec_bound(py, columns.is_write))?;
     d.set_item("stream", if columns.stream.is_empty() { None } else { Some(PyArray1::from_vec_bound(py, columns.stream)) })?;
-    d.set_item("line", PyArray1::from_vec_bound(py, columns.line))?;
+    let (base, steps, long_steps) = columns.line.into_parts();
+    d.set_item("line_base", base)?;
+    d.set_item("line_steps", PyArray1::from_vec_bound(py, steps))?;
+    d.set_item("line_long_steps", long_steps)?;
     d.set_item("skipped", columns.skipped)?;
     d.set_item("records_read", columns.records_read)?;
     Ok(d)

@@ -10,7 +10,7 @@ from .formats import FORMATS
 
 # Everything else loads on first use (PEP 562), so importing the package costs no NumPy or Arrow.
 _LAZY = {
-    "READERS": ".readers", "detect_format": ".readers", "read_csv": ".readers", "read_parquet": ".readers",
+    "READERS": ".readers", "detect_format": ".detect", "read_csv": ".readers", "read_parquet": ".readers",
     "read_srt": ".readers", "read_trace": ".readers", "write_parquet": ".readers",
     "Trace": ".trace", "TraceWarning": ".trace", "apply_transform": ".transforms",
 }

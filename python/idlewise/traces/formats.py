@@ -13,6 +13,7 @@ DESCRIPTIONS = {
     "blkparse": "blkparse default text output",
     "alibaba": "Alibaba block CSV: device_id,opcode,offset,length,timestamp_us",
     "tencent": "Tencent CBS CSV: Timestamp,Offset,Size,IOType,VolumeID",
+    "fiu": "FIU (SRCMap, I/O deduplication): ts_ns pid process lba size_sectors R|W major minor md5",
 }
 FORMATS = tuple(DESCRIPTIONS)
 

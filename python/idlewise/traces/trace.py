@@ -72,6 +72,37 @@ def _ops(op, is_write, n: int, origin: str) -> np.ndarray:
     return is_w.astype(np.uint8)
 
 
+class LineNumbers:
+    """The file line of each record as the engine's readers keep it: one byte a record for the
+    step from the record before (255 marks a long step, kept apart as (record, step)), since only
+    an error message reads a line number. Indexing with an integer gives that record's line; with
+    a mask or index array, an int64 array of the lines selected."""
+
+    def __init__(self, base: int, steps: np.ndarray, long_steps=()):
+        self._base = int(base)
+        self._steps = steps
+        self._long = [(int(i), int(step)) for i, step in long_steps]
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    def to_numpy(self) -> np.ndarray:
+        steps = self._steps.astype(np.int64)
+        for i, step in self._long:
+            steps[i] = step
+        return self._base + np.cumsum(steps)
+
+    def __getitem__(self, index):
+        if isinstance(index, (int, np.integer)):
+            n = len(self)
+            if not -n <= index < n:
+                raise IndexError(f"record {index} of {n}")
+            index = int(index) % n
+            line = self._base + int(self._steps[:index + 1].sum(dtype=np.int64))
+            return line + sum(step - 255 for i, step in self._long if i <= index)
+        return self.to_numpy()[index]
+
+
 @dataclass(frozen=True)
 class Trace:
     """A request stream as columns, in arrival order."""
@@ -84,7 +115,7 @@ class Trace:
     #: File the trace came from, for error messages.
     path: Optional[str] = None
     #: 1-based file line of each record (None when not read from a line-oriented file).
-    lines: Optional[np.ndarray] = field(default=None, repr=False)
+    lines: "Optional[np.ndarray | LineNumbers]" = field(default=None, repr=False)
     #: Records whose position changed when the trace was sorted by time (0 if not sorted).
     records_moved: int = 0
     #: What the reader skipped and why, e.g. {"summary lines": 3}.
@@ -117,7 +148,7 @@ class Trace:
         for column_name, column in (("size_bytes", size), ("offset_bytes", offset), ("op", w)):
             if len(column) != n:
                 raise TraceError(f"{origin}: column '{column_name}' has {len(column)} values but 'time_s' has {n}")
-        line_numbers = None if lines is None else _column("lines", lines, np.int64, origin)
+        line_numbers = lines if lines is None or isinstance(lines, LineNumbers) else _column("lines", lines, np.int64, origin)
         if line_numbers is not None and len(line_numbers) != n:
             raise TraceError(f"{origin}: column 'lines' has {len(line_numbers)} values but 'time_s' has {n}")
         streams = None if stream is None else _column("stream", stream, np.int64, origin)

@@ -16,6 +16,10 @@ const SECTOR: i64 = 512;
 struct Event<'a> {
     device: (&'a [u8], &'a [u8]),
     time: &'a [u8],
+    /// What `event` read of the numbers while checking them (None: too long for that; read
+    /// again with the full parser, which names the error).
+    major_minor: Option<(u64, u64)>,
+    quick_time_s: Option<f64>,
     action: &'a [u8],
     rwbs: &'a [u8],
     range: Option<(&'a [u8], &'a [u8])>,
@@ -23,29 +27,32 @@ struct Event<'a> {
 
 /// The event grammar, or None when the line is not an event.
 fn event(line: &[u8]) -> Option<Event<'_>> {
-    let mut t = line.split(|&b| b == b' ' || b == b'\t').filter(|p| !p.is_empty());
-    let device = t.next()?;
+    let mut parts: [&[u8]; 10] = [&[]; 10];
+    let count = super::split_fields(line, true, &mut parts);
+    if count < 7 {
+        return None;
+    }
+    let [device, cpu, seq, time, pid, action, rwbs, sector, plus, nsect] = parts;
     let comma = device.iter().position(|&b| b == b',')?;
     let (major, minor) = (&device[..comma], &device[comma + 1..]);
-    let all_digits = |s: &[u8]| !s.is_empty() && s.iter().all(u8::is_ascii_digit);
-    if !all_digits(major) || !all_digits(minor) {
-        return None;
-    }
-    let (cpu, seq, time, pid) = (t.next()?, t.next()?, t.next()?, t.next()?);
+    // Digits only: Some(value), or Some(None) when they are too many to sum here.
+    let digits = |s: &[u8]| match crate::units::ascii_digits(s) {
+        Some(v) => Some(Some(v)),
+        None => (!s.is_empty() && s.iter().all(u8::is_ascii_digit)).then_some(None),
+    };
+    let (major_value, minor_value) = (digits(major)?, digits(minor)?);
     let dot = time.iter().position(|&b| b == b'.')?;
-    if !all_digits(cpu) || !all_digits(seq) || !all_digits(pid) || !all_digits(&time[..dot]) || !all_digits(&time[dot + 1..]) {
-        return None;
-    }
-    let action = t.next()?;
-    let rwbs = t.next()?;
+    let (seconds, fraction) = (&time[..dot], &time[dot + 1..]);
+    let (seconds_value, fraction_value) = (digits(seconds)?, digits(fraction)?);
+    digits(cpu)?;
+    digits(seq)?;
+    digits(pid)?;
     if !action.iter().all(u8::is_ascii_alphabetic) || !rwbs.iter().all(u8::is_ascii_uppercase) {
         return None;
     }
-    let range = match (t.next(), t.next(), t.next()) {
-        (Some(sector), Some(b"+"), Some(count)) => Some((sector, count)),
-        _ => None,
-    };
-    Some(Event { device: (major, minor), time, action, rwbs, range })
+    let range = (count >= 10 && plus == b"+").then_some((sector, nsect));
+    let quick_time_s = seconds_value.zip(fraction_value).and_then(|(s, f)| crate::units::exact_decimal(s, seconds.len(), f, fraction.len()));
+    Some(Event { device: (major, minor), time, major_minor: major_value.zip(minor_value), quick_time_s, action, rwbs, range })
 }
 
 /// Which events are the arrivals.
@@ -76,6 +83,7 @@ impl Default for Blkparse {
 }
 
 impl super::LineFormat for Blkparse {
+    #[inline]
     fn line(&mut self, line: u64, text: &[u8], c: &mut Columns) -> ReadResult<()> {
         let Some(e) = event(text) else {
             let trimmed = super::trim(text);
@@ -115,9 +123,14 @@ impl super::LineFormat for Blkparse {
             c.skip("events without data (flushes, barriers)");
             return Ok(());
         }
-        let time = f("time", e.time).real("a time in seconds")?;
-        let major = f("major", e.device.0).int("a device major number")?;
-        let minor = f("minor", e.device.1).int("a device minor number")?;
+        let time = match e.quick_time_s {
+            Some(t) => t,
+            None => f("time", e.time).real("a time in seconds")?,
+        };
+        let (major, minor) = match e.major_minor {
+            Some((major, minor)) => (major as i64, minor as i64),
+            None => (f("major", e.device.0).int("a device major number")?, f("minor", e.device.1).int("a device minor number")?),
+        };
         let stream = major.checked_mul(256).and_then(|m| m.checked_add(minor)).ok_or_else(|| f("major", e.device.0).error("a device number below 2^55"))?;
         match (self.arrivals, queued) {
             (Arrivals::Undecided, true) | (Arrivals::Queued, true) | (Arrivals::Issued, false) => {
@@ -181,7 +194,7 @@ Total (8,0):\n Writes Queued: 1\n";
     fn a_stray_summary_line_does_not_end_the_events() {
         let c = read("blkparse", TRACE).unwrap();
         assert_eq!(c.time_s, vec![0.0, 0.5]);
-        assert_eq!((c.stream.clone(), c.line.clone()), (vec![2048, 2064], vec![1, 5]));
+        assert_eq!((c.stream.clone(), c.line.iter().collect::<Vec<_>>()), (vec![2048, 2064], vec![1, 5]));
         let skipped: std::collections::HashMap<_, _> = c.skipped.iter().cloned().collect();
         assert_eq!(skipped["summary lines"], 4);
         assert_eq!(skipped["events without data (flushes, barriers)"], 1);

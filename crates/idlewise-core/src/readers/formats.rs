@@ -8,64 +8,87 @@
 //! | `msr` | `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime` | FILETIME 100 ns ticks; Read/Write; bytes |
 //! | `alibaba` | `device_id,opcode,offset,length,timestamp` | R/W; bytes; microseconds |
 //! | `tencent` | `Timestamp,Offset,Size,IOType,VolumeID` | seconds; sectors; 0 = read, 1 = write |
+//! | `fiu` | `ts_ns pid process lba size_sectors R\|W major minor md5` (white space) | ns; sectors; device `major·256 + minor` |
 //!
 //! Trailing fields are ignored where the format says so (SPC, SPC ASCII); elsewhere a line
 //! must have exactly the format's fields.
 
-use super::{relative_times, trim, Columns, Field, ReadError, ReadResult};
+use super::{relative_times, split_fields, trim, Columns, Field, ReadError, ReadResult};
 
 const SECTOR: i64 = 512;
 
 /// The formats this module reads, with their field names.
-pub const FORMATS: [(&str, &[&str]); 6] = [
+pub const FORMATS: [(&str, &[&str]); 7] = [
     ("disksim", &["arrival_ms", "devno", "blkno", "bcount", "flags"]),
     ("spc-ascii", &["arrival_ns", "devno", "lsn", "size_sectors", "op"]),
     ("spc", &["asu", "lba", "size", "opcode", "timestamp"]),
     ("msr", &["timestamp", "hostname", "disk", "type", "offset", "size", "response"]),
     ("alibaba", &["device_id", "opcode", "offset", "length", "timestamp_us"]),
     ("tencent", &["timestamp", "offset", "size", "iotype", "volume"]),
+    ("fiu", &["ts_ns", "pid", "process", "lba", "size", "op", "major", "minor", "md5"]),
 ];
+
+/// The formats, resolved once so a line is not matched against names.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Disksim,
+    SpcAscii,
+    Spc,
+    Msr,
+    Alibaba,
+    Tencent,
+    Fiu,
+}
 
 /// A positional format's parser, fed one line at a time.
 pub(super) struct Positional<'f> {
     format: &'f str,
+    kind: Kind,
     names: &'static [&'static str],
     whitespace: bool,
     extra_allowed: bool,
-    /// Integer times from an epoch, made relative to the earliest once the file is read.
-    raw_times: Vec<i64>,
     /// Streamed: times are made relative to the first record's as they come (a streamed trace
     /// must be in order, so the first is the earliest; the same numbers as reading it whole).
+    /// Whole: integer times from an epoch are kept raw in `time_s` (as the i64's bits) and made
+    /// relative to the earliest once the file is read, with no second column.
     streaming: bool,
     origin: Option<i64>,
     origin_s: Option<f64>,
 }
 
-/// Fields kept per line; the formats have at most seven (and SPC's trailing ones are ignored).
-const MAX_FIELDS: usize = 8;
+/// Fields kept per line; the formats have at most nine (and SPC's trailing ones are ignored).
+const MAX_FIELDS: usize = 9;
 
 impl<'f> Positional<'f> {
     pub(super) fn new(format: &'f str, streaming: bool) -> ReadResult<Self> {
         let Some(&(_, names)) = FORMATS.iter().find(|(f, _)| *f == format) else {
             return Err(super::whole_file(format!("unknown text format '{format}'")));
         };
+        let kind = match format {
+            "disksim" => Kind::Disksim,
+            "spc-ascii" => Kind::SpcAscii,
+            "spc" => Kind::Spc,
+            "msr" => Kind::Msr,
+            "alibaba" => Kind::Alibaba,
+            "fiu" => Kind::Fiu,
+            _ => Kind::Tencent,
+        };
         Ok(Positional {
             format,
+            kind,
             names,
-            whitespace: matches!(format, "disksim" | "spc-ascii"),
-            extra_allowed: matches!(format, "spc" | "spc-ascii"),
-            raw_times: Vec::new(),
+            whitespace: matches!(kind, Kind::Disksim | Kind::SpcAscii | Kind::Fiu),
+            extra_allowed: matches!(kind, Kind::Spc | Kind::SpcAscii),
             streaming,
             origin: None,
             origin_s: None,
         })
     }
 
-    /// An integer time from an epoch: kept raw (whole file) or made relative now (streamed).
+    /// An integer time from an epoch: relative now (streamed), or its raw bits (whole file).
     fn epoch_time(&mut self, field: Field, raw: i64, seconds_per_unit: f64) -> ReadResult<f64> {
         if !self.streaming {
-            self.raw_times.push(raw);
-            return Ok(0.0);
+            return Ok(f64::from_bits(raw as u64));
         }
         let origin = *self.origin.get_or_insert(raw);
         if raw < origin {
@@ -85,30 +108,13 @@ fn out_of_order(field: Field) -> ReadError {
 }
 
 impl super::LineFormat for Positional<'_> {
+    #[inline]
     fn line(&mut self, line: u64, text: &[u8], c: &mut Columns) -> ReadResult<()> {
         // The first fields on the stack (no allocation per line); the rest only counted.
         let mut parts: [&[u8]; MAX_FIELDS] = [&[]; MAX_FIELDS];
-        let mut count = 0;
-        let mut keep = |p| {
-            if count < MAX_FIELDS {
-                parts[count] = p;
-            }
-            count += 1;
-        };
-        if self.whitespace {
-            for p in text.split(|&b| b == b' ' || b == b'\t').filter(|p| !p.is_empty()) {
-                keep(p);
-            }
-        } else {
-            // Fields are short: a plain scan beats a SIMD search's set-up.
-            let mut from = 0;
-            for (i, &b) in text.iter().enumerate() {
-                if b == b',' {
-                    keep(trim(&text[from..i]));
-                    from = i + 1;
-                }
-            }
-            keep(trim(&text[from..]));
+        let count = split_fields(text, self.whitespace, &mut parts);
+        if !self.whitespace {
+            parts.iter_mut().take(count).for_each(|p| *p = trim(p));
         }
         self.record(line, &parts[..count.min(MAX_FIELDS)], count, c)
     }
@@ -117,10 +123,11 @@ impl super::LineFormat for Positional<'_> {
         if self.streaming {
             return Ok(());
         }
-        match self.format {
-            "msr" => c.time_s = relative_times(&self.raw_times, 1e-7),
-            "alibaba" => c.time_s = relative_times(&self.raw_times, 1e-6),
-            "tencent" => {
+        match self.kind {
+            Kind::Msr => relative_times(&mut c.time_s, 1e-7),
+            Kind::Alibaba => relative_times(&mut c.time_s, 1e-6),
+            Kind::Fiu => relative_times(&mut c.time_s, 1e-9),
+            Kind::Tencent => {
                 // Seconds since an epoch: relative to the first, as the published traces are used.
                 let min = c.time_s.iter().copied().fold(f64::INFINITY, f64::min);
                 c.time_s.iter_mut().for_each(|t| *t -= min);
@@ -142,8 +149,8 @@ impl Positional<'_> {
             });
         }
         let f = |i: usize| Field { line, name: names[i], text: parts[i] };
-        match format {
-            "disksim" => {
+        match self.kind {
+            Kind::Disksim => {
                 let t = f(0).real("an arrival time in milliseconds")?;
                 let dev = f(1).int("a device number")?;
                 let offset = f(2).scaled("a block number (512-byte sectors)", SECTOR)?;
@@ -151,7 +158,7 @@ impl Positional<'_> {
                 let flags = f(4).int("integer flags (bit 0 = read)")?;
                 c.push(line, t * 1e-3, offset, size, flags & 1 == 0, Some(dev));
             }
-            "spc-ascii" => {
+            Kind::SpcAscii => {
                 let ns = f(0).int("an arrival time in nanoseconds")?;
                 let dev = f(1).int("a device number")?;
                 let offset = f(2).scaled("a sector number (512-byte sectors)", SECTOR)?;
@@ -159,7 +166,7 @@ impl Positional<'_> {
                 let read = f(4).one_of([("1", true), ("0", false)], "1 (read) or 0 (write)")?;
                 c.push(line, ns as f64 * 1e-9, offset, size, !read, Some(dev));
             }
-            "spc" => {
+            Kind::Spc => {
                 let asu = f(0).int("an application storage unit number")?;
                 let offset = f(1).scaled("a logical block address (512-byte sectors)", SECTOR)?;
                 let size = f(2).int("a size in bytes")?;
@@ -167,7 +174,7 @@ impl Positional<'_> {
                 let t = f(4).real("a timestamp in seconds")?;
                 c.push(line, t, offset, size, write, Some(asu));
             }
-            "msr" => {
+            Kind::Msr => {
                 let raw = f(0).int("a FILETIME timestamp (100 ns ticks)")?;
                 let disk = f(2).int("a disk number")?;
                 let write = f(3).one_of([("Read", false), ("Write", true)], "'Read' or 'Write'")?;
@@ -177,7 +184,7 @@ impl Positional<'_> {
                 let t = self.epoch_time(f(0), raw, 1e-7)?;
                 c.push(line, t, offset, size, write, Some(disk));
             }
-            "alibaba" => {
+            Kind::Alibaba => {
                 let dev = f(0).int("a device id")?;
                 let write = f(1).one_of([("R", false), ("W", true)], "'R' or 'W'")?;
                 let offset = f(2).int("a byte offset")?;
@@ -186,7 +193,19 @@ impl Positional<'_> {
                 let t = self.epoch_time(f(4), raw, 1e-6)?;
                 c.push(line, t, offset, size, write, Some(dev));
             }
-            "tencent" => {
+            Kind::Fiu => {
+                let raw = f(0).int("a timestamp in nanoseconds")?;
+                f(1).int("a process id")?;
+                let offset = f(3).scaled("a logical block address (512-byte sectors)", SECTOR)?;
+                let size = f(4).scaled("a size in 512-byte sectors", SECTOR)?;
+                let write = f(5).one_of([("R", false), ("W", true)], "'R' or 'W'")?;
+                let major = f(6).int("a device major number")?;
+                let minor = f(7).int("a device minor number")?;
+                let device = major.checked_mul(256).and_then(|m| m.checked_add(minor)).ok_or_else(|| f(6).error("a device number below 2^55"))?;
+                let t = self.epoch_time(f(0), raw, 1e-9)?;
+                c.push(line, t, offset, size, write, Some(device));
+            }
+            Kind::Tencent => {
                 let mut t = f(0).real("a timestamp in seconds")?;
                 let offset = f(1).scaled("an offset in 512-byte sectors", SECTOR)?;
                 let size = f(2).scaled("a size in 512-byte sectors", SECTOR)?;
@@ -201,7 +220,6 @@ impl Positional<'_> {
                 }
                 c.push(line, t, offset, size, write, Some(volume));
             }
-            _ => unreachable!("format checked in Positional::new"),
         }
         Ok(())
     }
@@ -218,7 +236,7 @@ mod tests {
         assert_eq!(c.offset_bytes, vec![5120, 10240]);
         assert_eq!(c.size_bytes, vec![4096, 8192]);
         assert_eq!(c.is_write, vec![0, 1]);
-        assert_eq!((c.stream.clone(), c.line.clone()), (vec![1, 2], vec![1, 4]));
+        assert_eq!((c.stream.clone(), c.line.iter().collect::<Vec<_>>()), (vec![1, 2], vec![1, 4]));
         let e = read_format("disksim", b"0 1 10 8 1\n\n1 1 0x10 8 1\n").unwrap_err();
         assert_eq!(e.to_string(), "line 3, field 'blkno': expected a block number (512-byte sectors), got '0x10'");
         let e = read_format("disksim", b"0 1 99999999999999999999 8 1\n").unwrap_err();
@@ -242,6 +260,18 @@ mod tests {
         assert_eq!(c.time_s, vec![0.0, 807e-7]);
         let c = read_format("alibaba", b"1,R,0,4096,-9223372036854775808\n1,W,0,4096,-9223372036854775800\n").unwrap();
         assert_eq!(c.time_s, vec![0.0, 8e-6]);
+    }
+
+    #[test]
+    fn fiu_reads_nanoseconds_sectors_and_devices() {
+        let c = read_format("fiu", b"89966527181059 4121 syslogd 904994888 8 W 6 0 531de8ebfe9e14f5ef4a65bcd0bc1b8b\n89966528181059 4121 syslogd 904994896 16 R 8 16 01234567890abcdef01234567890abcd\n").unwrap();
+        assert_eq!(c.time_s, vec![0.0, 1e-3]);
+        assert_eq!((c.offset_bytes.clone(), c.size_bytes.clone(), c.is_write.clone()), (vec![904994888 * 512, 904994896 * 512], vec![4096, 8192], vec![1, 0]));
+        assert_eq!(c.stream, vec![6 * 256, 8 * 256 + 16]);
+        let e = read_format("fiu", b"1 2 Web Content 3 8 W 6 0 abc\n").unwrap_err();
+        assert!(e.to_string().starts_with("line 1: expected 9 fields"), "{e}");
+        let e = read_format("fiu", b"1 2 p 3 8 X 6 0 abc\n").unwrap_err();
+        assert!(e.to_string().contains("field 'op'"), "{e}");
     }
 
     #[test]

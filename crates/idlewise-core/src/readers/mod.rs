@@ -23,7 +23,7 @@ pub struct Columns {
     /// Device (volume, disk) of each record, for multi-device formats; empty otherwise.
     pub stream: Vec<i64>,
     /// The 1-based file line of each record.
-    pub line: Vec<u64>,
+    pub line: LineNumbers,
     /// What was skipped and why, with counts.
     pub skipped: Vec<(String, u64)>,
     /// Records (non-blank lines, header excepted) examined, skipped ones included.
@@ -60,7 +60,23 @@ impl Columns {
         self.size_bytes.append(&mut other.size_bytes);
         self.is_write.append(&mut other.is_write);
         self.stream.append(&mut other.stream);
-        self.line.append(&mut other.line);
+        self.line.append(&other.line);
+    }
+
+    /// Moves the records out (to a consumer on another thread), leaving the columns as
+    /// [`Columns::clear_records`] does.
+    pub fn take_records(&mut self) -> Columns {
+        let line = self.line.clone_empty();
+        Columns {
+            time_s: std::mem::take(&mut self.time_s),
+            offset_bytes: std::mem::take(&mut self.offset_bytes),
+            size_bytes: std::mem::take(&mut self.size_bytes),
+            is_write: std::mem::take(&mut self.is_write),
+            stream: std::mem::take(&mut self.stream),
+            line: std::mem::replace(&mut self.line, line),
+            skipped: Vec::new(),
+            records_read: 0,
+        }
     }
 
     /// Empties the record columns, keeping what was skipped and how many records were read.
@@ -77,6 +93,92 @@ impl Columns {
         match self.skipped.iter_mut().find(|(w, _)| w == why) {
             Some((_, n)) => *n += 1,
             None => self.skipped.push((why.to_string(), 1)),
+        }
+    }
+}
+
+/// The 1-based file line of each record, kept as the step from the record before in one byte
+/// (steps of 255 lines or more are kept apart): only an error message reads a line number, and
+/// eight bytes a record for it would be a third of an in-memory trace.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct LineNumbers {
+    /// The line before the first record's (0 for a whole file; a chunk's starts at the last line
+    /// of the chunk before).
+    base: u64,
+    steps: Vec<u8>,
+    /// (record, step) for the steps of [`LONG_STEP`] lines or more, in record order.
+    long_steps: Vec<(u64, u64)>,
+    last: u64,
+}
+
+/// A step byte saying the step is in [`LineNumbers::long_steps`].
+const LONG_STEP: u8 = u8::MAX;
+
+impl LineNumbers {
+    /// Appends the next record's line (not before the last one's).
+    pub fn push(&mut self, line: u64) {
+        let step = line - self.last;
+        if step < u64::from(LONG_STEP) {
+            self.steps.push(step as u8);
+        } else {
+            self.long_steps.push((self.steps.len() as u64, step));
+            self.steps.push(LONG_STEP);
+        }
+        self.last = line;
+    }
+
+    pub fn len(&self) -> usize {
+        self.steps.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+
+    /// The last record's line.
+    pub fn last(&self) -> Option<u64> {
+        (!self.steps.is_empty()).then_some(self.last)
+    }
+
+    /// Every record's line, in order.
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        let mut long = self.long_steps.iter();
+        self.steps.iter().scan(self.base, move |line, &step| {
+            *line += if step == LONG_STEP { long.next().expect("a long step for each marker").1 } else { u64::from(step) };
+            Some(*line)
+        })
+    }
+
+    /// Record `index`'s line (a walk from the start: for error messages).
+    pub fn get(&self, index: usize) -> u64 {
+        self.iter().nth(index).expect("a record index within the trace")
+    }
+
+    /// The encoding, for the binding: the line before the first record, each record's step from
+    /// the one before (255: see the long steps), and (record, step) for the long steps.
+    pub fn into_parts(self) -> (u64, Vec<u8>, Vec<(u64, u64)>) {
+        (self.base, self.steps, self.long_steps)
+    }
+
+    fn reserve(&mut self, more: usize) {
+        self.steps.reserve(more);
+    }
+
+    /// No records, the next stepping from the last line seen (as after [`LineNumbers::clear`]).
+    fn clone_empty(&self) -> LineNumbers {
+        LineNumbers { base: self.last, steps: Vec::new(), long_steps: Vec::new(), last: self.last }
+    }
+
+    /// Forgets the records, so the next one steps from the last line seen.
+    fn clear(&mut self) {
+        self.base = self.last;
+        self.steps.clear();
+        self.long_steps.clear();
+    }
+
+    fn append(&mut self, other: &LineNumbers) {
+        for line in other.iter() {
+            self.push(line);
         }
     }
 }
@@ -120,13 +222,6 @@ trait LineFormat {
     fn finish(&mut self, out: &mut Columns) -> ReadResult<()>;
 }
 
-fn parser<'f>(format: &'f str, chunked: bool) -> ReadResult<Box<dyn LineFormat + 'f>> {
-    Ok(match format {
-        "csv" => Box::<csv::SimpleCsv>::default(),
-        "blkparse" => Box::<blkparse::Blkparse>::default(),
-        other => Box::new(formats::Positional::new(other, chunked)?),
-    })
-}
 
 /// Reads `bytes` as the named format.
 pub fn read(format: &str, bytes: &[u8]) -> ReadResult<Columns> {
@@ -165,6 +260,25 @@ pub fn read_chunks<R: std::io::Read>(
 
 fn read_chunks_of<R: std::io::Read>(
     format: &str,
+    source: R,
+    size_hint: Option<u64>,
+    chunked: bool,
+    chunk_bytes: usize,
+    out: &mut Columns,
+    chunk: impl FnMut(&mut Columns) -> ReadResult<()>,
+) -> ReadResult<()> {
+    // One copy of the loop per format, so each line's parse is inlined into it.
+    match format {
+        "csv" => read_with(csv::SimpleCsv::default(), format, source, size_hint, chunked, chunk_bytes, out, chunk),
+        "blkparse" => read_with(blkparse::Blkparse::default(), format, source, size_hint, chunked, chunk_bytes, out, chunk),
+        other => read_with(formats::Positional::new(other, chunked)?, format, source, size_hint, chunked, chunk_bytes, out, chunk),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn read_with<P: LineFormat, R: std::io::Read>(
+    mut parser: P,
+    format: &str,
     mut source: R,
     size_hint: Option<u64>,
     chunked: bool,
@@ -172,7 +286,6 @@ fn read_chunks_of<R: std::io::Read>(
     out: &mut Columns,
     mut chunk: impl FnMut(&mut Columns) -> ReadResult<()>,
 ) -> ReadResult<()> {
-    let mut parser = parser(format, chunked)?;
     let counts = parser.counts_records();
     let mut buffer = vec![0u8; chunk_bytes];
     let mut reserved = chunked;
@@ -273,6 +386,53 @@ fn trim(field: &[u8]) -> &[u8] {
     &field[start..end]
 }
 
+/// Where a word's bytes equal `byte`: the high bit of each such byte set, exactly (no carries
+/// between bytes).
+#[inline(always)]
+fn bytes_equal(word: u64, byte: u8) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let x = word ^ (u64::from(byte) * 0x0101_0101_0101_0101);
+    !((x & LOW7).wrapping_add(LOW7) | x | LOW7)
+}
+
+/// Splits a line into fields at commas (empty fields kept) or at runs of spaces and tabs
+/// (`whitespace`; no empty fields). The first `N` fields go to `parts`; all are counted, and the
+/// count is returned. Separators are found eight bytes at a time: a trace line is mostly digits,
+/// and a byte-at-a-time scan was a third of the time spent reading.
+#[inline]
+fn split_fields<'a, const N: usize>(text: &'a [u8], whitespace: bool, parts: &mut [&'a [u8]; N]) -> usize {
+    let (mut count, mut from) = (0, 0);
+    let mut field = |start: usize, end: usize, count: &mut usize| {
+        if whitespace && start == end {
+            return;
+        }
+        if *count < N {
+            parts[*count] = &text[start..end];
+        }
+        *count += 1;
+    };
+    let mut i = 0;
+    while i + 8 <= text.len() {
+        let word = u64::from_le_bytes(text[i..i + 8].try_into().expect("eight bytes"));
+        let mut at = if whitespace { bytes_equal(word, b' ') | bytes_equal(word, b'\t') } else { bytes_equal(word, b',') };
+        while at != 0 {
+            let end = i + (at.trailing_zeros() / 8) as usize;
+            field(from, end, &mut count);
+            from = end + 1;
+            at &= at - 1;
+        }
+        i += 8;
+    }
+    for (end, &b) in text.iter().enumerate().skip(i) {
+        if if whitespace { b == b' ' || b == b'\t' } else { b == b',' } {
+            field(from, end, &mut count);
+            from = end + 1;
+        }
+    }
+    field(from, text.len(), &mut count);
+    count
+}
+
 /// Shows a field in an error, shortened if long.
 fn shown(field: &[u8]) -> String {
     let text = String::from_utf8_lossy(field);
@@ -296,6 +456,7 @@ impl<'a> Field<'a> {
         ReadError { line: self.line, field: Some(self.name.to_string()), message: format!("expected {expected}, got {}", shown(self.text)) }
     }
 
+    #[inline(always)]
     fn int(&self, expected: &str) -> ReadResult<i64> {
         let t = self.text;
         let (negative, digits) = match t.first() {
@@ -303,22 +464,22 @@ impl<'a> Field<'a> {
             Some(b'+') => (false, &t[1..]),
             _ => (false, t),
         };
+        // Up to 18 digits cannot overflow an i64: the common case, inlined, eight digits at a time.
+        if digits.len() <= 18 {
+            if let Some(value) = crate::units::ascii_digits(digits) {
+                return Ok(if negative { -(value as i64) } else { value as i64 });
+            }
+        }
+        self.long_int(negative, digits, expected)
+    }
+
+    /// Strict ASCII digits accumulated with checked arithmetic: the range of i64 exactly.
+    #[cold]
+    #[inline(never)]
+    fn long_int(&self, negative: bool, digits: &[u8], expected: &str) -> ReadResult<i64> {
         if digits.is_empty() {
             return Err(self.error(expected));
         }
-        // Up to 18 digits cannot overflow: the common case, without checked arithmetic.
-        if digits.len() <= 18 {
-            let mut value: i64 = 0;
-            for &b in digits {
-                let d = b.wrapping_sub(b'0');
-                if d > 9 {
-                    return Err(self.error(expected));
-                }
-                value = value * 10 + i64::from(d);
-            }
-            return Ok(if negative { -value } else { value });
-        }
-        // Strict ASCII digits accumulated with checked arithmetic: the range of i64 exactly.
         let mut magnitude: u64 = 0;
         let mut overflow = false;
         for &b in digits {
@@ -338,6 +499,7 @@ impl<'a> Field<'a> {
         Ok(if negative { (magnitude as i64).wrapping_neg() } else { magnitude as i64 })
     }
 
+    #[inline]
     fn real(&self, expected: &str) -> ReadResult<f64> {
         crate::units::parse_plain_number_bytes(self.text)
             .filter(|v| v.is_finite())
@@ -345,6 +507,7 @@ impl<'a> Field<'a> {
     }
 
     /// An integer count of units (sectors) turned into bytes, checked for overflow.
+    #[inline]
     fn scaled(&self, expected: &str, unit_bytes: i64) -> ReadResult<i64> {
         let v = self.int(expected)?;
         v.checked_mul(unit_bytes).ok_or_else(|| ReadError {
@@ -354,16 +517,23 @@ impl<'a> Field<'a> {
         })
     }
 
+    #[inline]
     fn one_of<const N: usize>(&self, choices: [(&str, bool); N], expected: &str) -> ReadResult<bool> {
         choices.iter().find(|(c, _)| c.as_bytes() == self.text).map(|&(_, v)| v).ok_or_else(|| self.error(expected))
     }
 }
 
-/// Times given as integers from an arbitrary epoch (FILETIME ticks, microseconds), made relative
-/// to the earliest in exact integer arithmetic before scaling, so nothing overflows or rounds.
-fn relative_times(raw: &[i64], seconds_per_unit: f64) -> Vec<f64> {
-    let min = raw.iter().copied().min().unwrap_or(0);
-    raw.iter().map(|&r| ((r as i128 - min as i128) as f64) * seconds_per_unit).collect()
+/// Times given as integers from an arbitrary epoch (FILETIME ticks, microseconds), held as the
+/// i64's bits in `time_s`, made relative to the earliest in place, in exact integer arithmetic
+/// before scaling, so nothing overflows or rounds.
+fn relative_times(time_s: &mut [f64], seconds_per_unit: f64) {
+    let raw = |t: f64| t.to_bits() as i64;
+    let min = time_s.iter().map(|&t| raw(t)).min().unwrap_or(0);
+    // An i64 difference converts to the same float as the i128 one; i128 only when it overflows.
+    time_s.iter_mut().for_each(|t| {
+        let ticks = raw(*t).checked_sub(min).map_or_else(|| (raw(*t) as i128 - min as i128) as f64, |d| d as f64);
+        *t = ticks * seconds_per_unit;
+    });
 }
 
 #[cfg(test)]
@@ -373,7 +543,44 @@ mod tests {
     #[test]
     fn line_numbers_count_blank_lines_and_crlf() {
         let c = read("disksim", b"0 1 2 3 1\r\n\n  \t\n1 1 2 3 1\n").unwrap();
-        assert_eq!((c.line, c.records_read), (vec![1, 4], 2));
+        assert_eq!((c.line.iter().collect::<Vec<_>>(), c.records_read), (vec![1, 4], 2));
+    }
+
+    #[test]
+    fn line_numbers_keep_long_steps_and_continue_across_chunks() {
+        let lines = [1, 2, 257, 258, 300, 1_000_000_000_000, 1_000_000_000_001];
+        let mut l = LineNumbers::default();
+        lines.iter().for_each(|&n| l.push(n));
+        assert_eq!(l.iter().collect::<Vec<_>>(), lines);
+        assert_eq!((l.get(2), l.get(5), l.last(), l.long_steps.len()), (257, 1_000_000_000_000, Some(1_000_000_000_001), 2));
+        l.clear();
+        assert_eq!((l.is_empty(), l.last()), (true, None));
+        l.push(1_000_000_000_003);
+        assert_eq!(l.iter().collect::<Vec<_>>(), vec![1_000_000_000_003]);
+        assert_eq!(l.into_parts().1, vec![2]);
+    }
+
+    #[test]
+    fn fields_split_as_the_standard_library_splits() {
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let len = (rng % 40) as usize;
+            let text: Vec<u8> = (0..len).map(|k| b"1a,, \t,9\xff"[((rng >> (k % 50)) as usize + k * 7) % 9]).collect();
+            for whitespace in [false, true] {
+                let want: Vec<&[u8]> = if whitespace {
+                    text.split(|&b| b == b' ' || b == b'\t').filter(|p| !p.is_empty()).collect()
+                } else {
+                    text.split(|&b| b == b',').collect()
+                };
+                let mut parts = [&b""[..]; 4];
+                let count = split_fields(&text, whitespace, &mut parts);
+                assert_eq!(count, want.len(), "{text:?}");
+                assert_eq!(&parts[..count.min(4)], &want[..count.min(4)], "{text:?}");
+            }
+        }
     }
 
     #[test]
@@ -417,15 +624,14 @@ mod tests {
                     let mut out = Columns::default();
                     read_chunks_of(format, Trickle(bytes, 3), None, chunked, chunk_bytes, &mut out, |c| {
                         if chunked {
-                            all.append(c.clone());
-                            c.clear_records();
+                            all.append(c.take_records());
                         }
                         Ok(())
                     })
                     .unwrap();
                     let got = if chunked { Columns { skipped: out.skipped.clone(), records_read: out.records_read, ..all } } else { out };
-                    let same = format!("{:?}", (&got.time_s, &got.offset_bytes, &got.size_bytes, &got.is_write, &got.stream, &got.line, got.records_read));
-                    let want = format!("{:?}", (&whole.time_s, &whole.offset_bytes, &whole.size_bytes, &whole.is_write, &whole.stream, &whole.line, whole.records_read));
+                    let same = format!("{:?}", (&got.time_s, &got.offset_bytes, &got.size_bytes, &got.is_write, &got.stream, got.line.iter().collect::<Vec<_>>(), got.records_read));
+                    let want = format!("{:?}", (&whole.time_s, &whole.offset_bytes, &whole.size_bytes, &whole.is_write, &whole.stream, whole.line.iter().collect::<Vec<_>>(), whole.records_read));
                     // blkparse chooses its arrivals on the first chunk when chunked: with chunks
                     // this small that is the first D event, read whole the Q events.
                     if !(chunked && format == "blkparse") {
@@ -453,9 +659,12 @@ mod tests {
 
     #[test]
     fn relative_times_do_not_overflow_near_the_ends_of_int64() {
-        let t = relative_times(&[i64::MAX - 10, i64::MAX], 1.0);
+        let bits = |raw: &[i64]| raw.iter().map(|&r| f64::from_bits(r as u64)).collect::<Vec<_>>();
+        let mut t = bits(&[i64::MAX - 10, i64::MAX]);
+        relative_times(&mut t, 1.0);
         assert_eq!(t, vec![0.0, 10.0]);
-        let t = relative_times(&[i64::MIN, 0], 1e-7);
+        let mut t = bits(&[i64::MIN, 0]);
+        relative_times(&mut t, 1e-7);
         assert!((t[1] - 9.223372036854776e11).abs() < 1.0);
     }
 }

@@ -9,15 +9,8 @@ import os
 
 from ... import _core
 from ...errors import TraceError
-from ..trace import Trace
-
-
-def head_bytes(path: str, n: int = 65536) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            return f.read(n)
-    except OSError as e:
-        raise TraceError(f"{path}: cannot read: {e.strerror}") from None
+from ..detect import head_bytes
+from ..trace import LineNumbers, Trace
 
 
 def read_text_trace(path, format_name: str, *, sort: bool = False, name: str | None = None) -> Trace:
@@ -29,7 +22,7 @@ def read_text_trace(path, format_name: str, *, sort: bool = False, name: str | N
         raise TraceError(f"{path}: {e}") from None
     return Trace.from_arrays(
         c["time_s"], c["size_bytes"], offset_bytes=c["offset_bytes"], is_write=c["is_write"], stream=c["stream"],
-        name=name or os.path.basename(path), path=path, lines=c["line"], sort=sort,
+        name=name or os.path.basename(path), path=path, lines=LineNumbers(c["line_base"], c["line_steps"], c["line_long_steps"]), sort=sort,
         skipped={why: n for why, n in c["skipped"]}, records_read=c["records_read"], format=format_name)
 
 

@@ -9,13 +9,9 @@ line is an error naming the line. Parsed by the engine (``readers/blkparse.rs``)
 
 from __future__ import annotations
 
-import re
-
+from ..detect import BLKPARSE_EVENT as EVENT
 from ..trace import Trace
 from ._text import read_text_trace
-
-#: Recognises an event line (used by format detection).
-EVENT = re.compile(r"^\s*(\d+),(\d+)\s+\d+\s+\d+\s+(\d+\.\d+)\s+\d+\s+([A-Za-z]+)\s+([A-Z]+)\s*(.*)$", re.ASCII)
 
 
 def read_blkparse(path, *, sort: bool = False, name: str | None = None) -> Trace:
