@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 from _synthetic import burst_times
+from startup import idlewise_script
 
 
 def plain_python_replay(path: str, timeout_s: float = 2.0) -> tuple[float, float]:
@@ -72,7 +73,7 @@ def main() -> None:
                 times.tolist(), (rng.integers(0, 1 << 21, n) * 4096).tolist(), (4096 * rng.integers(1, 17, n)).tolist(),
                 np.where(rng.random(n) < 0.3, "W", "R").tolist()))
         python_s = best_of(3, lambda: plain_python_replay(path))
-        command = ["idlewise", "simulate", path, "--device", "ibm-microdrive-340mb", "--policy", "timeout:2s"]
+        command = [idlewise_script(), "simulate", path, "--device", "ibm-microdrive-340mb", "--policy", "timeout:2s"]
         cli_s = best_of(3, lambda: subprocess.run(command, check=True, capture_output=True))
         chunks_s = best_of(3, lambda: subprocess.run(command + ["--chunks"], check=True, capture_output=True))
     print(f"{n:,} rows: plain Python {python_s:.2f} s; idlewise CLI {cli_s:.2f} s in memory ({python_s / cli_s:.1f}x), "

@@ -124,7 +124,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
                                                            response_from, tail_s, transition_seed)
     if format == "auto":
-        from .traces.readers import detect_format
+        from .traces.detect import detect_format
 
         format = detect_format(path)
     if format in ("parquet", "srt"):
