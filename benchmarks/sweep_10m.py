@@ -17,7 +17,7 @@ import numpy as np
 from _synthetic import burst_times
 
 import idlewise
-from idlewise.sweep import TraceSource, sweep
+from idlewise.sweeps import TraceSource, sweep
 from idlewise.traces import write_parquet
 
 

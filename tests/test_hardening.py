@@ -124,7 +124,7 @@ def test_a_stray_summary_line_keeps_later_events_and_json_reports_it(tmp_path, c
     assert main(["simulate", path, "--format", "blkparse", "--device", "hitachi-microdrive-1gb", "--policy", "timeout:1s", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert rows[0]["records_skipped"] == 1 and "1 summary lines" in rows[0]["read_report"]
-    from idlewise.sweep import TraceSource, sweep
+    from idlewise.sweeps import TraceSource, sweep
     swept = sweep([TraceSource(path=path, format="blkparse")], ["hitachi-microdrive-1gb"], ["timeout:1s"], jobs=1)
     assert all(r["records_skipped"] == 1 for r in swept)
 

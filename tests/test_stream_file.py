@@ -104,3 +104,19 @@ def test_the_command_line_replays_in_chunks(tmp_path):
     refused = subprocess.run([sys.executable, "-m", "idlewise.cli", "simulate", str(path), "--device", "hitachi-travelstar-5k320",
                               "--policy", "timeout:2s", "--chunks", "--sort"], capture_output=True, text=True)
     assert refused.returncode != 0 and "--chunks" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_a_sweep_read_in_chunks_equals_the_in_memory_sweep(tmp_path):
+    path = DATA / "disksim" / "ascii.trace"
+    policies = ["timeout:1s..5s/2s", "stpm:knob=0..100/50"]
+    streamed = idlewise.sweep([path], ["hitachi-microdrive-1gb"], policies, chunks=True, progress=False).to_dicts()
+    whole = idlewise.sweep([path], ["hitachi-microdrive-1gb"], policies, progress=False).to_dicts()
+    assert len(whole) == 14 * 6  # 14 devices x 6 specs
+    same(streamed, whole)
+    with pytest.raises(IdlewiseError, match="whole trace in memory"):
+        idlewise.sweep([path], ["hitachi-microdrive-1gb"], ["timeout:2s"], transforms=["compress:64ops"], chunks=True)
+    out = tmp_path / "rows.csv"
+    assert subprocess.run([sys.executable, "-m", "idlewise", "sweep", str(path), "--device", "hitachi-microdrive-1gb",
+                           "--policy", "timeout:1s..5s/2s", "--chunks", "--out", str(out)],
+                          capture_output=True, text=True).returncode == 0
+    assert len(out.read_text().splitlines()) == 1 + 14 * 3

@@ -8,7 +8,7 @@ import pytest
 import idlewise
 from conftest import SRT, SPC_ASCII
 from idlewise import IdlewiseError
-from idlewise.sweep import TraceSource, expand_spec, plot_tradeoff, sweep, write_rows
+from idlewise.sweeps import TraceSource, expand_spec, plot_tradeoff, sweep, write_rows
 
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from idlewise.sweep import TraceSource, sweep
+from idlewise.sweeps import TraceSource, sweep
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = (

@@ -19,14 +19,15 @@ from .simulate import simulate, simulate_file
 
 # Traces load NumPy and Arrow: on first use (PEP 562), so `import idlewise` and the command line
 # start fast.
-_FROM_TRACES = ("Trace", "read_csv", "read_srt", "read_trace")
+_LAZY = {"Trace": ".traces", "read_csv": ".traces", "read_srt": ".traces", "read_trace": ".traces",
+         "sweep": ".sweeps", "TraceSource": ".sweeps"}
 
 
 def __getattr__(name: str):
-    if name in _FROM_TRACES:
-        from . import traces
+    if name in _LAZY:
+        import importlib
 
-        value = getattr(traces, name)
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -34,7 +35,7 @@ def __getattr__(name: str):
 __version__ = "0.1.0"
 
 __all__ = [
-    "Device", "IdlewiseError", "Results", "Trace", "TraceError", "catalog_names", "hybrid", "hybrid_names",
+    "Device", "IdlewiseError", "Results", "Trace", "TraceError", "TraceSource", "catalog_names", "hybrid", "hybrid_names",
     "load_device", "load_hybrid",
-    "policy_families", "read_csv", "read_srt", "read_trace", "simulate", "simulate_file",
+    "policy_families", "read_csv", "read_srt", "read_trace", "simulate", "simulate_file", "sweep",
 ]

@@ -286,9 +286,9 @@ def cmd_trace_formats(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from .sweep import TraceSource, plot_tradeoff, sweep, write_rows
+    from .sweeps import TraceSource, plot_tradeoff, sweep, write_rows
 
-    sources = [TraceSource(path=p, format=args.format, stream=args.stream) for p in args.traces]
+    sources = [TraceSource(path=p, format=args.format, stream=args.stream, chunks=args.chunks) for p in args.traces]
     results = sweep(sources, args.device, args.policy, transforms=args.transform or ["none"], base_power_w=args.base_power,
                     jobs=args.jobs, scheduler=args.scheduler, response_from=args.response_from)
     if args.out:
@@ -692,6 +692,9 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--transform", action="append", help="workload transform (repeatable; each is a separate set of runs; 'none' = as is)")
     sw.add_argument("--format", default="auto", choices=("auto",) + FORMATS)
     sw.add_argument("--stream", type=int, metavar="K", help="only device K of multi-device traces")
+    sw.add_argument("--chunks", action="store_true",
+                    help="read and replay each text trace in chunks, every policy on the one pass: memory stays a few "
+                         "MB whatever the trace's length (the file must be in time order; no --transform)")
     sw.add_argument("--base-power", type=_watts, default=0.0, metavar="W")
     _response_option(sw)
     sw.add_argument("--jobs", type=int, help="threads on this machine (default: all cores)")

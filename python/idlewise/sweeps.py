@@ -33,6 +33,9 @@ class TraceSource:
     format: str = "auto"
     stream: Optional[int] = None
     trace: Optional[Trace] = None
+    #: Read and replay a text file in chunks as it is read (memory bounded by a chunk's, however
+    #: long the file): every spec of a task rides on the one pass over the file.
+    chunks: bool = False
 
     @property
     def label(self) -> str:
@@ -65,6 +68,8 @@ class Task:
 def run_task(task: Task, threads: int = 1) -> list[dict]:
     """Runs one chunk: every stream of the trace as its own device, each spec next to the references,
     on ``threads`` of the engine's threads."""
+    if task.source.chunks:
+        return _run_streamed(task, threads)
     trace = _load(task.source)
     device = load_device(task.device)
     rows = []
@@ -82,13 +87,25 @@ def run_task(task: Task, threads: int = 1) -> list[dict]:
     return rows
 
 
+def _run_streamed(task: Task, threads: int) -> list[dict]:
+    from .simulate import simulate_file
+
+    results = simulate_file(task.source.path, task.device, list(task.specs), format=task.source.format,
+                            stream=task.source.stream, base_power_w=task.base_power_w, progress=False,
+                            response_from=task.response_from, threads=threads)
+    rows = results.to_dicts()
+    for r in rows:
+        r.update(transform=task.transform, family=r["policy"].split(":")[0], response_from=task.response_from)
+    return rows
+
+
 def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 0.0, workers: int = 1,
-         response_from: str = "issue") -> list[Task]:
+         response_from: str = "issue", chunks: bool = False) -> list[Task]:
     """Expands specs, checks every spec against every device up front, and splits the work."""
     if response_from not in ("issue", "original"):
         raise IdlewiseError(f"response_from must be 'issue' or 'original', got {response_from!r}")
-    sources = [t if isinstance(t, TraceSource) else TraceSource(trace=t) if isinstance(t, Trace) else TraceSource(path=os.fspath(t))
-               for t in traces]
+    sources = [t if isinstance(t, TraceSource) else TraceSource(trace=t) if isinstance(t, Trace)
+               else TraceSource(path=os.fspath(t), chunks=chunks) for t in traces]
     for s in sources:
         if s.path is not None and not os.path.exists(s.path):
             raise IdlewiseError(f"{s.path}: no such file")
@@ -103,6 +120,12 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
     for t in transforms:
         if not t.strip():
             raise IdlewiseError("empty transform; use 'none' for the trace as it is")
+        if t != "none" and any(s.chunks for s in sources):
+            raise IdlewiseError(f"transform '{t}' needs the whole trace in memory; a trace read in chunks runs as it is "
+                                "(leave out --chunks)")
+    for s in sources:
+        if s.chunks and (s.path is None or s.format in ("parquet", "srt")):
+            raise IdlewiseError(f"{s.label}: only a text trace file can be read in chunks")
     groups = [(s, t, d) for s in sources for t in transforms for d in device_refs]
     chunks = max(1, min(len(specs), math.ceil(workers / len(groups)))) if workers > 1 else 1
     size = math.ceil(len(specs) / chunks)
@@ -124,7 +147,7 @@ def _progress_bar(total: int, show: bool):
 
 def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, transforms: Sequence[str] = ("none",),
           base_power_w: float = 0.0, jobs: Optional[int] = None, scheduler: Optional[str] = None,
-          progress: Optional[bool] = None, response_from: str = "issue") -> Results:
+          progress: Optional[bool] = None, response_from: str = "issue", chunks: bool = False) -> Results:
     """Runs every combination and returns one row per (trace, stream, transform, device, policy).
 
     ``jobs``: threads on this machine (default: all cores); each (trace, transform, device) group
@@ -132,7 +155,9 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
     references computed once. ``scheduler``: address of an existing Dask cluster
     (``tcp://HOST:PORT``) to run on instead. ``progress``: show a bar of runs done and time left
     (default: when stderr is a terminal). ``response_from``: ``"original"`` measures responses
-    from when each request was originally wanted (see :func:`idlewise.simulate`).
+    from when each request was originally wanted (see :func:`idlewise.simulate`). ``chunks``:
+    read and replay each trace file in chunks as it is read, every policy on one pass (see
+    :func:`idlewise.simulate_file`), at memory bounded by a chunk's whatever the file's length.
     """
     import sys
 
@@ -142,7 +167,7 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
 
         client = Client(scheduler)
         workers = max(1, sum(client.nthreads().values()))
-    tasks = plan(traces, devices, policies, transforms, base_power_w, workers if scheduler else 1, response_from)
+    tasks = plan(traces, devices, policies, transforms, base_power_w, workers if scheduler else 1, response_from, chunks)
     bar = _progress_bar(sum(len(t.specs) for t in tasks), sys.stderr.isatty() if progress is None else progress)
     results: list[list[dict]] = [[] for _ in tasks]
     # A multi-device trace gives one run per device and spec; how many devices is known only once
