@@ -51,7 +51,7 @@ def test_devices_and_policies(capsys):
     assert "Figure 2" in out and "standby" in out
     assert main(["policies", "--json"]) == 0
     names = [f["name"] for f in json.loads(capsys.readouterr().out)]
-    assert names == ["always-on", "timeout", "breakeven", "randomized", "stpm", "experts", "predictive", "psm", "oracle"]
+    assert names == ["always-on", "timeout", "hd-idle", "epc", "apst", "breakeven", "randomized", "stpm", "experts", "predictive", "psm", "oracle"]
 
 
 def test_errors_exit_2_without_traceback(tmp_path):

@@ -83,6 +83,9 @@ struct ModeFile {
     power_w: f64,
     #[serde(default)]
     serves: bool,
+    /// ATA Extended Power Conditions: the drive's default idle time before it enters this mode
+    /// on its own (the `epc` policy's timers).
+    epc_timer_s: Option<f64>,
     #[serde(default)]
     source: String,
     #[serde(default)]
@@ -242,6 +245,8 @@ pub struct Mode {
     pub name: String,
     pub power_w: f64,
     pub serves: bool,
+    /// The drive's default EPC timer for this mode (ATA Extended Power Conditions), if it has one.
+    pub epc_timer_s: Option<f64>,
     pub provenance: Provenance,
 }
 
@@ -612,10 +617,17 @@ impl Device {
             if modes.iter().any(|other: &Mode| other.name == m.name) {
                 return Err(Error::device(origin, format!("modes[{i}].name"), format!("duplicate mode name '{}'", m.name)));
             }
+            if let Some(timer) = m.epc_timer_s {
+                check_value(origin, &format!("modes[{i}] ({}).epc_timer_s", m.name), timer, false)?;
+                if i == 0 {
+                    return Err(Error::device(origin, format!("modes[0] ({}).epc_timer_s", m.name), "the ready mode has no EPC timer; give timers to the idle and standby modes"));
+                }
+            }
             modes.push(Mode {
                 name: m.name.clone(),
                 power_w: m.power_w,
                 serves: m.serves,
+                epc_timer_s: m.epc_timer_s,
                 provenance: Provenance { source: m.source.clone(), assumed: m.assumed.clone() },
             });
         }

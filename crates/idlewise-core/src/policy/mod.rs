@@ -7,7 +7,10 @@
 
 mod always_on;
 mod breakeven;
+mod apst;
+mod epc;
 mod experts;
+mod hd_idle;
 mod oracle;
 mod predictive;
 mod psm;
@@ -151,9 +154,12 @@ pub struct Family {
 
 /// Every policy family, in the order `idlewise policies` lists them.
 pub fn families() -> &'static [Family] {
-    static FAMILIES: [Family; 9] = [
+    static FAMILIES: [Family; 12] = [
         always_on::FAMILY,
         timeout::FAMILY,
+        hd_idle::FAMILY,
+        epc::FAMILY,
+        apst::FAMILY,
         breakeven::FAMILY,
         randomized::FAMILY,
         stpm::FAMILY,
@@ -233,6 +239,18 @@ impl PolicySpec {
                     )))
                 }
                 _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// As [`PolicySpec::expect_keys`], but one bare value (the family's main argument) is allowed.
+    fn expect_keys_with_bare(&self, allowed: &[&str]) -> Result<()> {
+        for (key, _) in &self.args {
+            if let Some(k) = key {
+                if !allowed.contains(&k.as_str()) {
+                    return Err(self.error(format!("unknown parameter '{k}'; expected one of {}", allowed.join(", "))));
+                }
             }
         }
         Ok(())
@@ -337,6 +355,8 @@ mod tests {
             let p = PolicySpec::parse(f.example).unwrap().build(&d, &BuildContext::default());
             if f.name == "psm" {
                 assert!(p.err().unwrap().to_string().contains("no low-power mode that serves"));
+            } else if f.name == "epc" {
+                assert!(p.err().unwrap().to_string().contains("no EPC timers"));
             } else {
                 assert!(p.is_ok(), "{}: {:?}", f.name, p.err());
             }
