@@ -21,7 +21,7 @@
 //! (PS1, PS2) are not modelled: Linux's APST never enters them. The idle time counts in the
 //! state the drive is in, so a deeper state's timer starts once the shallower state is reached.
 
-use super::{BuildContext, Family, GapStart, ParamDoc, Plan, Policy, PolicySpec, Step};
+use super::{BuildContext, Family, ParamDoc, Policy, PolicySpec, Step};
 use crate::device::{Device, READY};
 use crate::error::Result;
 
@@ -104,10 +104,6 @@ pub fn apst_table(states: &[PowerState], p: &ApstParams) -> Vec<Option<(usize, u
     table
 }
 
-struct Apst {
-    name: String,
-    steps: Vec<Step>,
-}
 
 fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<dyn Policy>> {
     spec.expect_keys(&["ps_max_latency_us", "primary_timeout_ms", "primary_tol_us", "secondary_timeout_ms", "secondary_tol_us"])?;
@@ -150,17 +146,9 @@ fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<
         state = next;
     }
     let name = if spec.args.is_empty() { "apst".to_string() } else { spec.text.clone() };
-    Ok(Box::new(Apst { name, steps }))
+    Ok(Box::new(super::FixedCascade { name, steps }))
 }
 
-impl Policy for Apst {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn plan_gap(&mut self, _gap: &GapStart, plan: &mut Plan) {
-        plan.steps.extend_from_slice(&self.steps);
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -7,7 +7,7 @@
 //! held at or above its mode's round-trip time `T_down + T_up`, the shortest gap in which the mode
 //! can pay off at all; this keeps the 2-competitive bound when transitions are slow but cheap.
 
-use super::{monotone_cascade, BuildContext, Family, GapStart, Plan, Policy, PolicySpec, Step};
+use super::{monotone_cascade, BuildContext, Family, Policy, PolicySpec, Step};
 use crate::device::{Device, READY};
 use crate::error::Result;
 
@@ -19,10 +19,6 @@ pub(super) const FAMILY: Family = Family {
     build,
 };
 
-struct Breakeven {
-    name: String,
-    steps: Vec<Step>,
-}
 
 /// The lower-envelope thresholds for a device, as cascade steps.
 pub(crate) fn envelope_steps(device: &Device) -> Vec<Step> {
@@ -67,17 +63,9 @@ pub(crate) fn envelope_steps(device: &Device) -> Vec<Step> {
 fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<dyn Policy>> {
     spec.expect_keys(&[])?;
     super::require_low_power_mode(spec, device)?;
-    Ok(Box::new(Breakeven { name: "breakeven".to_string(), steps: envelope_steps(device) }))
+    Ok(Box::new(super::FixedCascade { name: "breakeven".to_string(), steps: envelope_steps(device) }))
 }
 
-impl Policy for Breakeven {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn plan_gap(&mut self, _gap: &GapStart, plan: &mut Plan) {
-        plan.steps.extend_from_slice(&self.steps);
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@
 //! `epc:idle_b=10min,standby_z=off` changes or disables timers, as `hdparm --set-epc`-style
 //! tools (openSeaChest_PowerControl `--EPCfeature`, `--idle_b`, `--standby_z`) do.
 
-use super::{BuildContext, Family, GapStart, ParamDoc, Plan, Policy, PolicySpec, Step};
+use super::{BuildContext, Family, ParamDoc, Policy, PolicySpec, Step};
 use crate::device::{Device, READY};
 use crate::error::Result;
 use crate::units::format_duration_s;
@@ -22,10 +22,6 @@ pub(super) const FAMILY: Family = Family {
     build,
 };
 
-struct Epc {
-    name: String,
-    steps: Vec<Step>,
-}
 
 fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<dyn Policy>> {
     let mut timers: Vec<Option<f64>> = device.modes.iter().map(|m| m.epc_timer_s).collect();
@@ -63,21 +59,14 @@ fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<
         let parts: Vec<String> = steps.iter().map(|s| format!("{}={}", device.modes[s.mode].name, format_duration_s(s.at_s))).collect();
         format!("epc:{}", if parts.is_empty() { "off".to_string() } else { parts.join(",") })
     };
-    Ok(Box::new(Epc { name, steps }))
+    Ok(Box::new(super::FixedCascade { name, steps }))
 }
 
-impl Policy for Epc {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn plan_gap(&mut self, _gap: &GapStart, plan: &mut Plan) {
-        plan.steps.extend_from_slice(&self.steps);
-    }
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::{GapStart, Plan};
 
     fn epc_drive() -> Device {
         Device::from_toml(

@@ -135,6 +135,22 @@ impl<P: Policy + ?Sized> Policy for &mut P {
     }
 }
 
+/// A policy that plans the same cascade for every gap: fixed timeouts, the lower envelope, a
+/// drive's own timers (EPC, APST).
+pub(crate) struct FixedCascade {
+    pub(crate) name: String,
+    pub(crate) steps: Vec<Step>,
+}
+
+impl Policy for FixedCascade {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn plan_gap(&mut self, _gap: &GapStart, plan: &mut Plan) {
+        plan.steps.extend_from_slice(&self.steps);
+    }
+}
+
 /// Documentation of one policy parameter, for `idlewise policies`.
 #[derive(Debug, Clone, Copy)]
 pub struct ParamDoc {

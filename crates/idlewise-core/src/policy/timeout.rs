@@ -1,7 +1,7 @@
 //! `timeout`: fixed timeouts. `timeout:2s` moves to the deepest mode after 2 s of idleness;
 //! `timeout:low-power-idle=0.5s,standby=5s` is a cascade, each mode at its own idle time.
 
-use super::{BuildContext, Family, GapStart, ParamDoc, Plan, Policy, PolicySpec, Step};
+use super::{BuildContext, Family, ParamDoc, Policy, PolicySpec, Step};
 use crate::device::{Device, READY};
 use crate::error::Result;
 use crate::units::format_duration_s;
@@ -17,10 +17,6 @@ pub(super) const FAMILY: Family = Family {
     build,
 };
 
-struct Timeout {
-    name: String,
-    steps: Vec<Step>,
-}
 
 fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<dyn Policy>> {
     if spec.args.is_empty() {
@@ -66,14 +62,6 @@ fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<
             steps.iter().map(|s| format!("{}={}", device.modes[s.mode].name, format_duration_s(s.at_s))).collect();
         format!("timeout:{}", parts.join(","))
     };
-    Ok(Box::new(Timeout { name, steps }))
+    Ok(Box::new(super::FixedCascade { name, steps }))
 }
 
-impl Policy for Timeout {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn plan_gap(&mut self, _gap: &GapStart, plan: &mut Plan) {
-        plan.steps.extend_from_slice(&self.steps);
-    }
-}
