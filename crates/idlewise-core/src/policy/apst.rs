@@ -108,12 +108,7 @@ pub fn apst_table(states: &[PowerState], p: &ApstParams) -> Vec<Option<(usize, u
 fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<dyn Policy>> {
     spec.expect_keys(&["ps_max_latency_us", "primary_timeout_ms", "primary_tol_us", "secondary_timeout_ms", "secondary_tol_us"])?;
     let d = ApstParams::default();
-    let int = |key: &str, default: u64| -> Result<u64> {
-        match spec.raw(key) {
-            None => Ok(default),
-            Some(raw) => raw.parse().map_err(|_| spec.error(format!("parameter '{key}' must be a whole non-negative number, got '{raw}'"))),
-        }
-    };
+    let int = |key: &str, default: u64| spec.whole_number(key, default);
     let params = ApstParams {
         ps_max_latency_us: int("ps_max_latency_us", d.ps_max_latency_us)?,
         primary_timeout_ms: int("primary_timeout_ms", d.primary_timeout_ms)?,

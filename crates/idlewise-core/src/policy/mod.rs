@@ -297,6 +297,11 @@ impl PolicySpec {
     }
 
     fn seed(&self, key: &str, default: u64) -> Result<u64> {
+        self.whole_number(key, default)
+    }
+
+    /// A non-negative integer parameter.
+    fn whole_number(&self, key: &str, default: u64) -> Result<u64> {
         let Some(raw) = self.raw(key) else { return Ok(default) };
         raw.parse().map_err(|_| self.error(format!("parameter '{key}' must be a non-negative integer, got '{raw}'")))
     }
