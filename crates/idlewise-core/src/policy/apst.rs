@@ -108,13 +108,12 @@ pub fn apst_table(states: &[PowerState], p: &ApstParams) -> Vec<Option<(usize, u
 fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<dyn Policy>> {
     spec.expect_keys(&["ps_max_latency_us", "primary_timeout_ms", "primary_tol_us", "secondary_timeout_ms", "secondary_tol_us"])?;
     let d = ApstParams::default();
-    let int = |key: &str, default: u64| spec.whole_number(key, default);
     let params = ApstParams {
-        ps_max_latency_us: int("ps_max_latency_us", d.ps_max_latency_us)?,
-        primary_timeout_ms: int("primary_timeout_ms", d.primary_timeout_ms)?,
-        primary_tol_us: int("primary_tol_us", d.primary_tol_us)?,
-        secondary_timeout_ms: int("secondary_timeout_ms", d.secondary_timeout_ms)?,
-        secondary_tol_us: int("secondary_tol_us", d.secondary_tol_us)?,
+        ps_max_latency_us: spec.whole_number("ps_max_latency_us", d.ps_max_latency_us)?,
+        primary_timeout_ms: spec.whole_number("primary_timeout_ms", d.primary_timeout_ms)?,
+        primary_tol_us: spec.whole_number("primary_tol_us", d.primary_tol_us)?,
+        secondary_timeout_ms: spec.whole_number("secondary_timeout_ms", d.secondary_timeout_ms)?,
+        secondary_tol_us: spec.whole_number("secondary_tol_us", d.secondary_tol_us)?,
     };
     // Power states in the driver's order, PS0 (the ready mode) first, then by decreasing power.
     let mut order: Vec<usize> = (1..device.mode_count()).collect();

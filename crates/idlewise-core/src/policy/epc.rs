@@ -6,7 +6,7 @@
 //! tools (openSeaChest_PowerControl `--EPCfeature`, `--idle_b`, `--standby_z`) do.
 
 use super::{BuildContext, Family, ParamDoc, Policy, PolicySpec, Step};
-use crate::device::{Device, READY};
+use crate::device::Device;
 use crate::error::Result;
 use crate::units::format_duration_s;
 
@@ -36,22 +36,17 @@ fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<
         let Some(name) = key else {
             return Err(spec.error(format!("unexpected value '{value}'; write timers as <mode>=<duration> or <mode>=off")));
         };
-        let m = device.mode_index(name).filter(|&m| m != READY).ok_or_else(|| {
-            let known: Vec<&str> = device.modes.iter().skip(1).map(|m| m.name.as_str()).collect();
-            spec.error(format!("unknown EPC state '{name}' for device '{}'; its low-power modes are: {}", device.name, known.join(", ")))
-        })?;
+        let m = super::named_low_power_mode(spec, device, name, "EPC state")?;
         timers[m] = if value == "off" { None } else { Some(spec.duration_s(value, name)?) };
     }
     let mut steps: Vec<Step> = timers.iter().enumerate().filter_map(|(m, t)| t.map(|t| Step::to(t, m))).collect();
     steps.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
-    for pair in steps.windows(2) {
-        let (first, then) = (&device.modes[pair[0].mode], &device.modes[pair[1].mode]);
-        if then.power_w >= first.power_w || pair[0].at_s == pair[1].at_s {
-            return Err(spec.error(format!(
-                "EPC timers must grow with depth: '{}' ({} W) at {} and '{}' ({} W) at {}",
-                first.name, first.power_w, format_duration_s(pair[0].at_s), then.name, then.power_w, format_duration_s(pair[1].at_s)
-            )));
-        }
+    if let Some((a, b)) = super::first_out_of_order(device, &steps) {
+        let (first, then) = (&device.modes[a.mode], &device.modes[b.mode]);
+        return Err(spec.error(format!(
+            "EPC timers must grow with depth: '{}' ({} W) at {} and '{}' ({} W) at {}",
+            first.name, first.power_w, format_duration_s(a.at_s), then.name, then.power_w, format_duration_s(b.at_s)
+        )));
     }
     let name = if spec.args.is_empty() {
         "epc".to_string()

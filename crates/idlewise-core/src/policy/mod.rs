@@ -320,6 +320,21 @@ pub(crate) fn require_low_power_mode(spec: &PolicySpec, device: &Device) -> Resu
     })
 }
 
+/// The low-power mode named `name`, or an error listing the device's low-power modes (`what`
+/// names them as the policy does: a mode, an EPC state).
+pub(crate) fn named_low_power_mode(spec: &PolicySpec, device: &Device, name: &str, what: &str) -> Result<usize> {
+    device.mode_index(name).filter(|&m| m != READY).ok_or_else(|| {
+        let known: Vec<&str> = device.modes.iter().skip(1).map(|m| m.name.as_str()).collect();
+        spec.error(format!("unknown {what} '{name}' for device '{}'; its low-power modes are: {}", device.name, known.join(", ")))
+    })
+}
+
+/// The first two consecutive steps of a time-ordered cascade that do not go strictly deeper at a
+/// strictly later time: an inverted cascade would wake a disk in the middle of an idle period.
+pub(crate) fn first_out_of_order(device: &Device, steps: &[Step]) -> Option<(Step, Step)> {
+    steps.windows(2).map(|w| (w[0], w[1])).find(|(a, b)| a.at_s == b.at_s || device.modes[b.mode].power_w >= device.modes[a.mode].power_w)
+}
+
 /// Keeps only cascade steps that go strictly deeper at strictly later times: a shallower mode
 /// whose threshold is not earlier than a deeper one's is never worth entering.
 pub(crate) fn monotone_cascade(device: &Device, mut steps: Vec<Step>) -> Vec<Step> {

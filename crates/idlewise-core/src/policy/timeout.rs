@@ -27,33 +27,25 @@ fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<
         let at_s = spec.duration_s(value, "timeout")?;
         let mode = match key {
             None => super::require_low_power_mode(spec, device)?,
-            Some(name) => {
-                let known: Vec<&str> = device.modes.iter().skip(1).map(|m| m.name.as_str()).collect();
-                let m = device.mode_index(name).ok_or_else(|| {
-                    spec.error(format!("unknown mode '{name}' for device '{}'; its low-power modes are: {}", device.name, known.join(", ")))
-                })?;
-                if m == READY {
-                    return Err(spec.error(format!("'{name}' is the ready mode; a timeout moves to a low-power mode")));
-                }
-                m
+            Some(name) if device.mode_index(name) == Some(READY) => {
+                return Err(spec.error(format!("'{name}' is the ready mode; a timeout moves to a low-power mode")));
             }
+            Some(name) => super::named_low_power_mode(spec, device, name, "mode")?,
         };
         steps.push(Step::to(at_s, mode));
     }
     steps.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
     // A cascade goes deeper as idle time grows: an inverted one would spin a disk up in the
     // middle of an idle period (standby -> ready -> low-power idle).
-    for pair in steps.windows(2) {
-        let (first, then) = (&device.modes[pair[0].mode], &device.modes[pair[1].mode]);
-        if pair[0].at_s == pair[1].at_s {
-            return Err(spec.error(format!("'{}' and '{}' are both entered after {}; give each mode its own idle time", first.name, then.name, format_duration_s(pair[0].at_s))));
+    if let Some((a, b)) = super::first_out_of_order(device, &steps) {
+        let (first, then) = (&device.modes[a.mode], &device.modes[b.mode]);
+        if a.at_s == b.at_s {
+            return Err(spec.error(format!("'{}' and '{}' are both entered after {}; give each mode its own idle time", first.name, then.name, format_duration_s(a.at_s))));
         }
-        if then.power_w >= first.power_w {
-            return Err(spec.error(format!(
-                "the cascade goes shallower: '{}' ({} W) after {}, then '{}' ({} W) after {}; a cascade must move to lower-power modes as idle time grows",
-                first.name, first.power_w, format_duration_s(pair[0].at_s), then.name, then.power_w, format_duration_s(pair[1].at_s)
-            )));
-        }
+        return Err(spec.error(format!(
+            "the cascade goes shallower: '{}' ({} W) after {}, then '{}' ({} W) after {}; a cascade must move to lower-power modes as idle time grows",
+            first.name, first.power_w, format_duration_s(a.at_s), then.name, then.power_w, format_duration_s(b.at_s)
+        )));
     }
     let name = if spec.args.len() == 1 && spec.args[0].0.is_none() {
         format!("timeout:{}", format_duration_s(steps[0].at_s))

@@ -131,7 +131,7 @@ impl super::LineFormat for Blkparse {
             Some((major, minor)) => (major as i64, minor as i64),
             None => (f("major", e.device.0).int("a device major number")?, f("minor", e.device.1).int("a device minor number")?),
         };
-        let stream = major.checked_mul(256).and_then(|m| m.checked_add(minor)).ok_or_else(|| f("major", e.device.0).error("a device number below 2^55"))?;
+        let stream = super::device_number(major, minor, f("major", e.device.0))?;
         match (self.arrivals, queued) {
             (Arrivals::Undecided, true) | (Arrivals::Queued, true) | (Arrivals::Issued, false) => {
                 self.kept += 1;

@@ -199,9 +199,8 @@ impl Positional<'_> {
                 let offset = f(3).scaled("a logical block address (512-byte sectors)", SECTOR)?;
                 let size = f(4).scaled("a size in 512-byte sectors", SECTOR)?;
                 let write = f(5).one_of([("R", false), ("W", true)], "'R' or 'W'")?;
-                let major = f(6).int("a device major number")?;
-                let minor = f(7).int("a device minor number")?;
-                let device = major.checked_mul(256).and_then(|m| m.checked_add(minor)).ok_or_else(|| f(6).error("a device number below 2^55"))?;
+                let (major, minor) = (f(6).int("a device major number")?, f(7).int("a device minor number")?);
+                let device = super::device_number(major, minor, f(6))?;
                 let t = self.epoch_time(f(0), raw, 1e-9)?;
                 c.push(line, t, offset, size, write, Some(device));
             }

@@ -433,6 +433,12 @@ fn split_fields<'a, const N: usize>(text: &'a [u8], whitespace: bool, parts: &mu
     count
 }
 
+/// A Linux `major,minor` device as one stream number, `major·256 + minor` (blkparse, FIU);
+/// too large a major is an error naming its field.
+fn device_number(major: i64, minor: i64, major_field: Field) -> ReadResult<i64> {
+    major.checked_mul(256).and_then(|m| m.checked_add(minor)).ok_or_else(|| major_field.error("a device number below 2^55"))
+}
+
 /// Shows a field in an error, shortened if long.
 fn shown(field: &[u8]) -> String {
     let text = String::from_utf8_lossy(field);
