@@ -121,6 +121,8 @@ def cmd_simulate(args) -> int:
                               replay=args.replay, fold_offsets=args.fold_offsets, response_from=args.response_from,
                               tail_s=args.tail, transition_seed=args.transition_seed):
                 r.update(stream=stream, **read)
+                if trace.stream_names:
+                    r["stream_name"] = trace.stream_label(stream)
                 records.append(r)
     results = Results(records, trace.name)
     title = f"{trace.describe()}" + (f" [{args.transform}]" if args.transform else "") + \
@@ -134,7 +136,7 @@ def cmd_simulate(args) -> int:
 def _label_devices(records) -> str:
     """Names each row's device of a multi-device trace in its policy column; the title's note."""
     for r in records:
-        r["policy"] = f"#{r['stream']} {r['policy']}"
+        r["policy"] = f"#{r.get('stream_name', r['stream'])} {r['policy']}"
     return f", each of {len({r['stream'] for r in records})} devices as its own disk (policy column shows #device)"
 
 
@@ -575,6 +577,92 @@ def cmd_policies(args) -> int:
     return 0
 
 
+def cmd_record(args) -> int:
+    from .record import record
+
+    console = _console(stderr=True)
+    where = ", ".join(args.disk) if args.disk else "every disk"
+    length = f" for {_fmt_time(args.duration)}" if args.duration is not None else " until Ctrl-C"
+    console.print(f"recording {where} every {_fmt_time(args.interval)}{length} into {args.out}")
+    snapshots = record(args.out, disks=args.disk, interval_s=args.interval, duration_s=args.duration)
+    console.print(f"{snapshots:,} snapshots in {args.out}; next: idlewise advise {args.out} --device NAME")
+    return 0
+
+
+def cmd_advise(args) -> int:
+    from .advisor import Limits, advise, plot_advice
+
+    device = load_device(args.device)  # checked before a possibly long read
+    trace = traces.read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
+    _report_read(trace, args.json)
+    if trace.stream is not None and len(trace.streams()) == 1:
+        trace = trace.select_stream(trace.streams()[0])
+    limits = Limits(max_wakeups_per_day=args.max_wakeups_per_day, lifetime_years=args.lifetime_years,
+                    max_delayed_per_hour=args.max_delayed_per_hour, max_added_delay_s=args.max_added_delay,
+                    price_per_kwh=args.price_per_kwh)
+    disk = trace.device_name or (args.stream if isinstance(args.stream, str) else None) or "sda"
+    advice = advise(trace, device, limits=limits, disk=disk)
+    if args.plot:
+        plot_advice(advice, args.plot)
+    if args.json:
+        json.dump(_json_ready(advice), sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+        return 0
+    _print_advice(advice, args)
+    return 0
+
+
+def _json_ready(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_ready(v) for v in value]
+    return value
+
+
+def _print_advice(advice: dict, args) -> None:
+    console = _console()
+    span = advice["recorded_s"]
+    span_text = f"{span / 86400:.2f} days" if span >= 86400 else f"{span / 3600:.2f} h" if span >= 3600 else f"{span / 60:.1f} min"
+    console.print(f"[bold]{advice['device']}[/bold] on {advice['trace']}: {advice['requests']:,} requests over "
+                  f"{span_text}; always on it draws "
+                  f"{advice['always_on_kwh_per_year']:.1f} kWh a year, the offline optimum saves "
+                  f"{advice['oracle_kwh_saved_per_year']:.1f}")
+    table = Table(title="every setting tried (per year unless said)", title_justify="left")
+    for column in ("setting", "saves kWh", "money", "wake-ups/day", "years to rated cycles", "delayed/hour",
+                   "added delay", "within limits"):
+        table.add_column(column, justify="left" if column == "setting" else "right", no_wrap=column == "setting")
+    for r in advice["candidates"]:
+        chosen = r["policy"] == advice["policy"]
+        money = "" if r["money_saved_per_year"] is None else f"{r['money_saved_per_year']:.2f}"
+        table.add_row(("→ " if chosen else "") + r["policy"], f"{r['kwh_saved_per_year']:.2f}", money,
+                      f"{r['wakeups_per_day']:.1f}", _fmt_years(r["years_to_rated_cycles"]),
+                      f"{r['delayed_requests_per_hour']:.2f}", _fmt_time(r["mean_added_delay_s"]) if r["mean_added_delay_s"] else "0",
+                      "yes" if r["meets_limits"] else "no: " + "; ".join(r["breaks"]),
+                      style="bold green" if chosen else None)
+    console.print(table)
+    if not advice["advised"]:
+        console.print(f"[bold red]{advice['verdict']}[/bold red]. Leave the disk spinning: hdparm -S 0")
+        return
+    price = advice["limits"]["price_per_kwh"]
+    console.print(f"[bold green]Recommended: {advice['policy']}[/bold green]: {advice['verdict']}")
+    money = "" if price is None else f", {advice['money_saved_per_year']:.2f} a year at {price:g} per kWh"
+    console.print(f"  saves {advice['kwh_saved_per_year']:.2f} kWh a year{money}; "
+                  f"{advice['wakeups_per_day']:.1f} wake-ups a day"
+                  + (f", rated cycles last {_fmt_years(advice['years_to_rated_cycles'])} years" if advice["years_to_rated_cycles"] else "")
+                  + f"; {advice['delayed_requests_per_hour']:.2f} requests an hour wait for a wake-up, "
+                  f"{_fmt_time(advice['mean_added_delay_s'])} each on average")
+    if advice.get("hd_idle"):
+        h = advice["hd_idle"]
+        console.print(f"  with hd-idle instead (it polls, so the disk stops a little later): saves "
+                      f"{h['kwh_saved_per_year']:.2f} kWh a year at {h['wakeups_per_day']:.1f} wake-ups a day")
+    console.print("apply it with one of:")
+    for command in advice["commands"]:
+        console.print(f"  {command}", highlight=False)
+
+
 def _watts(text: str) -> float:
     """A power with or without its unit: 1.44, 1.44W or 1440mW (the engine's parser, as in
     policy parameters such as stpm:base=1.44W)."""
@@ -598,9 +686,15 @@ def _response_option(parser) -> None:
                              "transform issued it early (compress: successful read-ahead, so prefetched data waits 0)")
 
 
+def _stream_key(text: str):
+    """A device's number, or its name (diskstats and biosnoop files name their devices)."""
+    return int(text) if text.isdigit() else text
+
+
 def _trace_options(parser) -> None:
     parser.add_argument("--format", default="auto", choices=("auto",) + FORMATS, help="trace format (default: recognise)")
-    parser.add_argument("--stream", type=int, metavar="K", help="only device K of a multi-device trace")
+    parser.add_argument("--stream", type=_stream_key, metavar="K",
+                        help="only device K of a multi-device trace (its number, or its name in a diskstats or biosnoop file)")
     parser.add_argument("--sort", action="store_true", help="sort records by time instead of refusing out-of-order times")
 
 
@@ -691,7 +785,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "e.g. timeout:0s..60s/2s or stpm:knob=0..100/10 (repeatable)")
     sw.add_argument("--transform", action="append", help="workload transform (repeatable; each is a separate set of runs; 'none' = as is)")
     sw.add_argument("--format", default="auto", choices=("auto",) + FORMATS)
-    sw.add_argument("--stream", type=int, metavar="K", help="only device K of multi-device traces")
+    sw.add_argument("--stream", type=_stream_key, metavar="K", help="only device K of multi-device traces (number or name)")
     sw.add_argument("--chunks", action="store_true",
                     help="read and replay each text trace in chunks, every policy on the one pass: memory stays a few "
                          "MB whatever the trace's length (the file must be in time order; no --transform)")
@@ -741,6 +835,30 @@ def build_parser() -> argparse.ArgumentParser:
     dev.add_argument("name", nargs="?", help="catalog name or TOML path")
     dev.add_argument("--json", action="store_true")
     dev.set_defaults(func=cmd_devices)
+
+    rec = sub.add_parser("record", help="record /proc/diskstats snapshots of this machine's disks, for advise and simulate")
+    rec.add_argument("--disk", action="append", metavar="NAME", help="a disk to record, e.g. sda (repeatable; default: every disk)")
+    rec.add_argument("--interval", type=_seconds, default=1.0, metavar="DURATION", help="time between snapshots (default 1s)")
+    rec.add_argument("--duration", type=_seconds, metavar="DURATION", help="how long to record (default: until Ctrl-C)")
+    rec.add_argument("--out", required=True, metavar="FILE", help="the recording, e.g. sda.diskstats")
+    rec.set_defaults(func=cmd_record)
+
+    adv = sub.add_parser("advise", help="recommend a spin-down timeout (or NVMe APST latency) for a recorded workload")
+    adv.add_argument("trace", help="a diskstats recording (idlewise record) or any trace idlewise reads")
+    adv.add_argument("--device", required=True, help="catalog name or TOML path of the disk")
+    adv.add_argument("--format", default="auto", choices=("auto",) + FORMATS, help="trace format (default: recognise)")
+    adv.add_argument("--disk", "--stream", dest="stream", type=_stream_key, metavar="NAME|K",
+                     help="the device of a multi-device recording or trace, by name (sda) or number")
+    adv.add_argument("--sort", action="store_true", help="sort records by time instead of refusing out-of-order times")
+    adv.add_argument("--max-wakeups-per-day", type=float, metavar="N", help="at most N spin-ups a day")
+    adv.add_argument("--lifetime-years", type=float, default=5.0, metavar="Y",
+                     help="the rated start/stop cycles must last Y years (default 5)")
+    adv.add_argument("--max-delayed-per-hour", type=float, metavar="N", help="at most N requests an hour wait for a wake-up")
+    adv.add_argument("--max-added-delay", type=_seconds, metavar="DURATION", help="at most this mean wait for a delayed request")
+    adv.add_argument("--price-per-kwh", type=float, default=0.30, metavar="P", help="electricity price (default 0.30)")
+    adv.add_argument("--plot", metavar="FILE", help="draw energy against wake-ups a day (PNG, PDF or SVG)")
+    adv.add_argument("--json", action="store_true")
+    adv.set_defaults(func=cmd_advise)
 
     pol = sub.add_parser("policies", help="list policies and their parameters")
     pol.add_argument("--json", action="store_true")

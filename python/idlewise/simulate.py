@@ -127,8 +127,13 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         from .traces.detect import detect_format
 
         format = detect_format(path)
-    if format in ("parquet", "srt"):
+    from .traces.formats import READ_WHOLE
+
+    if format in READ_WHOLE:
         raise IdlewiseError(f"{path}: {format} files are read whole; use read_trace() and simulate()")
+    if isinstance(stream, str) and not stream.isdigit():
+        raise IdlewiseError(f"{path}: a device name ('{stream}') selects a device of a diskstats or biosnoop file; "
+                            f"pick a {format} trace's device by its number")
     try:
         size = os.path.getsize(path)
     except OSError as e:
@@ -177,7 +182,9 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     ``"original"`` from when it was originally wanted, for a trace a transform issued early
     (``compress``: successful read-ahead, seed 001), so data on hand before it is wanted waits 0.
     ``tail_s``: the run goes on this long after the last request completes, the device idling
-    under its policy (a program's computation after its last fault).
+    under its policy (a program's computation after its last fault). A recording that ended
+    later than its last request (a diskstats file, :attr:`Trace.idle_tail_s`) runs on at least
+    to its end.
     ``transition_seed``: draw the time of each wake-up that varies (a transition with
     ``time_std_s``) from this seed; without it such wake-ups take their mean time.
     ``progress``: draw a progress bar for runs over a second (default: when stderr is a terminal).
@@ -189,6 +196,7 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
                                                            response_from, tail_s, transition_seed)
     show = sys.stderr.isatty() if progress is None else bool(progress)
+    tail_s = max(float(tail_s), trace.idle_tail_s)
 
     def call(counter):
         return _core.evaluate(trace.time_s, trace.offset_bytes, trace.size_bytes, trace.is_write, device, specs,

@@ -79,7 +79,7 @@ def run_task(task: Task, threads: int = 1) -> list[dict]:
         records = _core.evaluate(transformed.time_s, transformed.offset_bytes, transformed.size_bytes,
                                  transformed.is_write, device, list(task.specs), base_power_w=task.base_power_w,
                                  original_time_s=transformed.original_time_s, response_from=task.response_from,
-                                 threads=threads)
+                                 tail_s=transformed.idle_tail_s, threads=threads)
         for r in records:
             r.update(trace=task.source.label, stream=stream, transform=task.transform, family=r["policy"].split(":")[0],
                      response_from=task.response_from, **read)

@@ -90,6 +90,9 @@ impl Device {
             d.set_item("power_w", m.power_w)?;
             d.set_item("serves", m.serves)?;
             d.set_item("break_even_s", self.inner.break_even_s(i))?;
+            if let Some(timer) = m.epc_timer_s {
+                d.set_item("epc_timer_s", timer)?;
+            }
             provenance(py, &d, &m.provenance)?;
             list.append(d)?;
         }

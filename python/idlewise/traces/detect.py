@@ -56,6 +56,8 @@ def detect_format(path) -> str:
     header = [h.strip() for h in lines[0].split(",")]
     if "time_s" in header and "size_bytes" in header:
         return "csv"
+    if any(line.lstrip().startswith("TIME(s)") and "LAT(ms)" in line for line in lines[:3]):
+        return "biosnoop"
     if BLKPARSE_EVENT.match(lines[0]):
         return "blkparse"
     candidates = []
@@ -71,6 +73,9 @@ def detect_format(path) -> str:
             candidates.append("tencent")
     else:
         rows = [line.split() for line in lines]
+        if all(len(r) >= 15 and _is_number(r[0]) and all(_is_int(x) for x in r[1:3] + r[4:]) and not _is_int(r[3])
+               for r in rows):
+            return "diskstats"  # time, major, minor, a device name, then the kernel's counters
         if all(len(r) == 9 and r[5] in ("R", "W") and all(_is_int(r[i]) for i in (0, 1, 3, 4, 6, 7)) for r in rows):
             return "fiu"
         if all(len(r) == 5 and all(_is_number(x) for x in r) for r in rows):

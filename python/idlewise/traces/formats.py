@@ -14,7 +14,12 @@ DESCRIPTIONS = {
     "alibaba": "Alibaba block CSV: device_id,opcode,offset,length,timestamp_us",
     "tencent": "Tencent CBS CSV: Timestamp,Offset,Size,IOType,VolumeID",
     "fiu": "FIU (SRCMap, I/O deduplication): ts_ns pid process lba size_sectors R|W major minor md5",
+    "diskstats": "/proc/diskstats snapshots, each line prefixed with its Unix time (idlewise record)",
+    "biosnoop": "biosnoop (BCC, libbpf-tools) output: TIME(s) COMM PID DISK T SECTOR BYTES [QUE(ms)] LAT(ms)",
 }
+#: Formats read whole into memory (not in chunks): binary files and those that need every line
+#: before the first request is known (a diskstats interval, biosnoop's completion order).
+READ_WHOLE = ("parquet", "srt", "diskstats", "biosnoop")
 FORMATS = tuple(DESCRIPTIONS)
 
-__all__ = ["DESCRIPTIONS", "FORMATS"]
+__all__ = ["DESCRIPTIONS", "FORMATS", "READ_WHOLE"]

@@ -129,11 +129,18 @@ class Trace:
     #: When each request was originally wanted, where a transform issued it earlier (seed 001's
     #: compression: successful read-ahead); None when every request is issued at its own time.
     original_time_s: Optional[np.ndarray] = field(default=None, repr=False)
+    #: Names of the devices behind stream numbers, where the file names them (a diskstats
+    #: recording's ``sda``, biosnoop's DISK column); :meth:`select_stream` takes either. A
+    #: single-device trace keeps its one device's name here.
+    stream_names: Optional[dict] = field(default=None, repr=False)
+    #: When the recording ended, on the trace's time line (a diskstats recording's last
+    #: snapshot): the device was idle from the last request until then. None: at the last request.
+    end_time_s: Optional[float] = None
 
     @classmethod
     def from_arrays(cls, time_s, size_bytes, op=None, *, offset_bytes=None, is_write=None, name="trace",
                     sort=False, path=None, lines=None, skipped=None, stream=None, records_read=None,
-                    format="arrays") -> "Trace":
+                    format="arrays", stream_names=None, end_time_s=None) -> "Trace":
         """Builds a trace from array-likes. ``op`` holds 'R'/'W' strings or 0/1; ``is_write`` booleans.
 
         Times must be in order unless ``sort=True``, which sorts stably and records how many
@@ -170,7 +177,8 @@ class Trace:
         trace = cls(t, offset, size, w, name=name, path=path, lines=line_numbers, records_moved=moved,
                     skipped=dict(skipped or {}), stream=streams,
                     records_read=n + sum((skipped or {}).values()) if records_read is None else records_read,
-                    format=format)
+                    format=format, stream_names=None if stream_names is None else dict(stream_names),
+                    end_time_s=None if end_time_s is None else float(end_time_s))
         trace.validate()
         trace.warn_if_suspicious()
         return trace
@@ -201,15 +209,41 @@ class Trace:
         """Device numbers present (``[]`` for a single-device trace)."""
         return [] if self.stream is None else [int(s) for s in np.unique(self.stream)]
 
-    def select_stream(self, stream: int) -> "Trace":
-        """The records of one device, as a single-device trace."""
+    @property
+    def device_name(self) -> Optional[str]:
+        """The name of a single-device trace's device, where the file names it."""
+        names = self.stream_names or {}
+        return next(iter(names.values())) if self.stream is None and len(names) == 1 else None
+
+    def stream_label(self, stream: int) -> str:
+        """A device's name where the file gives one (``sda``), else its number."""
+        return (self.stream_names or {}).get(stream, str(stream))
+
+    def _stream_number(self, stream) -> int:
+        if not isinstance(stream, str):
+            return stream
+        if stream.isdigit():
+            return int(stream)
+        by_name = {name: number for number, name in (self.stream_names or {}).items()}
+        if stream not in by_name:
+            known = ", ".join(sorted(by_name)) if by_name else "none: this format numbers its devices"
+            raise TraceError(f"{self.path or self.name}: no device named '{stream}'; devices named in the trace: {known}")
+        return by_name[stream]
+
+    def select_stream(self, stream) -> "Trace":
+        """The records of one device, as a single-device trace. ``stream`` is the device's number,
+        or its name where the file names devices (diskstats, biosnoop)."""
         if self.stream is None:
             raise TraceError(f"{self.path or self.name}: the trace has a single device; there is no stream {stream} to select")
-        mask = self.stream == stream
+        number = self._stream_number(stream)
+        mask = self.stream == number
         if not mask.any():
-            raise TraceError(f"{self.path or self.name}: no records for stream {stream}; streams present: "
-                             f"{', '.join(map(str, self.streams()))}")
-        return replace(self.subset(mask, name=f"{self.name}#{stream}"), stream=None)
+            present = ", ".join(self.stream_label(s) if self.stream_label(s) == str(s) else f"{s} ({self.stream_label(s)})"
+                                for s in self.streams())
+            raise TraceError(f"{self.path or self.name}: no records for stream {stream}; streams present: {present}")
+        label = self.stream_label(number)
+        return replace(self.subset(mask, name=f"{self.name}#{label}"), stream=None,
+                       stream_names=None if self.stream_names is None else {number: label})
 
     def split_streams(self) -> dict:
         """One single-device trace per device number (the trace itself if it has one device)."""
@@ -242,6 +276,13 @@ class Trace:
         else:
             where = f"record {index}"
         return TraceError(f"{self.path or self.name}: {where}, field '{field_name}': {message}")
+
+    @property
+    def idle_tail_s(self) -> float:
+        """How long the recording went on after the last request (0 without a recorded end)."""
+        if self.end_time_s is None or not len(self):
+            return 0.0
+        return max(0.0, float(self.end_time_s - self.time_s[-1]))
 
     @property
     def span_s(self) -> float:

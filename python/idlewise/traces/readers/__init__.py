@@ -12,8 +12,10 @@ from ...errors import TraceError
 from ..detect import detect_format
 from ..formats import DESCRIPTIONS
 from .alibaba import read_alibaba
+from .biosnoop import read_biosnoop
 from .blkparse import read_blkparse
 from .disksim import read_disksim
+from .diskstats import read_diskstats
 from .fiu import read_fiu
 from .hp_srt import read_srt
 from .msr import read_msr
@@ -25,16 +27,17 @@ from .tencent import read_tencent
 _READ = {
     "csv": read_csv, "parquet": read_parquet, "srt": read_srt, "disksim": read_disksim, "spc": read_spc,
     "spc-ascii": read_spc_ascii, "msr": read_msr, "blkparse": read_blkparse, "alibaba": read_alibaba, "tencent": read_tencent,
-    "fiu": read_fiu,
+    "fiu": read_fiu, "diskstats": read_diskstats, "biosnoop": read_biosnoop,
 }
 #: Format name -> (reader, one-line description).
 READERS = {name: (_READ[name], description) for name, description in DESCRIPTIONS.items()}
 FORMATS = tuple(READERS)
 
 
-def read_trace(path, *, format: str = "auto", sort: bool = False, stream: int | None = None):
+def read_trace(path, *, format: str = "auto", sort: bool = False, stream: "int | str | None" = None):
     """Reads a trace in a known format (``auto`` recognises it from the content). With ``stream``,
-    keeps only that device of a multi-device trace."""
+    keeps only that device of a multi-device trace: its number, or its name where the format
+    names devices (``sda`` in a diskstats recording or biosnoop output)."""
     path = os.fspath(path)
     if not os.path.exists(path):
         raise TraceError(f"{path}: no such file")
@@ -42,6 +45,8 @@ def read_trace(path, *, format: str = "auto", sort: bool = False, stream: int | 
         format = detect_format(path)
     if format not in READERS:
         raise TraceError(f"{path}: unknown trace format '{format}'; known formats: auto, {', '.join(FORMATS)}")
+    if format == "diskstats" and isinstance(stream, str) and not stream.isdigit():
+        return read_diskstats(path, disk=stream, sort=sort)  # reads only that device's intervals
     trace = READERS[format][0](path, sort=sort)
     return trace if stream is None else trace.select_stream(stream)
 

@@ -1,0 +1,337 @@
+"""``idlewise advise``: what should *my* disk's spin-down timeout be?
+
+Replays a machine's recorded I/O (a diskstats recording, blktrace, biosnoop or any trace) on its
+device under every candidate setting and recommends the one with the lowest energy that keeps
+within the user's limits: wake-ups a day (and the rated start/stop or load/unload cycles spread
+over the years the disk should last), requests delayed by a wake-up per hour, and the delay each
+such request suffers. It answers in the tools administrators use:
+
+- a hard disk: the drive's standby timer set with ``hdparm -S N`` (N encoded as ATA's IDLE
+  command defines it, :func:`hdparm_standby_value`), the same value for TLP's
+  ``DISK_SPINDOWN_TIMEOUT_ON_AC``, and the ``hd-idle`` arguments (hd-idle polls, so its disk
+  stops somewhat later; that run is reported beside);
+- an NVMe SSD: ``nvme_core.default_ps_max_latency_us``, the latency bound the Linux driver
+  builds its APST table from.
+
+Spinning down is not advised when no setting saves energy within the limits, or when the best
+saves less than ``min_saving_fraction`` of the always-on energy: then the saving does not pay
+for the wake-ups' wear and delays.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass
+from typing import Optional
+
+from .devices import load_device
+from .errors import IdlewiseError
+from .simulate import simulate
+
+SECONDS_PER_YEAR = 365.25 * 86400
+JOULES_PER_KWH = 3.6e6
+#: Timeouts tried on a hard disk: each one ``hdparm -S`` can set exactly.
+DEFAULT_TIMEOUTS_S = (5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 240, 300, 420, 600, 900, 1200, 1800, 3600, 7200,
+                      10800, 19800)
+#: Latency bounds the Linux default and the documentation suggest, tried on an NVMe SSD beside
+#: each power state's own entry + exit latency (where the table changes).
+NVME_LATENCIES_US = (0, 5500, 25000, 100000)
+
+
+# --- hdparm -S ------------------------------------------------------------------------------
+
+
+def hdparm_standby_timeout_s(value: int) -> Optional[float]:
+    """The standby timeout an ``hdparm -S`` value sets, as ATA's IDLE command encodes it:
+    0 off (None); 1-240 N × 5 s; 241-251 (N − 240) × 30 min; 252 21 min; 253 the vendor's
+    choice (8-12 h: None); 254 reserved; 255 21 min 15 s."""
+    if not isinstance(value, int) or not 0 <= value <= 255:
+        raise IdlewiseError(f"hdparm -S takes 0 to 255, got {value!r}")
+    if value == 0 or value == 253:
+        return None
+    if value <= 240:
+        return value * 5.0
+    if value <= 251:
+        return (value - 240) * 1800.0
+    if value == 252:
+        return 1260.0
+    if value == 255:
+        return 1275.0
+    raise IdlewiseError("hdparm -S 254 is reserved")
+
+
+#: Every exactly-settable timeout, ascending, with its value.
+_HDPARM_STEPS = sorted((hdparm_standby_timeout_s(v), v) for v in (*range(1, 253), 255))
+
+
+def hdparm_standby_value(timeout_s: float) -> tuple[int, float]:
+    """The ``hdparm -S`` value for a standby timeout: the smallest one whose timeout is at least
+    ``timeout_s`` (a drive never stops sooner than asked), and the timeout it sets."""
+    if not (isinstance(timeout_s, (int, float)) and math.isfinite(timeout_s) and timeout_s > 0):
+        raise IdlewiseError(f"a standby timeout must be a positive number of seconds, got {timeout_s!r}")
+    for applied, value in _HDPARM_STEPS:
+        if applied >= timeout_s:
+            return value, applied
+    raise IdlewiseError(f"{timeout_s:g} s is longer than hdparm -S can set (5.5 h, -S 251); use hd-idle for longer timeouts")
+
+
+def hd_idle_args(disk: str, timeout_s: float) -> str:
+    """hd-idle's arguments to stop ``disk`` after ``timeout_s`` of no I/O and leave others alone."""
+    return f"-i 0 -a {disk} -i {math.ceil(timeout_s)}"
+
+
+# --- the advice -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What the user will accept. None: no limit."""
+
+    max_wakeups_per_day: Optional[float] = None
+    #: Years the disk should last on its rated start/stop (load/unload) cycles.
+    lifetime_years: Optional[float] = 5.0
+    max_delayed_per_hour: Optional[float] = None
+    #: Mean delay a request that waits for a wake-up may suffer.
+    max_added_delay_s: Optional[float] = None
+    #: Price of a kWh, for the money saved.
+    price_per_kwh: Optional[float] = 0.30
+    #: A best saving smaller than this share of the always-on energy is not worth the wear.
+    min_saving_fraction: float = 0.01
+
+    def check(self) -> None:
+        for name, value in asdict(self).items():
+            if value is not None and not (math.isfinite(value) and value >= 0):
+                raise IdlewiseError(f"{name.replace('_', '-')}: expected a non-negative number, got {value!r}")
+        if self.lifetime_years == 0:
+            raise IdlewiseError("lifetime-years must be more than 0")
+
+
+def _is_nvme(device) -> bool:
+    return device.kind != "disk" and len(device.modes) > 1
+
+
+def _candidates(device, timeouts_s) -> list[tuple[str, dict]]:
+    """(policy spec, what applying it means) for each setting tried."""
+    if device.kind == "disk":
+        out = []
+        for t in timeouts_s:
+            value, applied = hdparm_standby_value(t)
+            out.append((f"timeout:{applied:g}s", {"timeout_s": applied, "hdparm_S": value}))
+        if any("epc_timer_s" in m for m in device.modes):
+            out.append(("epc", {"timeout_s": None, "hdparm_S": None}))
+        return out
+    if _is_nvme(device):
+        modes = {m["name"]: i for i, m in enumerate(device.modes)}
+        total_us = {}
+        for t in device.transitions:
+            if t["from"] == device.modes[0]["name"] or t["to"] == device.modes[0]["name"]:
+                other = t["to"] if t["from"] == device.modes[0]["name"] else t["from"]
+                total_us[other] = total_us.get(other, 0.0) + t["time_s"] * 1e6
+        bounds = sorted({*NVME_LATENCIES_US, *(math.ceil(v) for name, v in total_us.items() if name in modes)})
+        return [(f"apst:ps_max_latency_us={b}", {"ps_max_latency_us": b}) for b in bounds if b > 0]
+    raise IdlewiseError(f"{device.name} has no low-power mode to advise on (kind {device.kind}, modes "
+                        f"{', '.join(m['name'] for m in device.modes)})")
+
+
+def _figures(row: dict, reference: dict, seconds: float, price: Optional[float]) -> dict:
+    per_year = SECONDS_PER_YEAR / seconds
+    saved_j = (reference["energy_j"] - row["energy_j"]) * per_year
+    delayed = row["delayed_requests"]
+    added_s = max(0.0, (row["mean_response_s"] - reference["mean_response_s"]) * row["requests"])
+    return {
+        "energy_j": row["energy_j"],
+        "energy_j_saved_per_year": saved_j,
+        "kwh_saved_per_year": saved_j / JOULES_PER_KWH,
+        "money_saved_per_year": None if price is None else saved_j / JOULES_PER_KWH * price,
+        "wakeups_per_day": row["wakeups"] * 86400 / seconds,
+        "cycle_wakeups_per_day": row["cycle_wakeups"] * 86400 / seconds,
+        "years_to_rated_cycles": row.get("years_to_rated_cycles"),
+        "delayed_requests_per_hour": delayed * 3600 / seconds,
+        "mean_added_delay_s": added_s / delayed if delayed else 0.0,
+        "max_response_s": row["max_response_s"],
+    }
+
+
+def _breaks(figures: dict, limits: Limits, wakeup_budget: Optional[float]) -> list[str]:
+    """Which limits a candidate breaks, in words."""
+    broken = []
+    if limits.max_wakeups_per_day is not None and figures["wakeups_per_day"] > limits.max_wakeups_per_day:
+        broken.append(f"{figures['wakeups_per_day']:.1f} wake-ups a day > {limits.max_wakeups_per_day:g}")
+    if wakeup_budget is not None and figures["cycle_wakeups_per_day"] > wakeup_budget:
+        broken.append(f"{figures['cycle_wakeups_per_day']:.1f} rated cycles a day > {wakeup_budget:.1f} "
+                      f"(the rated cycles over {limits.lifetime_years:g} years)")
+    if limits.max_delayed_per_hour is not None and figures["delayed_requests_per_hour"] > limits.max_delayed_per_hour:
+        broken.append(f"{figures['delayed_requests_per_hour']:.2f} delayed requests an hour > {limits.max_delayed_per_hour:g}")
+    if limits.max_added_delay_s is not None and figures["mean_added_delay_s"] > limits.max_added_delay_s:
+        broken.append(f"{figures['mean_added_delay_s']:.3g} s added per delayed request > {limits.max_added_delay_s:g} s")
+    return broken
+
+
+def advise(trace, device, *, limits: Limits = Limits(), disk: str = "sda", timeouts_s=DEFAULT_TIMEOUTS_S,
+           progress: Optional[bool] = None) -> dict:
+    """Recommends a power-management setting for ``device`` on the workload of ``trace`` (one
+    device's requests). Returns a JSON-ready dict: the recommendation, what it saves and costs,
+    the commands to apply it, and every candidate with the same figures."""
+    from .traces import Trace
+
+    if not isinstance(trace, Trace):
+        raise IdlewiseError(f"advise() needs a Trace, got {type(trace).__name__}")
+    if trace.stream is not None and len(trace.streams()) > 1:
+        names = ", ".join(trace.stream_label(s) for s in trace.streams())
+        raise IdlewiseError(f"{trace.path or trace.name}: the trace holds several devices ({names}); "
+                            "advise on one: --disk NAME or --stream K")
+    if len(trace) == 0:
+        raise IdlewiseError(f"{trace.path or trace.name}: no requests: the disk was never used, so any timeout "
+                            "stops it once and for good")
+    limits.check()
+    device = load_device(device)
+    candidates = _candidates(device, timeouts_s)
+    specs = [spec for spec, _ in candidates]
+    results = simulate(trace, device, ["always-on", "oracle", *specs], progress=progress)
+    reference = next(r for r in results if r["policy"] == "always-on")
+    oracle = next(r for r in results if r["policy"] == "oracle")
+    seconds = reference["makespan_s"]
+    rated = device.start_stop_cycles
+    budget = None if rated is None or limits.lifetime_years is None else rated / (limits.lifetime_years * 365.25)
+
+    rows = []
+    for (spec, setting), result in zip(candidates, (r for r in results if r["policy"] not in ("always-on", "oracle"))):
+        figures = _figures(result, reference, seconds, limits.price_per_kwh)
+        broken = _breaks(figures, limits, budget)
+        rows.append({"policy": result["policy"], **setting, **figures, "meets_limits": not broken, "breaks": broken})
+
+    always_on_j_per_year = reference["energy_j"] * SECONDS_PER_YEAR / seconds
+    eligible = [r for r in rows if r["meets_limits"] and r["energy_j_saved_per_year"] > 0]
+    if device.kind == "disk":
+        eligible = [r for r in eligible if r["timeout_s"] is not None]  # EPC is shown, not applied by these tools
+    best = min(eligible, key=lambda r: (r["energy_j"], -(r.get("timeout_s") or 0))) if eligible else None
+    verdict, advised = _verdict(best, rows, always_on_j_per_year, limits, device)
+    if not advised:
+        best = None
+
+    out = {
+        "device": device.name,
+        "trace": trace.name,
+        "recorded_s": seconds,
+        "requests": len(trace),
+        "advised": advised,
+        "verdict": verdict,
+        "policy": best["policy"] if best else None,
+        "recommended_timeout_s": best.get("timeout_s") if best else None,
+        "hdparm_S": best.get("hdparm_S") if best else None,
+        "hd_idle_args": hd_idle_args(disk, best["timeout_s"]) if best and best.get("timeout_s") else None,
+        "tlp": (f'DISK_DEVICES="{disk}" DISK_SPINDOWN_TIMEOUT_ON_AC="{best["hdparm_S"]}" '
+                f'DISK_SPINDOWN_TIMEOUT_ON_BAT="{best["hdparm_S"]}"') if best and best.get("hdparm_S") else None,
+        "ps_max_latency_us": best.get("ps_max_latency_us") if best else None,
+        "commands": _commands(best, disk),
+        "always_on_kwh_per_year": always_on_j_per_year / JOULES_PER_KWH,
+        "oracle_kwh_saved_per_year": (reference["energy_j"] - oracle["energy_j"]) * SECONDS_PER_YEAR / seconds / JOULES_PER_KWH,
+        "rated_cycles": rated,
+        "wakeup_budget_per_day": budget,
+        "limits": asdict(limits),
+    }
+    for key in ("energy_j_saved_per_year", "kwh_saved_per_year", "money_saved_per_year", "wakeups_per_day",
+                "years_to_rated_cycles", "delayed_requests_per_hour", "mean_added_delay_s"):
+        out[key] = best[key] if best else (0.0 if key != "years_to_rated_cycles" else None)
+    if best and best.get("timeout_s") and device.kind == "disk":
+        hd_idle = simulate(trace, device, [f"hd-idle:{best['timeout_s']:g}s"], progress=False)
+        row = next(r for r in hd_idle if r["policy"].startswith("hd-idle"))
+        out["hd_idle"] = {"policy": row["policy"], **_figures(row, reference, seconds, limits.price_per_kwh)}
+    out["candidates"] = rows
+    return out
+
+
+def _verdict(best, rows, always_on_j_per_year, limits: Limits, device) -> tuple[str, bool]:
+    savers = [r for r in rows if r["energy_j_saved_per_year"] > 0]
+    stop = "spinning down" if device.kind == "disk" else "deeper power states"
+    if not savers:
+        return (f"{stop} is not advised: no setting tried uses less energy than staying ready on this workload "
+                "(every idle period is too short to pay for a wake-up)"), False
+    if best is None:
+        least = min(savers, key=lambda r: len(r["breaks"]))
+        return (f"{stop} is not advised: every setting that saves energy breaks a limit "
+                f"(the mildest, {least['policy']}: {'; '.join(least['breaks'])})"), False
+    share = best["energy_j_saved_per_year"] / always_on_j_per_year if always_on_j_per_year else 0.0
+    if share < limits.min_saving_fraction:
+        return (f"{stop} is not advised: the best setting within the limits ({best['policy']}) saves only "
+                f"{best['kwh_saved_per_year']:.2f} kWh a year, {share:.1%} of the always-on energy, less than the "
+                f"{limits.min_saving_fraction:.0%} that pays for its {best['wakeups_per_day']:.1f} wake-ups a day"), False
+    return (f"{best['policy']} saves {best['kwh_saved_per_year']:.2f} kWh a year ({share:.0%}) at "
+            f"{best['wakeups_per_day']:.1f} wake-ups a day"), True
+
+
+def _nvme_controller(disk: str) -> str:
+    """The controller of a namespace (nvme0n1 -> nvme0), where the latency tolerance is set."""
+    match = re.match(r"nvme\d+", disk)
+    return match.group(0) if match else "nvme0"
+
+
+def _commands(best, disk: str) -> list[str]:
+    if not best:
+        return []
+    if best.get("hdparm_S"):
+        return [f"hdparm -S {best['hdparm_S']} /dev/{disk}",
+                f"hd-idle {hd_idle_args(disk, best['timeout_s'])}",
+                f'TLP: DISK_DEVICES="{disk}" DISK_SPINDOWN_TIMEOUT_ON_AC="{best["hdparm_S"]}" '
+                f'DISK_SPINDOWN_TIMEOUT_ON_BAT="{best["hdparm_S"]}"']
+    if best.get("ps_max_latency_us") is not None:
+        n = best["ps_max_latency_us"]
+        return [f"kernel command line: nvme_core.default_ps_max_latency_us={n}",
+                f"now, for one drive: echo {n} | sudo tee /sys/class/nvme/{_nvme_controller(disk)}/power/pm_qos_latency_tolerance_us"]
+    return []
+
+
+def _short_label(row: dict) -> str:
+    t = row.get("timeout_s")
+    if t is None:
+        return row["policy"].replace("apst:ps_max_latency_us=", "") + (" µs" if "apst" in row["policy"] else "")
+    return f"{t / 60:g} min" if t >= 120 else f"{t:g} s"
+
+
+def plot_advice(advice: dict, path: str) -> None:
+    """Energy a year against wake-ups a day for every candidate, the recommendation marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = advice["candidates"]
+    fig, ax = plt.subplots(figsize=(8, 5))
+    always_on = advice["always_on_kwh_per_year"]
+    xs = [r["wakeups_per_day"] for r in rows]
+    ys = [always_on - r["kwh_saved_per_year"] for r in rows]
+    ok = [r["meets_limits"] for r in rows]
+    ax.scatter([x for x, k in zip(xs, ok) if k], [y for y, k in zip(ys, ok) if k], color="tab:blue", label="within the limits", zorder=3)
+    ax.scatter([x for x, k in zip(xs, ok) if not k], [y for y, k in zip(ys, ok) if not k], color="tab:gray", marker="x",
+               label="breaks a limit", zorder=3)
+    groups: dict = {}  # settings that give the same point (every timeout longer than the longest gap) share a label
+    for r, x, y in zip(rows, xs, ys):
+        groups.setdefault((round(x, 6), round(y, 6)), []).append(_short_label(r))
+    for i, ((x, y), labels) in enumerate(groups.items()):
+        text = labels[0] if len(labels) == 1 else f"{labels[0]} … {labels[-1]}"
+        ax.annotate(text, (x, y), textcoords="offset points", xytext=(5, 5 if i % 2 else -10), fontsize=7)
+    ax.axhline(always_on, color="tab:red", linestyle="--", linewidth=1, label=f"always on: {always_on:.1f} kWh/year")
+    if advice["wakeup_budget_per_day"] is not None:
+        ax.axvline(advice["wakeup_budget_per_day"], color="tab:orange", linestyle=":", linewidth=1,
+                   label=f"rated cycles over {advice['limits']['lifetime_years']:g} years")
+    if advice["limits"]["max_wakeups_per_day"] is not None:
+        ax.axvline(advice["limits"]["max_wakeups_per_day"], color="tab:purple", linestyle="-.", linewidth=1,
+                   label=f"--max-wakeups-per-day {advice['limits']['max_wakeups_per_day']:g}")
+    if advice["advised"]:
+        chosen = next(r for r in rows if r["policy"] == advice["policy"])
+        ax.scatter([chosen["wakeups_per_day"]], [always_on - chosen["kwh_saved_per_year"]], s=220, marker="*",
+                   color="tab:green", zorder=4, label=f"recommended: {advice['policy']}")
+    ax.set_xscale("symlog", linthresh=1)
+    ax.set_xlabel("wake-ups per day")
+    ax.set_ylabel("energy, kWh per year")
+    ax.set_title(f"{advice['device']} on {advice['trace']}")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+__all__ = ["DEFAULT_TIMEOUTS_S", "Limits", "advise", "hd_idle_args", "hdparm_standby_timeout_s",
+           "hdparm_standby_value", "plot_advice"]

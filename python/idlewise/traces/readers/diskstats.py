@@ -1,0 +1,195 @@
+"""Recordings of ``/proc/diskstats``: what a machine's disks did, from snapshots of the kernel's
+I/O counters, for anyone who cannot run blktrace (``idlewise record``, or the shell loop below).
+
+Format, one line per device per snapshot::
+
+    <unix time, s> <major> <minor> <name> <reads completed> <reads merged> <sectors read>
+    <ms reading> <writes completed> <writes merged> <sectors written> <ms writing>
+    <I/Os in progress> <ms doing I/O> <weighted ms> [<discards completed> <discards merged>
+    <sectors discarded> <ms discarding> [<flushes completed> <ms flushing>]]
+
+that is, each line of ``/proc/diskstats`` (Documentation/admin-guide/iostats.rst: 11 counters
+since Linux 2.6, 15 since 4.18, 17 since 5.5) prefixed with the time it was read. Without
+idlewise on the machine::
+
+    while :; do t=$(date +%s.%N); awk -v t="$t" '$3=="sda" {print t, $0}' /proc/diskstats; sleep 1; done > sda.diskstats
+
+How a recording becomes requests: the counters say how many reads and writes completed between
+two snapshots and how many sectors they moved, not when. Each interval's requests are spread
+evenly over it (the j-th of n at (j + ½)/n of the way), reads first, each with an equal share of
+the interval's sectors (512 bytes each, as the kernel counts them). An interval with any I/O
+is therefore busy throughout at the snapshot resolution, and the idle periods, the only thing a
+spin-down decision depends on, are measured to within one interval. Discards are replayed as
+writes (the drive must be awake to take them); flushes carry no data and are not replayed.
+Offsets are unknown and set to 0. Time 0 is the first snapshot, and the trace ends at the last
+(:attr:`Trace.end_time_s`), idle or not. Each device is a stream numbered ``major·256 + minor``
+(blkparse's numbering) and named as the kernel names it.
+
+Counters that go down (a reboot, a re-attached disk, or a 32-bit counter wrapping on an old
+kernel), times that do not advance, a device missing from a snapshot and malformed lines are
+errors naming the file and line.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+from ...errors import TraceError
+from ..trace import Trace
+
+SECTOR_BYTES = 512
+#: The cumulative counters of a diskstats line after the name, by position.
+COUNTERS = {"reads completed": 0, "sectors read": 2, "writes completed": 4, "sectors written": 6,
+            "discards completed": 11, "sectors discarded": 13}
+_BASIC_FIELDS, _DISCARD_FIELDS = 11, 15
+
+
+def _number(text: str, path: str, line: int, what: str) -> int:
+    if not text.isdigit():
+        raise TraceError(f"{path}: line {line}, field '{what}': expected a whole number, got {text!r}")
+    return int(text)
+
+
+def _time(text: str, path: str, line: int) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise TraceError(f"{path}: line {line}, field 'time': expected the Unix time in seconds, got {text!r}")
+    return value
+
+
+def _parse(path: str):
+    """Per device: (major, minor, [line numbers], [times], [counter tuples]); and the snapshot
+    times in file order with the line each starts on."""
+    devices: dict = {}
+    snapshots: list = []  # (time, first line)
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise TraceError(f"{path}: cannot read: {e.strerror}") from None
+    with f:
+        for number, raw in enumerate(f, start=1):
+            try:
+                text = raw.decode("ascii")
+            except UnicodeDecodeError:
+                raise TraceError(f"{path}: line {number}: not ASCII text; a diskstats recording holds lines of /proc/diskstats "
+                                 "prefixed with the time") from None
+            fields = text.split()
+            if not fields:
+                continue
+            if len(fields) < 4 + _BASIC_FIELDS:
+                raise TraceError(f"{path}: line {number}: {len(fields)} fields; a diskstats recording line holds the time, "
+                                 f"major, minor, device name and at least {_BASIC_FIELDS} counters (Linux 2.6 or later)")
+            t = _time(fields[0], path, number)
+            major = _number(fields[1], path, number, "major")
+            minor = _number(fields[2], path, number, "minor")
+            name = fields[3]
+            counters = [_number(v, path, number, f"counter {i + 1} of {name}") for i, v in enumerate(fields[4:])]
+            discards = (counters[11], counters[13]) if len(counters) >= _DISCARD_FIELDS else (0, 0)
+            values = (counters[0], counters[2], counters[4], counters[6], discards[0], discards[1])
+            if not snapshots or snapshots[-1][0] != t:
+                snapshots.append((t, number))
+            entry = devices.setdefault(name, (major, minor, [], [], []))
+            if (entry[0], entry[1]) != (major, minor):
+                raise TraceError(f"{path}: line {number}: device {name} is {major},{minor} here but {entry[0]},{entry[1]} "
+                                 "before (was it re-attached?)")
+            entry[2].append(number)
+            entry[3].append(t)
+            entry[4].append(values)
+    if not devices:
+        raise TraceError(f"{path}: the recording is empty")
+    return devices, snapshots
+
+
+def _check(path: str, name: str, lines, times: np.ndarray, counters: np.ndarray, snapshots) -> None:
+    if len(times) < 2:
+        raise TraceError(f"{path}: device {name} has a single snapshot (line {lines[0]}); a recording needs two or more "
+                         "to show what happened between them")
+    steps = np.diff(times)
+    bad = np.nonzero(steps <= 0)[0]
+    if len(bad):
+        i = int(bad[0]) + 1
+        raise TraceError(f"{path}: line {lines[i]}: time {float(times[i])!r} of {name} is not after the previous snapshot's "
+                         f"{float(times[i - 1])!r} (line {lines[i - 1]}); snapshots must be in time order (was the clock set back?)")
+    for what, column in zip(COUNTERS, range(counters.shape[1])):
+        down = np.nonzero(np.diff(counters[:, column]) < 0)[0]
+        if len(down):
+            i = int(down[0]) + 1
+            raise TraceError(
+                f"{path}: line {lines[i]}, field '{what}' of {name}: went down from {int(counters[i - 1, column])} "
+                f"(line {lines[i - 1]}) to {int(counters[i, column])}: the counter was reset (a reboot or a re-attached "
+                "disk) or wrapped (32-bit counters on an old kernel); record again, or split the file at that line")
+    if len(times) < len(snapshots):
+        have = set(times.tolist())
+        for t, line in snapshots:
+            if t >= times[0] and t <= times[-1] and t not in have:
+                raise TraceError(f"{path}: line {line}: the snapshot at {t!r} has no line for {name} (was the disk "
+                                 "detached?); record it again or cut the file there")
+
+
+def _requests(times: np.ndarray, counters: np.ndarray, lines: np.ndarray, origin: float):
+    """Each interval's reads then writes, spread evenly over it."""
+    delta = np.diff(counters, axis=0)
+    reads = delta[:, 0]
+    writes = delta[:, 2] + delta[:, 4]
+    read_sectors = delta[:, 1]
+    write_sectors = delta[:, 3] + delta[:, 5]
+    per_interval = reads + writes
+    total = int(per_interval.sum())
+    interval = np.repeat(np.arange(len(per_interval)), per_interval)
+    first = np.repeat(np.cumsum(per_interval) - per_interval, per_interval)
+    j = np.arange(total, dtype=np.int64) - first
+    start, length = times[:-1] - origin, np.diff(times)
+    n = per_interval[interval]
+    time_s = start[interval] + (j + 0.5) * length[interval] / n
+    r = reads[interval]
+    is_write = j >= r
+    k = np.where(is_write, j - r, j)  # index among the interval's reads, or among its writes
+    count = np.where(is_write, writes[interval], r)
+    sectors = np.where(is_write, write_sectors[interval], read_sectors[interval])
+    safe = np.maximum(count, 1)
+    size = (sectors // safe + (k < sectors % safe)) * SECTOR_BYTES
+    return time_s, size.astype(np.int64), is_write, lines[1:][interval]
+
+
+def read_diskstats(path, *, disk: str | None = None, sort: bool = False, name: str | None = None) -> Trace:
+    """Reads a diskstats recording. Every device is a stream (``major·256 + minor``, named as the
+    kernel names it); ``disk`` keeps one device by name."""
+    path = os.fspath(path)
+    devices, snapshots = _parse(path)
+    if disk is not None and disk not in devices:
+        raise TraceError(f"{path}: no device '{disk}' in the recording; devices recorded: {', '.join(devices)}")
+    if disk is None and len(devices) == 1:
+        disk = next(iter(devices))  # a recording of one disk is a single-device trace
+    chosen = [disk] if disk is not None else list(devices)
+    origin = snapshots[0][0]
+    end = snapshots[-1][0] - origin
+    parts, names = [], {}
+    for device in chosen:
+        major, minor, lines, times, values = devices[device]
+        times = np.asarray(times, dtype=np.float64)
+        counters = np.asarray(values, dtype=np.int64)
+        _check(path, device, lines, times, counters, snapshots)
+        t, size, is_write, line = _requests(times, counters, np.asarray(lines, dtype=np.int64), origin)
+        number = major * 256 + minor
+        names[number] = device
+        parts.append((t, size, is_write, line, np.full(len(t), number, dtype=np.int64)))
+    t, size, is_write, line, stream = (np.concatenate(columns) for columns in zip(*parts))
+    order = np.argsort(t, kind="stable")
+    lines_read = sum(len(d[2]) for d in devices.values())
+    others = 0 if disk is None else lines_read - len(devices[disk][2])
+    skipped = {f"lines of other devices (not {disk})": others} if others else {}
+    trace = Trace.from_arrays(
+        t[order], size[order], is_write=is_write[order], name=name or os.path.basename(path), path=path,
+        lines=line[order], sort=sort, skipped=skipped, records_read=lines_read,
+        stream=None if disk is not None else stream[order], format="diskstats",
+        stream_names=names, end_time_s=end)
+    return trace
+
+
+__all__ = ["read_diskstats", "SECTOR_BYTES"]

@@ -1,0 +1,214 @@
+"""idlewise advise (issue 11): the hdparm -S encoding, the advice's arithmetic on a hand-computed
+workload, the limits, the verdicts, NVMe APST advice, and the command line."""
+
+import json
+
+import numpy as np
+import pytest
+
+import idlewise
+from idlewise import IdlewiseError
+from idlewise.advisor import Limits, advise, hd_idle_args, hdparm_standby_timeout_s, hdparm_standby_value
+from idlewise.cli import main
+
+YEAR_S = 365.25 * 86400
+
+# A disk whose energies are easy to add up: 10 W ready (and serving), 1 W standby; stopping takes
+# 1 s and 10 J, starting 10 s and 100 J; rated for 3,650 start/stop cycles.
+TOY_DISK = """
+name = "toy-disk"
+kind = "disk"
+[[modes]]
+name = "ready"
+power_w = 10.0
+serves = true
+[[modes]]
+name = "standby"
+power_w = 1.0
+[[transitions]]
+from = "ready"
+to = "standby"
+time_s = 1
+energy_j = 10
+[[transitions]]
+from = "standby"
+to = "ready"
+time_s = 10
+energy_j = 100
+[service]
+overhead_s = 0.0
+read_bandwidth_bytes_per_s = 1e12
+write_bandwidth_bytes_per_s = 1e12
+active_power_w = 10.0
+[limits]
+start_stop_cycles = 3650
+"""
+
+
+@pytest.fixture
+def toy(tmp_path):
+    path = tmp_path / "toy.toml"
+    path.write_text(TOY_DISK)
+    return idlewise.load_device(str(path))
+
+
+def toy_trace():
+    # Requests at 0, 1000 and 1100 s; the recording ends at 4000 s.
+    return idlewise.Trace.from_arrays([0.0, 1000.0, 1100.0], [1, 1, 1], end_time_s=4000.0)
+
+
+# --- hdparm -S --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value, seconds", [
+    (0, None), (1, 5.0), (12, 60.0), (240, 1200.0), (241, 1800.0), (242, 3600.0), (251, 19800.0),
+    (252, 1260.0), (253, None), (255, 1275.0),
+])
+def test_hdparm_decoding_every_branch(value, seconds):
+    assert hdparm_standby_timeout_s(value) == seconds
+
+
+@pytest.mark.parametrize("value", [254, 256, -1, 1.5])
+def test_hdparm_values_without_a_timeout(value):
+    with pytest.raises(IdlewiseError):
+        hdparm_standby_timeout_s(value)
+
+
+@pytest.mark.parametrize("asked, value, applied", [
+    (1, 1, 5.0), (5, 1, 5.0), (5.001, 2, 10.0), (60, 12, 60.0), (61, 13, 65.0), (1200, 240, 1200.0),
+    (1200.5, 252, 1260.0), (1260, 252, 1260.0), (1261, 255, 1275.0), (1276, 241, 1800.0), (1800.1, 242, 3600.0),
+    (19800, 251, 19800.0),
+])
+def test_hdparm_encoding_rounds_up_to_the_next_settable_timeout(asked, value, applied):
+    assert hdparm_standby_value(asked) == (value, applied)
+
+
+def test_hdparm_encoding_inverts_decoding():
+    for value in (*range(1, 253), 255):
+        assert hdparm_standby_value(hdparm_standby_timeout_s(value)) == (value, hdparm_standby_timeout_s(value))
+
+
+@pytest.mark.parametrize("asked", [0, -5, 19801, float("nan"), float("inf")])
+def test_hdparm_encoding_refuses_what_it_cannot_set(asked):
+    with pytest.raises(IdlewiseError):
+        hdparm_standby_value(asked)
+
+
+def test_hd_idle_arguments():
+    assert hd_idle_args("sdb", 600) == "-i 0 -a sdb -i 600"
+    assert hd_idle_args("sdb", 12.5) == "-i 0 -a sdb -i 13"
+
+
+# --- the advice on a hand-computed workload ---------------------------------------------------
+
+def test_advice_by_hand(toy):
+    # timeout 60 s: [0,1010) 60 s ready 600 J + stop 10 J + 939 s standby 939 J + start 100 J
+    # (the request at 1000 s waits 10 s); [1010,1110) 60 s ready + stop + 29 s standby + start
+    # (the request at 1100 waits 10 s); the tail of 2,900 s: 600 + 10 + 2,839 J.
+    e60 = (600 + 10 + 939 + 100) + (600 + 10 + 29 + 100) + (600 + 10 + 2839)
+    # timeout 120 s: the 90 s gap stays ready (900 J) and its request does not wait.
+    e120 = (1200 + 10 + 879 + 100) + 900 + (1200 + 10 + 2779)
+    always_on = 10.0 * 4000
+    advice = advise(toy_trace(), toy, limits=Limits(lifetime_years=0.1), disk="sdb", timeouts_s=(60, 120), progress=False)
+    rows = {r["policy"]: r for r in advice["candidates"]}
+    assert rows["timeout:1min"]["energy_j"] == pytest.approx(e60, rel=1e-9)
+    assert rows["timeout:2min"]["energy_j"] == pytest.approx(e120, rel=1e-9)
+    assert advice["recorded_s"] == pytest.approx(4000.0, rel=1e-9)
+    per_year = YEAR_S / 4000
+    assert advice["always_on_kwh_per_year"] == pytest.approx(always_on * per_year / 3.6e6, rel=1e-9)
+    assert advice["policy"] == "timeout:1min"
+    assert advice["recommended_timeout_s"] == 60.0 and advice["hdparm_S"] == 12
+    assert advice["hd_idle_args"] == "-i 0 -a sdb -i 60"
+    assert advice["commands"][0] == "hdparm -S 12 /dev/sdb"
+    assert advice["kwh_saved_per_year"] == pytest.approx((always_on - e60) * per_year / 3.6e6, rel=1e-9)
+    assert advice["money_saved_per_year"] == pytest.approx(0.30 * advice["kwh_saved_per_year"], rel=1e-12)
+    assert advice["wakeups_per_day"] == pytest.approx(2 * 86400 / 4000, rel=1e-9)
+    assert advice["delayed_requests_per_hour"] == pytest.approx(2 * 3600 / 4000, rel=1e-9)
+    assert advice["mean_added_delay_s"] == pytest.approx(10.0, rel=1e-9)
+    assert advice["wakeup_budget_per_day"] == pytest.approx(3650 / (0.1 * 365.25), rel=1e-12)
+    # hd-idle at the same idle time polls every 6 s, so its disk stops later and saves less.
+    assert advice["hd_idle"]["kwh_saved_per_year"] < advice["kwh_saved_per_year"]
+
+
+def test_limits_pick_a_longer_timeout_or_none(toy):
+    # 43.2 wake-ups a day at 60 s, 21.6 at 120 s.
+    advice = advise(toy_trace(), toy, limits=Limits(lifetime_years=0.1, max_wakeups_per_day=30), timeouts_s=(60, 120),
+                    progress=False)
+    assert advice["recommended_timeout_s"] == 120.0 and advice["hdparm_S"] == 24
+    assert advice["candidates"][0]["breaks"] == ["43.2 wake-ups a day > 30"]
+    # The rated cycles over 5 years allow 2 wake-ups a day: neither timeout.
+    advice = advise(toy_trace(), toy, timeouts_s=(60, 120), progress=False)
+    assert not advice["advised"] and advice["recommended_timeout_s"] is None and advice["hdparm_S"] is None
+    assert "every setting that saves energy breaks a limit" in advice["verdict"]
+    assert advice["kwh_saved_per_year"] == 0.0 and advice["commands"] == []
+    # Delayed requests: 1.8 an hour at 60 s, 0.9 at 120 s.
+    advice = advise(toy_trace(), toy, limits=Limits(lifetime_years=0.1, max_delayed_per_hour=1.0), timeouts_s=(60, 120),
+                    progress=False)
+    assert advice["recommended_timeout_s"] == 120.0
+    # Added delay: 10 s each; a 5 s bound rules both out.
+    advice = advise(toy_trace(), toy, limits=Limits(lifetime_years=0.1, max_added_delay_s=5.0), timeouts_s=(60, 120),
+                    progress=False)
+    assert not advice["advised"]
+
+
+def test_spinning_down_is_not_advised_when_it_saves_nothing_or_too_little(toy):
+    busy = idlewise.Trace.from_arrays(np.arange(0.0, 600.0, 5.0), np.ones(120))
+    advice = advise(busy, toy, timeouts_s=(60, 120), progress=False)
+    assert not advice["advised"]
+    assert "no setting tried uses less energy" in advice["verdict"]
+    advice = advise(toy_trace(), toy, limits=Limits(lifetime_years=0.1, min_saving_fraction=0.9), timeouts_s=(60, 120),
+                    progress=False)
+    assert not advice["advised"] and "saves only" in advice["verdict"]
+
+
+def test_advice_refuses_a_trace_of_several_devices(toy):
+    trace = idlewise.Trace.from_arrays([0.0, 1.0], [1, 1], stream=[0, 1])
+    with pytest.raises(IdlewiseError, match="several devices"):
+        advise(trace, toy, progress=False)
+
+
+def test_nvme_advice_names_the_latency_bound():
+    # Requests every second on the PM981: PS4's 8 ms exit is the only delay under APST.
+    trace = idlewise.Trace.from_arrays(np.arange(100, dtype=float), np.full(100, 4096))
+    advice = advise(trace, "samsung-pm981-1tb", disk="nvme0n1", progress=False)
+    tried = [r["ps_max_latency_us"] for r in advice["candidates"]]
+    assert tried == [1410, 5500, 10000, 25000, 100000]  # PS3's and PS4's entry + exit, and Linux's values
+    assert advice["ps_max_latency_us"] == 10000  # the smallest bound that allows PS4
+    assert advice["commands"][0] == "kernel command line: nvme_core.default_ps_max_latency_us=10000"
+    assert "/sys/class/nvme/nvme0/power/pm_qos_latency_tolerance_us" in advice["commands"][1]
+    assert advice["hdparm_S"] is None and advice["recommended_timeout_s"] is None
+    # A 5 ms bound on the added delay keeps PS4 out: PS3 (1.2 ms exit) only.
+    advice = advise(trace, "samsung-pm981-1tb", limits=Limits(max_added_delay_s=0.005), progress=False)
+    assert advice["ps_max_latency_us"] == 1410
+    assert advice["mean_added_delay_s"] == pytest.approx(0.0012, rel=1e-6)
+
+
+def test_advise_command_line_json(tmp_path, capsys):
+    from conftest import SRT
+
+    plot = tmp_path / "advice.png"
+    assert main(["advise", SRT, "--stream", "0", "--device", "seagate-constellation-es1-500gb",
+                 "--max-wakeups-per-day", "50", "--json", "--plot", str(plot)]) == 0
+    advice = json.loads(capsys.readouterr().out)
+    for key in ("device", "recommended_timeout_s", "hdparm_S", "hd_idle_args", "energy_j_saved_per_year",
+                "kwh_saved_per_year", "money_saved_per_year", "wakeups_per_day", "years_to_rated_cycles",
+                "delayed_requests_per_hour", "mean_added_delay_s", "candidates"):
+        assert key in advice, key
+    assert advice["wakeups_per_day"] <= 50
+    assert hdparm_standby_timeout_s(advice["hdparm_S"]) == advice["recommended_timeout_s"]
+    assert plot.stat().st_size > 10_000
+    # Every candidate that meets the limits saves no more than the one recommended.
+    chosen = advice["kwh_saved_per_year"]
+    assert all(r["kwh_saved_per_year"] <= chosen + 1e-9 for r in advice["candidates"]
+               if r["meets_limits"] and r["policy"] != "epc")
+
+
+def test_advise_command_line_text_says_when_not_to_spin_down(capsys):
+    from conftest import TRACES
+
+    path = str(TRACES / "diskstats" / "build-vm.diskstats")
+    assert main(["advise", path, "--disk", "vda", "--device", "seagate-constellation-es1-500gb"]) == 0
+    out = capsys.readouterr().out
+    assert "spinning down is not advised" in out and "hdparm -S 0" in out
+    # zram0, the recording's other device, did no I/O: vda is the only disk to advise on.
+    assert main(["advise", path, "--device", "seagate-constellation-es1-500gb", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["trace"] == "build-vm.diskstats#vda"
