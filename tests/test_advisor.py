@@ -112,7 +112,8 @@ def test_advice_by_hand(toy):
     rows = {r["policy"]: r for r in advice["candidates"]}
     assert rows["timeout:1min"]["energy_j"] == pytest.approx(e60, rel=1e-9)
     assert rows["timeout:2min"]["energy_j"] == pytest.approx(e120, rel=1e-9)
-    assert advice["recorded_s"] == pytest.approx(4000.0, rel=1e-9)
+    assert advice["recorded_s"] == 4000.0 and advice["replayed_s"] == pytest.approx(4000.0, rel=1e-9)
+    assert advice["warnings"] == []
     per_year = YEAR_S / 4000
     assert advice["always_on_kwh_per_year"] == pytest.approx(always_on * per_year / 3.6e6, rel=1e-9)
     assert advice["policy"] == "timeout:1min"

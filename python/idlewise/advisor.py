@@ -210,10 +210,18 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: str = "sda", timeo
     if not advised:
         best = None
 
+    first = float(trace.time_s[0])
+    recorded_s = (trace.end_time_s if trace.end_time_s is not None else float(trace.time_s[-1])) - first
+    warnings = []
+    if seconds > 1.1 * recorded_s + 60:
+        warnings.append(f"the device is busy {seconds:,.0f} s on a {recorded_s:,.0f} s recording even when always on: it "
+                        "cannot keep up with this workload (requests queue), so these are the figures of a saturated disk")
     out = {
         "device": device.name,
         "trace": trace.name,
-        "recorded_s": seconds,
+        "recorded_s": recorded_s,
+        "replayed_s": seconds,
+        "warnings": warnings,
         "requests": len(trace),
         "advised": advised,
         "verdict": verdict,
@@ -249,9 +257,10 @@ def _verdict(best, rows, always_on_j_per_year, limits: Limits, device) -> tuple[
         return (f"{stop} is not advised: no setting tried uses less energy than staying ready on this workload "
                 "(every idle period is too short to pay for a wake-up)"), False
     if best is None:
-        least = min(savers, key=lambda r: len(r["breaks"]))
+        # The nearest miss: fewest limits broken, then the gentlest (longest timeout, largest bound).
+        nearest = min(savers, key=lambda r: (len(r["breaks"]), -(r.get("timeout_s") or r.get("ps_max_latency_us") or 0)))
         return (f"{stop} is not advised: every setting that saves energy breaks a limit "
-                f"(the mildest, {least['policy']}: {'; '.join(least['breaks'])})"), False
+                f"(the nearest, {nearest['policy']}: {'; '.join(nearest['breaks'])})"), False
     share = best["energy_j_saved_per_year"] / always_on_j_per_year if always_on_j_per_year else 0.0
     if share < limits.min_saving_fraction:
         return (f"{stop} is not advised: the best setting within the limits ({best['policy']}) saves only "

@@ -643,12 +643,15 @@ def _print_advice(advice: dict, args) -> None:
                       "yes" if r["meets_limits"] else "no: " + "; ".join(r["breaks"]),
                       style="bold green" if chosen else None)
     console.print(table)
+    for warning in advice["warnings"]:
+        console.print(f"[yellow]note: {warning}[/yellow]")
     if not advice["advised"]:
         console.print(f"[bold red]{advice['verdict']}[/bold red]. Leave the disk spinning: hdparm -S 0")
         return
     price = advice["limits"]["price_per_kwh"]
-    console.print(f"[bold green]Recommended: {advice['policy']}[/bold green]: {advice['verdict']}")
-    money = "" if price is None else f", {advice['money_saved_per_year']:.2f} a year at {price:g} per kWh"
+    setting = f" (hdparm -S {advice['hdparm_S']})" if advice["hdparm_S"] else ""
+    console.print(f"[bold green]Recommended: {advice['policy']}{setting}[/bold green]")
+    money = "" if price is None else f", worth {advice['money_saved_per_year']:.2f} a year at {price:.2f} per kWh"
     console.print(f"  saves {advice['kwh_saved_per_year']:.2f} kWh a year{money}; "
                   f"{advice['wakeups_per_day']:.1f} wake-ups a day"
                   + (f", rated cycles last {_fmt_years(advice['years_to_rated_cycles'])} years" if advice["years_to_rated_cycles"] else "")
