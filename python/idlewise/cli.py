@@ -14,7 +14,7 @@ import sys
 from importlib import resources
 
 
-from . import _core
+from . import __version__, _core
 from .devices import catalog_names, load_device
 from .policies import expand_spec
 from .errors import IdlewiseError
@@ -63,19 +63,58 @@ def _fmt_years(years) -> str:
     return f"{years:,.1f}"
 
 
-def results_table(results: Results, title: str) -> Table:
-    table = Table(title=title, title_justify="left")
-    for name, justify in [("policy", "left"), ("energy J", "right"), ("system J", "right"), ("vs always-on", "right"),
-                          ("vs oracle", "right"), ("wake-ups", "right"), ("mean resp", "right"), ("p99 resp", "right"),
-                          ("delayed", "right"), ("resp vs always-on", "right"), ("years to rated cycles", "right")]:
-        table.add_column(name, justify=justify)
-    for r in results:
-        table.add_row(
-            r["policy"], f"{r['energy_j']:,.1f}", f"{r['system_energy_j']:,.1f}", f"{r['normalized_energy']:.3f}",
-            f"{r['energy_vs_oracle']:.3f}", f"{r['wakeups']:,}", _fmt_time(r["mean_response_s"]),
-            _fmt_time(r["p99_response_s"]), f"{r['delayed_requests']:,}", f"{r['normalized_mean_response']:.2f}",
-            _fmt_years(r["years_to_rated_cycles"]),
-        )
+#: Columns of a results table: (header, cell of a result row, shown by default). The default set
+#: fits a 100-column terminal; --wide adds the rest.
+RESULT_COLUMNS = (
+    ("energy J", lambda r: f"{r['energy_j']:,.1f}", True),
+    ("system J", lambda r: f"{r['system_energy_j']:,.1f}", False),
+    ("vs always-on", lambda r: f"{r['normalized_energy']:.3f}", True),
+    ("vs oracle", lambda r: f"{r['energy_vs_oracle']:.3f}", False),
+    ("wake-ups", lambda r: f"{r['wakeups']:,}", True),
+    ("cycles/day", lambda r: f"{r['cycle_wakeups_per_day']:,.1f}" if "cycle_wakeups_per_day" in r else "", False),
+    ("mean resp", lambda r: _fmt_time(r["mean_response_s"]), True),
+    ("p99 resp", lambda r: _fmt_time(r["p99_response_s"]), True),
+    ("delayed", lambda r: f"{r['delayed_requests']:,}", True),
+    ("resp vs always-on", lambda r: f"{r['normalized_mean_response']:.2f}", False),
+    ("years to rated cycles", lambda r: _fmt_years(r["years_to_rated_cycles"]), True),
+)
+
+
+#: The order in which columns give way on a narrow terminal (energy J never does).
+_DROP_FIRST = ("resp vs always-on", "system J", "vs oracle", "cycles/day", "years to rated cycles", "p99 resp", "delayed",
+               "wake-ups", "mean resp", "vs always-on")
+
+
+def results_table(results: Results, title: str, wide: bool = False, keys: tuple = (), width: int | None = None) -> Table:
+    """One row per result. Nothing is cut: on a terminal ``width`` columns wide, whole columns
+    give way (the caption says how many) rather than the policy name or a number. ``keys``
+    names columns that tell rows apart (trace, device, transform) in a sweep."""
+    names = [str(r["policy"]) for r in results]
+    columns = [(name, cell) for name, cell, default in RESULT_COLUMNS if wide or default]
+    cells = {name: [cell(r) for r in results] for name, cell in columns}
+    key_cells = {k: [str(r.get(k, "")) for r in results] for k in keys}
+
+    def span(header: str, values) -> int:  # a header may wrap at spaces; values may not
+        return max([len(word) for word in header.split()] + [len(v) for v in values]) + 3
+
+    hidden = []
+    if width is not None:
+        used = span("policy", names) + sum(span(k, v) for k, v in key_cells.items()) + 1
+        for name in _DROP_FIRST:
+            if used + sum(span(n, cells[n]) for n, _ in columns) <= width:
+                break
+            if any(n == name for n, _ in columns):
+                columns = [(n, c) for n, c in columns if n != name]
+                hidden.append(name)
+    caption = f"{len(hidden)} columns left out to fit the terminal ({', '.join(hidden)}): --wide, or --json for every figure" if hidden else None
+    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
+    table.add_column("policy", justify="left", no_wrap=True, min_width=max(map(len, names), default=6))
+    for key, values in key_cells.items():
+        table.add_column(key, justify="left", no_wrap=True, min_width=max(map(len, values), default=1))
+    for name, _ in columns:
+        table.add_column(name, justify="right", min_width=max(map(len, cells[name]), default=1))
+    for i, name in enumerate(names):
+        table.add_row(name, *(v[i] for v in key_cells.values()), *(cells[n][i] for n, _ in columns))
     return table
 
 
@@ -84,7 +123,8 @@ def _print_results(results: Results, args, title: str) -> None:
         json.dump(results.to_dicts(json_safe=True), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     else:
-        _console().print(results_table(results, title))
+        console = _console()
+        console.print(results_table(results, title, wide=getattr(args, "wide", False), width=console.width))
 
 
 def cmd_demo(args) -> int:
@@ -301,7 +341,11 @@ def cmd_sweep(args) -> int:
         json.dump(results.to_dicts(json_safe=True), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     else:
-        print(f"{len(results):,} runs" + (f"; rows in {args.out}" if args.out else "") + (f"; plot in {args.plot}" if args.plot else ""))
+        rows = results.to_dicts()
+        keys = tuple(k for k in ("trace", "stream", "transform", "device") if len({str(r.get(k)) for r in rows}) > 1)
+        title = f"{len(results):,} runs" + (f"; rows in {args.out}" if args.out else "") + (f"; plot in {args.plot}" if args.plot else "")
+        console = _console()
+        console.print(results_table(rows, title, wide=args.wide, keys=keys, width=console.width))
     return 0
 
 
@@ -703,6 +747,7 @@ def _trace_options(parser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="idlewise", description="Replay I/O traces against power-managed devices and policies.")
+    parser.add_argument("--version", action="version", version=f"idlewise {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="replay the bundled hplajw week on a catalog laptop disk under several policies")
@@ -710,6 +755,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--policy", action="append", help="policy spec (repeatable; default: a representative set)")
     demo.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power for system energy")
     demo.add_argument("--json", action="store_true", help="print results as JSON")
+    demo.add_argument("--wide", action="store_true", help="every column (default: those that fit 100 columns)")
     demo.set_defaults(func=cmd_demo)
 
     sim = sub.add_parser("simulate", help="replay a trace on a device under one or more policies")
@@ -730,6 +776,7 @@ def build_parser() -> argparse.ArgumentParser:
     _trace_options(sim)
     sim.add_argument("--transform", metavar="T", help="workload transform, e.g. compress-reorder:64ops (chain with +)")
     sim.add_argument("--json", action="store_true", help="print a JSON list, one object per policy")
+    sim.add_argument("--wide", action="store_true", help="every column (default: those that fit 100 columns)")
     sim.add_argument("--chunks", action="store_true",
                      help="read and replay a text trace in chunks: memory stays a few MB whatever the trace's length "
                           "(the file must be in time order; no --sort or --transform)")
@@ -799,6 +846,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--out", metavar="FILE", help="write one row per run to FILE.parquet or FILE.csv")
     sw.add_argument("--plot", metavar="FILE", help="draw energy against mean response, normalised to always-on")
     sw.add_argument("--json", action="store_true")
+    sw.add_argument("--wide", action="store_true", help="every column (default: those that fit 100 columns)")
     sw.set_defaults(func=cmd_sweep)
 
     wl = sub.add_parser("workload", help="write an application trace: a mail session or a web stream (seed 000)")
