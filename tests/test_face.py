@@ -54,3 +54,35 @@ def test_sweep_without_out_prints_its_runs(capsys):
     assert "6 runs" in out
     rows = [line for line in out.splitlines() if re.match(r"│ timeout:", line)]
     assert len(rows) == 6 and sum("compress:64ops" in r for r in rows) == 3  # the transform tells rows apart
+
+
+def test_devices_shows_sources_assumptions_seek_curve_and_timers(capsys):
+    assert main(["devices", "samsung-pm981-1tb"]) == 0
+    out = capsys.readouterr().out
+    # An assumed value's reason is shown where the source would be (rich once swallowed it as markup).
+    assert "assumed: operational idle of a PCIe 3.0 NVMe controller" in out
+    assert main(["devices", "hitachi-travelstar-5k320"]) == 0
+    out = capsys.readouterr().out
+    # The seek curve passes through the datasheet's figures: 1 ms track-to-track, 12 ms average, 20 ms full stroke.
+    assert "1 cyl: 1.00 ms" in out and "26,667 cyl: 12.00 ms" in out and "80,001 cyl: 20.00 ms" in out
+    assert "rated start/stop (load/unload) cycles: 600,000" in out
+    assert main(["devices", "seagate-constellation-es1-500gb"]) == 0
+    out = capsys.readouterr().out
+    assert "240.00 s" in out and "900.00 s" in out  # the EPC timers
+
+
+def test_devices_toml_starts_a_device_file_and_validate_checks_it(tmp_path, capsys):
+    assert main(["devices", "ibm-ultrastar-36z15", "--toml"]) == 0
+    text = capsys.readouterr().out.replace('name = "ibm-ultrastar-36z15"', 'name = "my-nas-disk"')
+    path = tmp_path / "nas.toml"
+    path.write_text(text)
+    mine, catalog = idlewise.load_device(str(path)), idlewise.load_device("ibm-ultrastar-36z15")
+    assert mine.name == "my-nas-disk" and mine.modes == catalog.modes and mine.transitions == catalog.transitions
+    assert main(["devices", "validate", str(path)]) == 0
+    assert "nas.toml: valid: my-nas-disk (disk), 2 modes, 2 transitions" in capsys.readouterr().out
+    # A custom device is reported by its name, not its file's.
+    assert main(["simulate", SRT, "--stream", "0", "--device", str(path), "--policy", "timeout:10s", "--json"]) == 0
+    assert '"device": "my-nas-disk"' in capsys.readouterr().out
+    path.write_text(text.replace("power_w = 2.5", "power_w = -2.5"))
+    assert main(["devices", "validate", str(path)]) == 2
+    assert "nas.toml: modes[1] (standby).power_w: must be non-negative" in capsys.readouterr().err

@@ -128,6 +128,26 @@ impl Device {
         d.set_item("read_power_w", s.read_power_w)?;
         d.set_item("write_power_w", s.write_power_w)?;
         d.set_item("has_seek_model", s.seek.is_some())?;
+        if let Some(k) = &s.seek {
+            let seek = PyDict::new_bound(py);
+            seek.set_item("bytes_per_cylinder", k.bytes_per_cylinder)?;
+            seek.set_item("boundary_cylinders", k.boundary_cylinders)?;
+            seek.set_item("sqrt_intercept_s", k.sqrt_intercept_s)?;
+            seek.set_item("sqrt_coeff_s", k.sqrt_coeff_s)?;
+            seek.set_item("linear_intercept_s", k.linear_intercept_s)?;
+            seek.set_item("linear_coeff_s", k.linear_coeff_s)?;
+            seek.set_item("single_cylinder_s", k.single_cylinder_s)?;
+            seek.set_item("half_rotation_s", k.half_rotation_s)?;
+            seek.set_item("seek_power_w", k.seek_power_w)?;
+            // The curve itself, at distances a reader can check against a datasheet.
+            let points = PyList::empty_bound(py);
+            for cylinders in [1.0, 10.0, 100.0, k.boundary_cylinders, 3.0 * k.boundary_cylinders] {
+                points.append((cylinders, k.seek_time_s(cylinders)))?;
+            }
+            seek.set_item("curve_s", points)?;
+            provenance(py, &seek, &k.provenance)?;
+            d.set_item("seek", seek)?;
+        }
         provenance(py, &d, &s.provenance)?;
         Ok(d)
     }
