@@ -86,3 +86,27 @@ def test_devices_toml_starts_a_device_file_and_validate_checks_it(tmp_path, caps
     path.write_text(text.replace("power_w = 2.5", "power_w = -2.5"))
     assert main(["devices", "validate", str(path)]) == 2
     assert "nas.toml: modes[1] (standby).power_w: must be non-negative" in capsys.readouterr().err
+
+
+def test_result_rows_carry_their_policy_parameters_and_arrow_has_every_column():
+    trace = idlewise.read_trace(SRT, stream=0)
+    a = idlewise.simulate(trace, "hitachi-travelstar-5k320", ["timeout:1min", "stpm:knob=50", "hd-idle:2min"], progress=False)
+    b = idlewise.simulate(trace, "ibm-ultrastar-36z15", ["timeout:0.5s"], progress=False)
+    results = idlewise.Results(a.to_dicts() + b.to_dicts())
+    df = results.to_pandas()
+    assert df["timeout_s"].fillna(-1).tolist() == [60.0, -1, 120.0, 0.5]
+    assert df["knob"].fillna(-1).tolist() == [-1, 50.0, -1, -1]
+    assert df["param.base"].tolist()[1] == 0.0 and df["family"].tolist() == ["timeout", "stpm", "hd-idle", "timeout"]
+    table = results.to_arrow()
+    # The two devices have different modes: Arrow once took its columns from the first row only.
+    assert table.column_names == list(df.columns)
+    assert "energy_by_mode_j.standby" in table.column_names and "energy_by_mode_j.idle" in table.column_names
+
+
+def test_simulate_rows_name_the_stream_and_transform_picked(capsys):
+    import json
+
+    assert main(["simulate", SRT, "--stream", "0", "--transform", "compress:64ops", "--device", "hitachi-travelstar-5k320",
+                 "--policy", "timeout:10s", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["stream"] == 0 and row["transform"] == "compress:64ops"

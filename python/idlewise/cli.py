@@ -160,7 +160,8 @@ def cmd_simulate(args) -> int:
             for r in simulate(part, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode,
                               replay=args.replay, fold_offsets=args.fold_offsets, response_from=args.response_from,
                               tail_s=args.tail, transition_seed=args.transition_seed):
-                r.update(stream=stream, **read)
+                # The device and transform a row ran on, also when the user picked them (--stream 0).
+                r.update(stream=stream if stream is not None else args.stream, transform=args.transform or "none", **read)
                 if trace.stream_names:
                     r["stream_name"] = trace.stream_label(stream)
                 records.append(r)

@@ -45,6 +45,44 @@ def expand_spec(spec: str) -> list[str]:
     return [spec[: m.start()] + _fmt(round(a + i * step, 9)) + suffix + spec[m.end():] for i in range(count)]
 
 
+def _number(text: str):
+    """A parameter's value as a number where it is one: plain (``50``), a duration in seconds
+    (``2s``, ``10min``), or watts (``1.44W``); otherwise the text (``off``, ``seed`` names)."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    if text.endswith("W"):
+        try:
+            return float(text[:-1])
+        except ValueError:
+            return text
+    try:
+        return parse_duration_s(text)
+    except (ValueError, Exception):  # the engine's IdlewiseError: not a duration
+        return text
+
+
+def policy_columns(spec: str) -> dict:
+    """The columns a result row gets from its (canonical) policy spec: ``family``, a numeric
+    ``timeout_s`` for a single-timeout policy, ``knob``, and ``param.<name>`` for every named
+    parameter (numbers where they are numbers)."""
+    family, _, rest = spec.partition(":")
+    columns = {"family": family, "timeout_s": None, "knob": None}
+    for item in filter(None, rest.split(",")):
+        name, eq, value = item.partition("=")
+        if not eq:  # a bare value: timeout:2s, hd-idle:60s
+            number = _number(name)
+            if family in ("timeout", "hd-idle") and isinstance(number, float):
+                columns["timeout_s"] = number
+            continue
+        number = _number(value)
+        columns[f"param.{name}"] = number
+        if name == "knob":
+            columns["knob"] = number
+    return columns
+
+
 def expand_specs(specs) -> list[str]:
     """Every spec of a list, ranges expanded, in order."""
     return [one for spec in specs for one in expand_spec(spec)]

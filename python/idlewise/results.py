@@ -48,9 +48,11 @@ class Results(Sequence):
         return out
 
     def _flat(self) -> list[dict]:
+        from .policies import policy_columns
+
         rows = []
         for r in self._records:
-            row = {}
+            row = {k: v for k, v in policy_columns(str(r.get("policy", ""))).items() if k not in r}
             for k, v in r.items():
                 if k == "response_s":
                     continue
@@ -63,7 +65,9 @@ class Results(Sequence):
         return rows
 
     def to_pandas(self):
-        """A DataFrame, one row per policy; per-mode dicts become ``energy_by_mode_j.<mode>`` columns."""
+        """A DataFrame, one row per policy; per-mode dicts become ``energy_by_mode_j.<mode>`` columns,
+        and the policy's parameters columns of their own: ``family``, ``timeout_s``, ``knob`` and
+        ``param.<name>`` (numbers where they are numbers)."""
         import pandas as pd
 
         return pd.DataFrame(self._flat())
@@ -72,7 +76,9 @@ class Results(Sequence):
         """A pyarrow Table with the same flat columns as :meth:`to_pandas`."""
         import pyarrow as pa
 
-        return pa.Table.from_pylist(self._flat())
+        rows = self._flat()
+        names = list(dict.fromkeys(k for row in rows for k in row))  # every row's columns, not the first's
+        return pa.Table.from_pylist([{k: row.get(k) for k in names} for row in rows])
 
 
 __all__ = ["Results", "KEYS"]
