@@ -97,6 +97,8 @@ def test_several_devices_are_named_streams(tmp_path):
     (line(0, "sda") + "1 8 0 sda 1 2 3\n", "line 2: 7 fields"),
     (line(0, "sda") + line(1, "sda").replace(" 0 0 0 0 0 0 0", " 0 0 x 0 0 0 0", 1), "line 2, field 'counter"),
     ("abc" + line(0, "sda")[1:], "line 1, field 'time'"),
+    ("inf" + line(0, "sda")[1:], "line 1, field 'time': expected the Unix time in seconds, got 'inf'"),
+    (line(0, "sda") + line(1, "sda", reads=1).replace(" 1 ", " \uff11 ", 1), "line 2: not ASCII text"),
     (line(0, "sda"), "a single snapshot"),
     ("", "the recording is empty"),
 ])
@@ -186,6 +188,8 @@ def test_biosnoop_queued_column_and_csv(tmp_path):
     ("TIME(s) COMM PID DISK T SECTOR BYTES LAT(ms)\n0.1 dd 10 sda R -5 4096 1.0\n", "line 2, field 'SECTOR'"),
     ("TIME(s) COMM PID DISK T SECTOR BYTES LAT(ms)\nnan dd 10 sda R 0 4096 1.0\n", "line 2, field 'TIME(s)'"),
     ("TIME(ms) DISK COMM PID LAT(ms)\n", "biosnoop header"),
+    ("TIME(s) COMM PID DISK T SECTOR BYTES LAT(ms)\n0.1 dd 10 sda R 0 \uff14096 1.0\n", "line 2, field 'BYTES'"),
+    ("TIME(s) COMM PID DISK T SECTOR BYTES LAT(ms)\n0.1 dd 10 sda R 0 4096 1_0\n", "line 2, field 'LAT(ms)'"),
     ("0.1 dd 10 sda R 0 4096 1.0\n", "line 1: expected biosnoop's header"),
 ])
 def test_bad_biosnoop_output(tmp_path, text, needle):

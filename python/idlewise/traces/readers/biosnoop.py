@@ -17,13 +17,13 @@ A COMM holding spaces is read whole (the columns after it are fixed). biosnoop's
 
 from __future__ import annotations
 
-import math
 import os
 
 import numpy as np
 
 from ...errors import TraceError
 from ..trace import Trace
+from ._fields import non_negative, whole_number
 
 _AFTER_COMM = ("PID", "DISK", "T", "SECTOR", "BYTES")
 
@@ -38,22 +38,6 @@ def _header(fields: list[str], path: str, line: int) -> tuple[bool, bool]:
         raise TraceError(f"{path}: line {line}: biosnoop header {' '.join(names)!r}; expected "
                          f"'{' '.join(expected)} [QUE(ms)] LAT(ms)' (BCC or libbpf-tools biosnoop, without -P or -t)")
     return queued, False
-
-
-def _float(text: str, path: str, line: int, what: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value < 0:
-        raise TraceError(f"{path}: line {line}, field '{what}': expected a non-negative number, got {text!r}")
-    return value
-
-
-def _int(text: str, path: str, line: int, what: str) -> int:
-    if not text.isdigit():
-        raise TraceError(f"{path}: line {line}, field '{what}': expected a whole number, got {text!r}")
-    return int(text)
 
 
 def read_biosnoop(path, *, sort: bool = True, name: str | None = None) -> Trace:
@@ -94,10 +78,10 @@ def read_biosnoop(path, *, sort: bool = True, name: str | None = None) -> Trace:
         records += 1
         after = fields[-tail:]
         _, disk, flags, sector, size = after[:5]
-        latency_ms = _float(after[-1], path, number, "LAT(ms)")
-        queue_ms = _float(after[-2], path, number, "QUE(ms)") if queued else 0.0
-        completed = _float(fields[0], path, number, "TIME(s)")
-        _int(after[0], path, number, "PID")
+        latency_ms = non_negative(after[-1], path, number, "LAT(ms)")
+        queue_ms = non_negative(after[-2], path, number, "QUE(ms)") if queued else 0.0
+        completed = non_negative(fields[0], path, number, "TIME(s)")
+        whole_number(after[0], path, number, "PID")
         if "F" in flags and size == "0":
             skipped["flush-only requests (no data)"] += 1  # a preflush carrying no data (FWS, FF...)
             continue
@@ -111,11 +95,11 @@ def read_biosnoop(path, *, sort: bool = True, name: str | None = None) -> Trace:
         else:
             raise TraceError(f"{path}: line {number}, field 'T': {flags!r} is not a block request type (R, W, D, F...)")
         times.append(completed - (queue_ms + latency_ms) / 1000.0)
-        offset = _int(sector, path, number, "SECTOR") * 512
+        offset = whole_number(sector, path, number, "SECTOR") * 512
         if offset >= 1 << 63:
             raise TraceError(f"{path}: line {number}, field 'SECTOR': {sector} is beyond any disk")
         offsets.append(offset)
-        sizes.append(_int(size, path, number, "BYTES"))
+        sizes.append(whole_number(size, path, number, "BYTES"))
         writes.append(is_write)
         disks.append(disk_numbers.setdefault(disk, len(disk_numbers)))
         lines.append(number)

@@ -32,35 +32,19 @@ errors naming the file and line.
 
 from __future__ import annotations
 
-import math
 import os
 
 import numpy as np
 
 from ...errors import TraceError
 from ..trace import Trace
+from ._fields import non_negative, whole_number
 
 SECTOR_BYTES = 512
 #: The cumulative counters of a diskstats line after the name, by position.
 COUNTERS = {"reads completed": 0, "sectors read": 2, "writes completed": 4, "sectors written": 6,
             "discards completed": 11, "sectors discarded": 13}
 _BASIC_FIELDS, _DISCARD_FIELDS = 11, 15
-
-
-def _number(text: str, path: str, line: int, what: str) -> int:
-    if not text.isdigit():
-        raise TraceError(f"{path}: line {line}, field '{what}': expected a whole number, got {text!r}")
-    return int(text)
-
-
-def _time(text: str, path: str, line: int) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value < 0:
-        raise TraceError(f"{path}: line {line}, field 'time': expected the Unix time in seconds, got {text!r}")
-    return value
 
 
 def _parse(path: str):
@@ -85,11 +69,11 @@ def _parse(path: str):
             if len(fields) < 4 + _BASIC_FIELDS:
                 raise TraceError(f"{path}: line {number}: {len(fields)} fields; a diskstats recording line holds the time, "
                                  f"major, minor, device name and at least {_BASIC_FIELDS} counters (Linux 2.6 or later)")
-            t = _time(fields[0], path, number)
-            major = _number(fields[1], path, number, "major")
-            minor = _number(fields[2], path, number, "minor")
+            t = non_negative(fields[0], path, number, "time", "the Unix time in seconds")
+            major = whole_number(fields[1], path, number, "major")
+            minor = whole_number(fields[2], path, number, "minor")
             name = fields[3]
-            counters = [_number(v, path, number, f"counter {i + 1} of {name}") for i, v in enumerate(fields[4:])]
+            counters = [whole_number(v, path, number, f"counter {i + 1} of {name}") for i, v in enumerate(fields[4:])]
             discards = (counters[11], counters[13]) if len(counters) >= _DISCARD_FIELDS else (0, 0)
             values = (counters[0], counters[2], counters[4], counters[6], discards[0], discards[1])
             if not snapshots or snapshots[-1][0] != t:
