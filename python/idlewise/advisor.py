@@ -122,13 +122,13 @@ def _candidates(device, timeouts_s) -> list[tuple[str, dict]]:
             out.append(("epc", {"timeout_s": None, "hdparm_S": None}))
         return out
     if _is_nvme(device):
-        modes = {m["name"]: i for i, m in enumerate(device.modes)}
-        total_us = {}
+        ready = device.modes[0]["name"]
+        total_us: dict = {}  # each state's entry + exit latency
         for t in device.transitions:
-            if t["from"] == device.modes[0]["name"] or t["to"] == device.modes[0]["name"]:
-                other = t["to"] if t["from"] == device.modes[0]["name"] else t["from"]
-                total_us[other] = total_us.get(other, 0.0) + t["time_s"] * 1e6
-        bounds = sorted({*NVME_LATENCIES_US, *(math.ceil(v) for name, v in total_us.items() if name in modes)})
+            if ready in (t["from"], t["to"]):
+                state = t["to"] if t["from"] == ready else t["from"]
+                total_us[state] = total_us.get(state, 0.0) + t["time_s"] * 1e6
+        bounds = sorted({*NVME_LATENCIES_US, *(math.ceil(v) for v in total_us.values())})
         return [(f"apst:ps_max_latency_us={b}", {"ps_max_latency_us": b}) for b in bounds if b > 0]
     raise IdlewiseError(f"{device.name} has no low-power mode to advise on (kind {device.kind}, modes "
                         f"{', '.join(m['name'] for m in device.modes)})")
@@ -168,15 +168,19 @@ def _breaks(figures: dict, limits: Limits, wakeup_budget: Optional[float]) -> li
     return broken
 
 
-def advise(trace, device, *, limits: Limits = Limits(), disk: str = "sda", timeouts_s=DEFAULT_TIMEOUTS_S,
+def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = None, timeouts_s=DEFAULT_TIMEOUTS_S,
            progress: Optional[bool] = None) -> dict:
     """Recommends a power-management setting for ``device`` on the workload of ``trace`` (one
     device's requests). Returns a JSON-ready dict: the recommendation, what it saves and costs,
-    the commands to apply it, and every candidate with the same figures."""
+    the commands to apply it, and every candidate with the same figures. ``disk`` names the
+    device in the commands (default: the recording's own name for it, else ``sda``)."""
     from .traces import Trace
 
     if not isinstance(trace, Trace):
         raise IdlewiseError(f"advise() needs a Trace, got {type(trace).__name__}")
+    if trace.stream is not None and len(trace.streams()) == 1:
+        trace = trace.select_stream(trace.streams()[0])  # the only device that did I/O
+    disk = disk or trace.device_name or "sda"
     if trace.stream is not None and len(trace.streams()) > 1:
         names = ", ".join(trace.stream_label(s) for s in trace.streams())
         raise IdlewiseError(f"{trace.path or trace.name}: the trace holds several devices ({names}); "

@@ -18,7 +18,7 @@ from . import __version__, _core
 from .devices import catalog_names, load_device
 from .policies import expand_spec
 from .errors import IdlewiseError
-from .results import Results
+from .results import Results, json_ready
 from .simulate import simulate
 from . import traces
 from .traces.formats import DESCRIPTIONS, FORMATS
@@ -702,31 +702,18 @@ def cmd_advise(args) -> int:
     device = load_device(args.device)  # checked before a possibly long read
     trace = traces.read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
     _report_read(trace, args.json)
-    if trace.stream is not None and len(trace.streams()) == 1:
-        trace = trace.select_stream(trace.streams()[0])
     limits = Limits(max_wakeups_per_day=args.max_wakeups_per_day, lifetime_years=args.lifetime_years,
                     max_delayed_per_hour=args.max_delayed_per_hour, max_added_delay_s=args.max_added_delay,
                     price_per_kwh=args.price_per_kwh)
-    disk = trace.device_name or (args.stream if isinstance(args.stream, str) else None) or "sda"
-    advice = advise(trace, device, limits=limits, disk=disk)
+    advice = advise(trace, device, limits=limits, disk=args.stream if isinstance(args.stream, str) else None)
     if args.plot:
         plot_advice(advice, args.plot)
     if args.json:
-        json.dump(_json_ready(advice), sys.stdout, indent=2, allow_nan=False)
+        json.dump(json_ready(advice), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
         return 0
     _print_advice(advice, args)
     return 0
-
-
-def _json_ready(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _json_ready(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_ready(v) for v in value]
-    return value
 
 
 def _print_advice(advice: dict, args) -> None:
@@ -801,10 +788,18 @@ def _stream_key(text: str):
     return int(text) if text.isdigit() else text
 
 
-def _trace_options(parser) -> None:
-    parser.add_argument("--format", default="auto", choices=("auto",) + FORMATS, help="trace format (default: recognise)")
+def _stream_option(parser) -> None:
     parser.add_argument("--stream", type=_stream_key, metavar="K",
                         help="only device K of a multi-device trace (its number, or its name in a diskstats or biosnoop file)")
+
+
+def _wide_option(parser) -> None:
+    parser.add_argument("--wide", action="store_true", help="every column (default: those that fit the terminal)")
+
+
+def _trace_options(parser) -> None:
+    parser.add_argument("--format", default="auto", choices=("auto",) + FORMATS, help="trace format (default: recognise)")
+    _stream_option(parser)
     parser.add_argument("--sort", action="store_true", help="sort records by time instead of refusing out-of-order times")
 
 
@@ -818,7 +813,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--policy", action="append", help="policy spec (repeatable; default: a representative set)")
     demo.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power for system energy")
     demo.add_argument("--json", action="store_true", help="print results as JSON")
-    demo.add_argument("--wide", action="store_true", help="every column (default: those that fit 100 columns)")
+    _wide_option(demo)
     demo.set_defaults(func=cmd_demo)
 
     sim = sub.add_parser("simulate", help="replay a trace on a device under one or more policies")
@@ -839,7 +834,7 @@ def build_parser() -> argparse.ArgumentParser:
     _trace_options(sim)
     sim.add_argument("--transform", metavar="T", help="workload transform, e.g. compress-reorder:64ops (chain with +)")
     sim.add_argument("--json", action="store_true", help="print a JSON list, one object per policy")
-    sim.add_argument("--wide", action="store_true", help="every column (default: those that fit 100 columns)")
+    _wide_option(sim)
     sim.add_argument("--chunks", action="store_true",
                      help="read and replay a text trace in chunks: memory stays a few MB whatever the trace's length "
                           "(the file must be in time order; no --sort or --transform)")
@@ -898,7 +893,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "e.g. timeout:0s..60s/2s or stpm:knob=0..100/10 (repeatable)")
     sw.add_argument("--transform", action="append", help="workload transform (repeatable; each is a separate set of runs; 'none' = as is)")
     sw.add_argument("--format", default="auto", choices=("auto",) + FORMATS)
-    sw.add_argument("--stream", type=_stream_key, metavar="K", help="only device K of multi-device traces (number or name)")
+    _stream_option(sw)
     sw.add_argument("--chunks", action="store_true",
                     help="read and replay each text trace in chunks, every policy on the one pass: memory stays a few "
                          "MB whatever the trace's length (the file must be in time order; no --transform)")
@@ -909,7 +904,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--out", metavar="FILE", help="write one row per run to FILE.parquet or FILE.csv")
     sw.add_argument("--plot", metavar="FILE", help="draw energy against mean response, normalised to always-on")
     sw.add_argument("--json", action="store_true")
-    sw.add_argument("--wide", action="store_true", help="every column (default: those that fit 100 columns)")
+    _wide_option(sw)
     sw.set_defaults(func=cmd_sweep)
 
     wl = sub.add_parser("workload", help="write an application trace: a mail session or a web stream (seed 000)")
@@ -962,10 +957,8 @@ def build_parser() -> argparse.ArgumentParser:
     adv = sub.add_parser("advise", help="recommend a spin-down timeout (or NVMe APST latency) for a recorded workload")
     adv.add_argument("trace", help="a diskstats recording (idlewise record) or any trace idlewise reads")
     adv.add_argument("--device", required=True, help="catalog name or TOML path of the disk")
-    adv.add_argument("--format", default="auto", choices=("auto",) + FORMATS, help="trace format (default: recognise)")
-    adv.add_argument("--disk", "--stream", dest="stream", type=_stream_key, metavar="NAME|K",
-                     help="the device of a multi-device recording or trace, by name (sda) or number")
-    adv.add_argument("--sort", action="store_true", help="sort records by time instead of refusing out-of-order times")
+    _trace_options(adv)
+    adv.add_argument("--disk", dest="stream", type=_stream_key, metavar="NAME", help="the same as --stream: sda")
     adv.add_argument("--max-wakeups-per-day", type=float, metavar="N", help="at most N spin-ups a day")
     adv.add_argument("--lifetime-years", type=float, default=5.0, metavar="Y",
                      help="the rated start/stop cycles must last Y years (default 5)")

@@ -59,7 +59,7 @@ def _number(text: str):
             return text
     try:
         return parse_duration_s(text)
-    except (ValueError, Exception):  # the engine's IdlewiseError: not a duration
+    except (ValueError, IdlewiseError):  # not a duration either
         return text
 
 

@@ -23,7 +23,13 @@ def _snapshot(source: str, disks: Optional[set]) -> list[str]:
         raise IdlewiseError(f"{source}: cannot read: {e.strerror} (idlewise record runs on Linux)") from None
     if disks is None:
         return lines
-    return [line for line in lines if len(line.split()) > 3 and line.split()[2] in disks]
+    return [line for line in lines if _name(line) in disks]
+
+
+def _name(line: str) -> Optional[str]:
+    """The device name of a /proc/diskstats line (its third field)."""
+    fields = line.split(None, 3)
+    return fields[2] if len(fields) > 3 else None
 
 
 def record(out: str, *, disks: Optional[list[str]] = None, interval_s: float = 1.0, duration_s: Optional[float] = None,
@@ -37,7 +43,7 @@ def record(out: str, *, disks: Optional[list[str]] = None, interval_s: float = 1
         raise IdlewiseError(f"--duration must be a non-negative duration, got {duration_s!r}")
     wanted = None if not disks else set(disks)
     first = _snapshot(source, None)
-    present = {line.split()[2] for line in first if len(line.split()) > 3}
+    present = {_name(line) for line in first} - {None}
     missing = sorted((wanted or set()) - present)
     if missing:
         raise IdlewiseError(f"{source}: no disk {', '.join(missing)}; disks present: {', '.join(sorted(present))}")

@@ -14,11 +14,14 @@ KEYS = (
 )
 
 
-def _json_safe(value):
+def json_ready(value):
+    """Non-finite numbers become None (JSON has no NaN), through dicts and lists."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_ready(v) for v in value]
     return value
 
 
@@ -44,7 +47,7 @@ class Results(Sequence):
         out = []
         for r in self._records:
             d = {k: v for k, v in r.items() if not (json_safe and k == "response_s")}
-            out.append(_json_safe(d) if json_safe else dict(d))
+            out.append(json_ready(d) if json_safe else dict(d))
         return out
 
     def _flat(self) -> list[dict]:
@@ -81,4 +84,4 @@ class Results(Sequence):
         return pa.Table.from_pylist([{k: row.get(k) for k in names} for row in rows])
 
 
-__all__ = ["Results", "KEYS"]
+__all__ = ["Results", "KEYS", "json_ready"]
