@@ -100,6 +100,7 @@ def test_several_devices_are_named_streams(tmp_path):
     ("inf" + line(0, "sda")[1:], "line 1, field 'time': expected the Unix time in seconds, got 'inf'"),
     (line(0, "sda") + line(1, "sda", reads=1).replace(" 1 ", " \uff11 ", 1), "line 2: not ASCII text"),
     (line(0, "sda"), "a single snapshot"),
+    (line(0, "sda", reads=3) + line(1, "sda", reads=3), "no read or write completed on sda in the 1 s recorded"),
     ("", "the recording is empty"),
 ])
 def test_bad_recordings_get_clear_errors(tmp_path, text, needle):
@@ -128,18 +129,30 @@ def test_record_on_a_schedule(tmp_path):
         record(str(out), disks=["sdc"], source=str(source))
 
 
-@pytest.mark.skipif(not os.path.exists("/proc/diskstats"), reason="needs Linux's /proc/diskstats")
+@pytest.mark.skipif(not os.path.exists("/proc/diskstats"), reason="records the machine's own /proc/diskstats: Linux only")
 def test_record_this_machine_and_read_it_back(tmp_path, capsys):
     out = tmp_path / "host.diskstats"
     assert main(["record", "--interval", "0.05s", "--duration", "0.2s", "--out", str(out)]) == 0
+    assert "5 snapshots" in capsys.readouterr().err  # at 0, 0.05, 0.1, 0.15 and 0.2 s
+    devices = [ln.split()[2] for ln in open("/proc/diskstats")]
+    lines = out.read_text().splitlines()
+    times = sorted({float(ln.split()[0]) for ln in lines})
+    assert len(times) == 5 and len(lines) == 5 * len(devices)  # every device in every snapshot
+    assert 0.15 < times[-1] - times[0] < 1.0
     assert detect_format(str(out)) == "diskstats"
-    trace_or_error = None
-    try:
-        trace_or_error = read_diskstats(str(out))
-    except TraceError as e:  # a machine whose disks did no I/O in 0.2 s has no requests
-        trace_or_error = e
-    assert isinstance(trace_or_error, (idlewise.Trace, TraceError))
-    assert "snapshots" in capsys.readouterr().err
+    # Whatever I/O the machine did in those 0.2 s: every completed read, write and discard
+    # between the first and last snapshot is one request, as the raw counters say.
+    first = {ln.split()[3]: ln.split() for ln in lines[:len(devices)]}
+    last = {ln.split()[3]: ln.split() for ln in lines[-len(devices):]}
+    done = sum(int(last[d][i]) - int(first[d][i]) for d in devices
+               for i in ((4, 8, 15) if len(last[d]) > 15 else (4, 8)))
+    if done:
+        trace = read_diskstats(str(out))
+        assert len(trace) == done
+        assert trace.end_time_s == pytest.approx(times[-1] - times[0], abs=1e-6)
+    else:
+        with pytest.raises(TraceError, match="the disk was idle throughout"):
+            read_diskstats(str(out))
 
 
 def test_the_documented_shell_loop():

@@ -164,6 +164,9 @@ def read_diskstats(path, *, disk: str | None = None, sort: bool = False, name: s
         names[number] = device
         parts.append((t, size, is_write, line, np.full(len(t), number, dtype=np.int64)))
     t, size, is_write, line, stream = (np.concatenate(columns) for columns in zip(*parts))
+    if not len(t):
+        raise TraceError(f"{path}: no read or write completed on {', '.join(chosen)} in the {end:.3g} s recorded: "
+                         "the disk was idle throughout, so there is nothing to replay (and any timeout stops it for good)")
     order = np.argsort(t, kind="stable")
     lines_read = sum(len(d[2]) for d in devices.values())
     others = 0 if disk is None else lines_read - len(devices[disk][2])
