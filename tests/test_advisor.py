@@ -11,38 +11,9 @@ from idlewise import IdlewiseError
 from idlewise.advisor import Limits, advise, hd_idle_args, hdparm_standby_timeout_s, hdparm_standby_value
 from idlewise.cli import main
 
-YEAR_S = 365.25 * 86400
+from conftest import TOY_DISK
 
-# A disk whose energies are easy to add up: 10 W ready (and serving), 1 W standby; stopping takes
-# 1 s and 10 J, starting 10 s and 100 J; rated for 3,650 start/stop cycles.
-TOY_DISK = """
-name = "toy-disk"
-kind = "disk"
-[[modes]]
-name = "ready"
-power_w = 10.0
-serves = true
-[[modes]]
-name = "standby"
-power_w = 1.0
-[[transitions]]
-from = "ready"
-to = "standby"
-time_s = 1
-energy_j = 10
-[[transitions]]
-from = "standby"
-to = "ready"
-time_s = 10
-energy_j = 100
-[service]
-overhead_s = 0.0
-read_bandwidth_bytes_per_s = 1e12
-write_bandwidth_bytes_per_s = 1e12
-active_power_w = 10.0
-[limits]
-start_stop_cycles = 3650
-"""
+YEAR_S = 365.25 * 86400
 
 
 @pytest.fixture

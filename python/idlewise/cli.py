@@ -152,19 +152,25 @@ def cmd_simulate(args) -> int:
         return _simulate_in_chunks(args, devices, policies)
     trace = traces.read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
     _report_read(trace, args.json)
-    records = []
+    records, per_request = [], []
     read = {"read_report": trace.read_report(), "records_skipped": sum(trace.skipped.values())}
     for device in devices:
         for stream, part in trace.split_streams().items():
             part = traces.apply_transform(part, args.transform) if args.transform else part
-            for r in simulate(part, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode,
-                              replay=args.replay, fold_offsets=args.fold_offsets, response_from=args.response_from,
-                              tail_s=args.tail, transition_seed=args.transition_seed):
+            run = simulate(part, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode,
+                           replay=args.replay, fold_offsets=args.fold_offsets, response_from=args.response_from,
+                           tail_s=args.tail, transition_seed=args.transition_seed, per_request=bool(args.per_request))
+            stream_key = stream if stream is not None else args.stream
+            if args.per_request:
+                per_request.append(_with_run_columns(run.per_request(), device.name, stream_key))
+            for r in run:
                 # The device and transform a row ran on, also when the user picked them (--stream 0).
-                r.update(stream=stream if stream is not None else args.stream, transform=args.transform or "none", **read)
+                r.update(stream=stream_key, transform=args.transform or "none", **read)
                 if trace.stream_names:
                     r["stream_name"] = trace.stream_label(stream)
                 records.append(r)
+    if args.per_request:
+        _write_per_request(per_request, args.per_request, args.json)
     results = Results(records, trace.name)
     title = f"{trace.describe()}" + (f" [{args.transform}]" if args.transform else "") + \
         f"\nreplayed on {', '.join(d.name for d in devices)}"
@@ -172,6 +178,29 @@ def cmd_simulate(args) -> int:
         title += _label_devices(records)
     _print_results(results, args, title)
     return 0
+
+
+def _with_run_columns(table, device: str, stream):
+    """A per-request table with the device (and the trace's stream, when split) it ran on."""
+    import pyarrow as pa
+
+    table = table.add_column(1, "device", pa.array([device] * table.num_rows, pa.string()).dictionary_encode())
+    if stream is not None:
+        table = table.add_column(2, "stream", pa.array([stream] * table.num_rows, pa.int64()))
+    return table
+
+
+def _write_per_request(tables, path: str, quiet: bool) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.concat_tables(tables, promote_options="permissive")
+    try:
+        pq.write_table(table, path)
+    except OSError as e:
+        raise IdlewiseError(f"--per-request {path}: cannot write it ({e.strerror or e})") from None
+    if not quiet:
+        print(f"idlewise: wrote {table.num_rows:,} per-request rows ({', '.join(table.column_names)}) to {path}", file=sys.stderr)
 
 
 def _label_devices(records) -> str:
@@ -182,9 +211,10 @@ def _label_devices(records) -> str:
 
 
 def _simulate_in_chunks(args, devices, policies) -> int:
-    if args.sort or args.transform:
-        raise IdlewiseError("--chunks replays the file as it is read, so it cannot " + ("--sort" if args.sort else "--transform")
-                            + " (that needs the whole trace in memory); leave out --chunks")
+    if args.sort or args.transform or args.per_request:
+        what = "--sort" if args.sort else "--transform" if args.transform else "--per-request"
+        raise IdlewiseError(f"--chunks replays the file as it is read, so it cannot {what} (that needs the whole trace "
+                            "in memory); leave out --chunks")
     from .simulate import simulate_file
 
     records = []
@@ -834,6 +864,9 @@ def build_parser() -> argparse.ArgumentParser:
     _trace_options(sim)
     sim.add_argument("--transform", metavar="T", help="workload transform, e.g. compress-reorder:64ops (chain with +)")
     sim.add_argument("--json", action="store_true", help="print a JSON list, one object per policy")
+    sim.add_argument("--per-request", metavar="FILE.parquet",
+                     help="also write every request of every run to Parquet: policy, device, request, arrival_s, start_s, "
+                          "finish_s, response_s, wait_s, mode_at_arrival")
     _wide_option(sim)
     sim.add_argument("--chunks", action="store_true",
                      help="read and replay a text trace in chunks: memory stays a few MB whatever the trace's length "

@@ -14,6 +14,11 @@ KEYS = (
 )
 
 
+#: Keys that hold per-request arrays or a timeline: kept out of tables and JSON, read through
+#: :meth:`Results.per_request` and :meth:`Results.timeline`.
+ARRAY_KEYS = frozenset({"arrival_s", "start_s", "finish_s", "response_s", "at_arrival", "activity_labels", "timeline"})
+
+
 def json_ready(value):
     """Non-finite numbers become None (JSON has no NaN), through dicts and lists."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -46,7 +51,7 @@ class Results(Sequence):
         """Plain dicts; with ``json_safe`` non-finite numbers become None and arrays are dropped."""
         out = []
         for r in self._records:
-            d = {k: v for k, v in r.items() if not (json_safe and k == "response_s")}
+            d = {k: v for k, v in r.items() if not (json_safe and k in ARRAY_KEYS)}
             out.append(json_ready(d) if json_safe else dict(d))
         return out
 
@@ -57,7 +62,7 @@ class Results(Sequence):
         for r in self._records:
             row = {k: v for k, v in policy_columns(str(r.get("policy", ""))).items() if k not in r}
             for k, v in r.items():
-                if k == "response_s":
+                if k in ARRAY_KEYS:
                     continue
                 if isinstance(v, dict):
                     for sub, x in v.items():
@@ -75,6 +80,62 @@ class Results(Sequence):
 
         return pd.DataFrame(self._flat())
 
+    def _runs(self, policy, key: str, asked: str):
+        runs = [r for r in self._records if key in r and (policy is None or r["policy"] == policy)]
+        if not runs:
+            have = [r["policy"] for r in self._records if key in r]
+            if policy is not None and have:
+                raise KeyError(f"no run of policy {policy!r} kept {asked}; these did: {', '.join(have)}")
+            raise ValueError(f"these results kept no {asked}: simulate with {'per_request=True' if key == 'response_s' else 'timeline_s=(from, to)'}")
+        return runs
+
+    def per_request(self, policy: str | None = None):
+        """Every request of each run (or of ``policy``'s) as a pyarrow Table, in trace order:
+        ``policy``, ``request`` (index in the trace), ``arrival_s`` (when it was issued),
+        ``start_s`` (service began), ``finish_s`` (the requester has its data),
+        ``response_s``, ``wait_s`` (start − arrival: queueing and power management) and
+        ``mode_at_arrival`` (a mode, a transition ``standby→active``, or ``serving`` when it
+        queued behind another request). Needs ``simulate(..., per_request=True)``."""
+        import numpy as np
+        import pyarrow as pa
+
+        tables = []
+        for r in self._runs(policy, "response_s", "per-request records"):
+            n = len(r["response_s"])
+            labels = pa.array(r["activity_labels"], pa.string())
+            tables.append(pa.table({
+                "policy": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([r["policy"]])),
+                "request": pa.array(np.arange(n, dtype=np.int64)),
+                "arrival_s": r["arrival_s"],
+                "start_s": r["start_s"],
+                "finish_s": r["finish_s"],
+                "response_s": r["response_s"],
+                "wait_s": r["start_s"] - r["arrival_s"],
+                "mode_at_arrival": pa.DictionaryArray.from_arrays(pa.array(r["at_arrival"].astype(np.int32)), labels),
+            }))
+        return pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 else tables[0]
+
+    def timeline(self, policy: str | None = None):
+        """What the device did in the window given to ``simulate(..., timeline_s=(from, to))``,
+        as a pandas DataFrame of back-to-back segments: ``policy``, ``start_s``, ``end_s`` and
+        ``activity`` (a mode, a transition ``standby→active``, or ``serving``), up to the end
+        of the run."""
+        import pandas as pd
+
+        frames = []
+        for r in self._runs(policy, "timeline", "timeline"):
+            starts, ends, codes = r["timeline"]
+            labels = r["activity_labels"]
+            rows = []
+            for start, end, code in zip(starts.tolist(), ends.tolist(), codes.tolist()):
+                # A run that mirrors another's service (the oracle beside always-on) leaves its
+                # busy periods out: they are service.
+                if rows and start > rows[-1][2]:
+                    rows.append((r["policy"], rows[-1][2], start, "serving"))
+                rows.append((r["policy"], start, end, labels[code]))
+            frames.append(pd.DataFrame(rows, columns=["policy", "start_s", "end_s", "activity"]))
+        return pd.concat(frames, ignore_index=True)
+
     def to_arrow(self):
         """A pyarrow Table with the same flat columns as :meth:`to_pandas`."""
         import pyarrow as pa
@@ -84,4 +145,4 @@ class Results(Sequence):
         return pa.Table.from_pylist([{k: row.get(k) for k in names} for row in rows])
 
 
-__all__ = ["Results", "KEYS", "json_ready"]
+__all__ = ["Results", "KEYS", "ARRAY_KEYS", "json_ready"]

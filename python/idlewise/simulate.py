@@ -168,7 +168,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
 def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0.0, initial_mode: str | None = None,
              keep_response_times: bool = False, progress: bool | None = None, replay: str = "open",
              fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
-             transition_seed: int | None = None, threads: int | None = None) -> Results:
+             transition_seed: int | None = None, threads: int | None = None, per_request: bool = False,
+             timeline_s: tuple[float, float] | None = None) -> Results:
     """Replays ``trace`` on ``device`` (a :class:`Device`, catalog name or TOML path) under each
     policy spec, next to the always-on and oracle references.
 
@@ -190,6 +191,10 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     ``progress``: draw a progress bar for runs over a second (default: when stderr is a terminal).
     ``threads``: how many of the engine's threads share the runs (default: all cores); results do
     not depend on it.
+    ``per_request`` (or ``keep_response_times``): keep every request's times and what it found,
+    read with :meth:`Results.per_request`.
+    ``timeline_s``: ``(from, to)`` in trace seconds: keep what the device did in that window,
+    read with :meth:`Results.timeline`.
     """
     if not isinstance(trace, traces.Trace):
         raise IdlewiseError(f"simulate() needs a Trace, got {type(trace).__name__}; build one with Trace.from_arrays or read_trace")
@@ -197,15 +202,17 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
                                                            response_from, tail_s, transition_seed)
     show = sys.stderr.isatty() if progress is None else bool(progress)
     tail_s = max(float(tail_s), trace.idle_tail_s)
+    keep = bool(per_request or keep_response_times)
+    window = _timeline_window(timeline_s)
 
     def call(counter):
         return _core.evaluate(trace.time_s, trace.offset_bytes, trace.size_bytes, trace.is_write, device, specs,
                               base_power_w=float(base_power_w), initial_mode=mode_index,
-                              keep_per_request=keep_response_times, progress=counter, replay=replay,
+                              keep_per_request=keep, progress=counter, replay=replay,
                               fold_offsets=bool(fold_offsets), original_time_s=trace.original_time_s,
                               response_from=response_from, tail_s=float(tail_s),
                               transition_seed=None if transition_seed is None else int(transition_seed),
-                              threads=threads_for(len(trace), len(specs) + 2, threads))
+                              threads=threads_for(len(trace), len(specs) + 2, threads), timeline_s=window)
 
     total = len(trace) * (len(specs) + 2)
     try:
@@ -214,7 +221,23 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
         raise trace.record_error(e) from None
     for r in records:
         r["trace"] = trace.name
+        if "response_s" in r:
+            # The requester has its data a response after it wanted it.
+            wanted = trace.original_time_s if response_from == "original" and trace.original_time_s is not None else r["arrival_s"]
+            r["finish_s"] = wanted + r["response_s"]
     return Results(records, trace.name)
+
+
+def _timeline_window(timeline_s):
+    if timeline_s is None:
+        return None
+    try:
+        start, end = (float(x) for x in timeline_s)
+    except (TypeError, ValueError):
+        raise IdlewiseError(f"timeline_s must be (from, to) in seconds, got {timeline_s!r}") from None
+    if not (math.isfinite(start) and math.isfinite(end) and end > start):
+        raise IdlewiseError(f"timeline_s must be a finite window with to > from, got {timeline_s!r}")
+    return (start, end)
 
 
 __all__ = ["simulate", "simulate_file"]

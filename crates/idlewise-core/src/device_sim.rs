@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use crate::device::{Device, Route, Transition, READY};
 use crate::mechanics::mems::{Coord, HostBus, MemsService, Served, SledStart, BUS_HANDOFF_MS, WRITE_COMPLETION_MS};
-use crate::metrics::{Ledger, RunResult, TheoreticalMinimum};
+use crate::metrics::{Activity, Ledger, RunResult, TheoreticalMinimum, Timeline};
 use crate::policy::{GapStart, Plan, Policy};
 use crate::options::ReplayOptions;
 use rand::SeedableRng;
@@ -38,22 +38,43 @@ trait Sink {
     fn hop(&mut self, index: usize, hop: &Transition, time_s: f64, energy_j: f64);
 }
 
-struct Charge<'l>(&'l mut Ledger);
+/// Charges residencies and hops to the ledger, in the order they happen from `clock_s` (so a
+/// timeline, when kept, can place them).
+struct Charge<'l> {
+    ledger: &'l mut Ledger,
+    clock_s: f64,
+}
+
+impl<'l> Charge<'l> {
+    fn from(ledger: &'l mut Ledger, clock_s: f64) -> Self {
+        Charge { ledger, clock_s }
+    }
+
+    #[inline]
+    fn log(&mut self, duration_s: f64, activity: Activity) {
+        if let Some(timeline) = self.ledger.timeline.as_mut() {
+            timeline.push(self.clock_s, self.clock_s + duration_s, activity);
+        }
+        self.clock_s += duration_s;
+    }
+}
 
 impl Sink for Charge<'_> {
     #[inline]
     fn residency(&mut self, mode: usize, duration_s: f64) {
-        self.0.time_by_mode_s[mode] += duration_s;
+        self.ledger.time_by_mode_s[mode] += duration_s;
+        self.log(duration_s, Activity::Mode(mode));
     }
     #[inline]
     fn hop(&mut self, index: usize, hop: &Transition, time_s: f64, energy_j: f64) {
-        self.0.transition_time_s += time_s;
-        self.0.transition_energy_j += energy_j;
-        self.0.transition_counts[index] += 1;
+        self.ledger.transition_time_s += time_s;
+        self.ledger.transition_energy_j += energy_j;
+        self.ledger.transition_counts[index] += 1;
         // Every spin-up counts, wherever it happens: also one in the middle of a chain.
         if hop.to == READY {
-            self.0.wakeups_from[hop.from] += 1;
+            self.ledger.wakeups_from[hop.from] += 1;
         }
+        self.log(time_s, Activity::Transition(index));
     }
 }
 
@@ -178,6 +199,13 @@ pub struct DeviceSim<'p> {
     /// Draws the times of wake-ups that vary, when the run asks for them (else their means).
     /// Only devices with such a wake-up get a stream.
     wake_draws: Option<Pcg64Mcg>,
+    /// The last hop of the latest wake-up (what a request arriving during it finds).
+    waking_hop: Option<usize>,
+    /// The request being served: when it arrived, when its service began and what it found
+    /// on arrival (kept for its per-request record).
+    last_arrival_s: f64,
+    last_start_s: f64,
+    arrival_activity: Activity,
     /// MEMS devices: the sled between requests.
     /// Boxed: a request takes it out and puts it back, which then moves a pointer only.
     mems: Option<Box<MemsRun>>,
@@ -251,7 +279,14 @@ impl<'p> DeviceSim<'p> {
             low_power_since: (READY, start_s),
             last_completion_s: start_s,
             mems,
-            ledger: Ledger::new(&device, expected_requests, opts.keep_per_request),
+            ledger: Ledger {
+                timeline: opts.timeline_s.map(|(from_s, to_s)| Timeline::new(from_s, to_s)),
+                ..Ledger::new(&device, expected_requests, opts.keep_per_request)
+            },
+            waking_hop: None,
+            last_arrival_s: f64::NAN,
+            last_start_s: f64::NAN,
+            arrival_activity: Activity::Mode(READY),
             low_power_serving: device.serves_in_low_power(),
             device,
             policy,
@@ -298,7 +333,7 @@ impl<'p> DeviceSim<'p> {
     fn close_gap(&mut self, end_s: f64) -> f64 {
         let Some(gap) = self.gap.take() else { return self.free_at.max(end_s) };
         let device: &Device = &self.device;
-        let mut sink = Charge(&mut self.ledger);
+        let mut sink = Charge::from(&mut self.ledger, gap.start_s);
         let (mode, mut t, _) = walk_steps(device, gap.start_s, gap.start_mode, &self.plan, end_s, &mut sink);
         self.woke_from_low_power = mode != READY;
         self.low_power_since = (mode, t);
@@ -317,6 +352,7 @@ impl<'p> DeviceSim<'p> {
                 sink.residency(mode, (prewake_begin - t).max(0.0));
                 // Planned on the mean time: a drawn one ends early (the device waits, ready)
                 // or late (the request waits).
+                self.waking_hop = up.hops.last().copied();
                 let woken = take_route(device, up, prewake_begin, &mut sink, self.wake_draws.as_mut());
                 if woken < end_s {
                     sink.residency(READY, end_s - woken);
@@ -325,6 +361,7 @@ impl<'p> DeviceSim<'p> {
             } else {
                 // A wake-up on demand takes the policy route, not the oracle's planned one.
                 let up = device.up_route(mode);
+                self.waking_hop = up.hops.last().copied();
                 if t < end_s {
                     sink.residency(mode, end_s - t);
                     t = end_s;
@@ -353,7 +390,7 @@ impl<'p> DeviceSim<'p> {
         if mode == READY || !self.device.modes[mode].serves || !self.policy.serve_in_mode(mode, arrival_s) {
             return false;
         }
-        let mut sink = Charge(&mut self.ledger);
+        let mut sink = Charge::from(&mut self.ledger, gap.start_s);
         let (mode, t, _) = walk_steps(&self.device, gap.start_s, gap.start_mode, &self.plan, arrival_s, &mut sink);
         if t < arrival_s {
             sink.residency(mode, arrival_s - t);
@@ -380,7 +417,7 @@ impl<'p> DeviceSim<'p> {
     pub fn requests(&mut self, arrival_s: &[f64], size_bytes: &[i64], is_write: &[u8], offset_bytes: &[i64]) {
         let n = arrival_s.len();
         let (size_bytes, is_write, offset_bytes) = (&size_bytes[..n], &is_write[..n], &offset_bytes[..n]);
-        let queued_path = self.mems.is_none() && !self.low_power_serving && self.ledger.per_request_response_s.is_none();
+        let queued_path = self.mems.is_none() && !self.low_power_serving && self.ledger.per_request.is_none() && self.ledger.timeline.is_none();
         let mut i = 0;
         while i < n {
             let arrival = arrival_s[i];
@@ -461,7 +498,7 @@ impl<'p> DeviceSim<'p> {
     /// ready, with no gap open, and free before `until_s`.
     pub fn hold_ready(&mut self, until_s: f64) {
         if self.gap.is_none() && self.serving_mode == READY && until_s > self.free_at {
-            Charge(&mut self.ledger).residency(READY, until_s - self.free_at);
+            Charge::from(&mut self.ledger, self.free_at).residency(READY, until_s - self.free_at);
             self.free_at = until_s;
         }
     }
@@ -484,6 +521,10 @@ impl<'p> DeviceSim<'p> {
         }
         if self.gap.is_none() && arrival_s > self.free_at {
             self.open_gap(arrival_s - self.free_at);
+        }
+        if self.ledger.per_request.is_some() {
+            self.arrival_activity = self.activity_at(arrival_s);
+            self.last_arrival_s = arrival_s;
         }
         if self.gap.is_some() && !(self.low_power_serving && self.stay_to_serve(arrival_s)) {
             self.close_gap(arrival_s);
@@ -509,7 +550,28 @@ impl<'p> DeviceSim<'p> {
         self.ledger.service_energy_j += service_j;
         self.free_at = finish;
         self.last_completion_s = finish;
+        self.last_start_s = start_s;
+        if let Some(timeline) = self.ledger.timeline.as_mut() {
+            timeline.push(start_s, finish, Activity::Serving);
+        }
         (start_s, finish)
+    }
+
+    /// What the device is doing at `t` (an arrival, with any idle gap before it opened and
+    /// not yet carried out): resting in a mode, on a transition, or serving.
+    fn activity_at(&self, t: f64) -> Activity {
+        match self.gap {
+            Some(gap) => {
+                let (mode, end, last) = walk_steps(&self.device, gap.start_s, gap.start_mode, &self.plan, t, &mut Observe);
+                match last {
+                    Some((from, to)) if end > t => self.device.transitions.iter().position(|h| h.from == from && h.to == to).map_or(Activity::Mode(mode), Activity::Transition),
+                    _ => Activity::Mode(mode),
+                }
+            }
+            None if t < self.woken_at => self.waking_hop.map_or(Activity::Serving, Activity::Transition),
+            None if t < self.free_at => Activity::Serving,
+            None => Activity::Mode(self.serving_mode),
+        }
     }
 
     /// A request to a MEMS device (DiskSim's event order): it waits for the host bus, its command
@@ -540,6 +602,10 @@ impl<'p> DeviceSim<'p> {
         if self.gap.is_none() && notice_s > self.free_at {
             self.open_gap(notice_s - self.free_at);
         }
+        if self.ledger.per_request.is_some() {
+            self.arrival_activity = self.activity_at(notice_s);
+            self.last_arrival_s = arrival_s;
+        }
         let (start, start_ms) = if self.gap.is_some() {
             let ready_s = self.close_gap(notice_s);
             if self.woke_from_low_power && service.shutdown.is_some() {
@@ -563,7 +629,11 @@ impl<'p> DeviceSim<'p> {
         run.media_end_ms = served.media_end_ms;
         self.ledger.service_time_s += (served.media_end_ms - start_ms) / 1e3;
         self.ledger.service_energy_j += served.energy_j;
-        let slot = self.ledger.per_request_response_s.as_ref().map_or(0, |all| all.len());
+        self.last_start_s = start_ms / 1e3;
+        if let Some(timeline) = self.ledger.timeline.as_mut() {
+            timeline.push(start_ms / 1e3, served.media_end_ms / 1e3, Activity::Serving);
+        }
+        let slot = self.ledger.per_request.as_ref().map_or(0, |all| all.response_s.len());
         let completion_ms = if is_write {
             run.passes.truncate(passes_from);
             let completion_ms = served.media_end_ms + WRITE_COMPLETION_MS;
@@ -573,9 +643,7 @@ impl<'p> DeviceSim<'p> {
             // Provisional until no write can take the bus before it (settled later).
             let completion_ms = run.bus.read_transfer(&run.passes[passes_from..], service.sector_transfer_ms, false);
             run.pending.push_back(PendingRead { measured_from_ms: measured_from_s * 1e3, first_pass_end_ms: served.first_pass_end_ms, passes_from, passes_to: run.passes.len(), slot });
-            if let Some(all) = self.ledger.per_request_response_s.as_mut() {
-                all.push(f64::NAN);
-            }
+            self.push_per_request(f64::NAN);
             completion_ms
         };
         self.free_at = served.media_end_ms / 1e3;
@@ -671,8 +739,16 @@ impl<'p> DeviceSim<'p> {
     /// Records a response the caller measured (for a request served through `serve_user`).
     pub fn record_response(&mut self, response_s: f64) {
         self.ledger.responses.record(response_s);
-        if let Some(all) = self.ledger.per_request_response_s.as_mut() {
-            all.push(response_s);
+        self.push_per_request(response_s);
+    }
+
+    /// The per-request record of the request just served, when they are kept.
+    fn push_per_request(&mut self, response_s: f64) {
+        if let Some(all) = self.ledger.per_request.as_mut() {
+            all.arrival_s.push(self.last_arrival_s);
+            all.start_s.push(self.last_start_s);
+            all.response_s.push(response_s);
+            all.at_arrival.push(self.arrival_activity);
         }
     }
 
@@ -688,8 +764,8 @@ impl<'p> DeviceSim<'p> {
             let end_ms = run.bus.read_transfer(&run.passes[read.passes_from..read.passes_to], sector_ms, true);
             let response_s = ((end_ms - read.measured_from_ms) / 1e3).max(0.0);
             self.ledger.responses.record(response_s);
-            if let Some(all) = self.ledger.per_request_response_s.as_mut() {
-                all[read.slot] = response_s;
+            if let Some(all) = self.ledger.per_request.as_mut() {
+                all.response_s[read.slot] = response_s;
             }
             self.last_completion_s = self.last_completion_s.max(end_ms / 1e3);
         }
@@ -747,7 +823,7 @@ impl<'p> DeviceSim<'p> {
             self.open_gap(f64::INFINITY);
         }
         if let Some(gap) = self.gap.take() {
-            let mut sink = Charge(&mut self.ledger);
+            let mut sink = Charge::from(&mut self.ledger, gap.start_s);
             let (mode, t, _) = walk_steps(&self.device, gap.start_s, gap.start_mode, &self.plan, end_s, &mut sink);
             if t < end_s {
                 sink.residency(mode, end_s - t);

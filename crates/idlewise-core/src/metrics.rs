@@ -104,8 +104,80 @@ pub struct Ledger {
     /// Requests that arrived while the device was not ready because of the power policy.
     pub delayed_requests: u64,
     pub responses: ResponseStats,
-    /// Response time of each request, only when asked for.
-    pub per_request_response_s: Option<Vec<f64>>,
+    /// Each request's times and what it found, only when asked for.
+    pub per_request: Option<PerRequest>,
+    /// What the device did in a window of time, only when asked for.
+    pub timeline: Option<Timeline>,
+}
+
+/// What a device is doing at an instant: resting in a mode (the ready mode included), on a
+/// transition (its index in `device.transitions`), or serving a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Activity {
+    Mode(usize),
+    Transition(usize),
+    Serving,
+}
+
+impl Activity {
+    /// "standby", "standby→active", "serving".
+    pub fn label(&self, device: &Device) -> String {
+        match *self {
+            Activity::Mode(m) => device.modes[m].name.clone(),
+            Activity::Transition(i) => {
+                let t = &device.transitions[i];
+                format!("{}→{}", device.modes[t.from].name, device.modes[t.to].name)
+            }
+            Activity::Serving => "serving".into(),
+        }
+    }
+}
+
+/// Per-request records, in trace order: when the request was issued (its trace time, open
+/// loop), when its service began, its response, and what the device was doing when it arrived.
+#[derive(Debug, Clone, Default)]
+pub struct PerRequest {
+    pub arrival_s: Vec<f64>,
+    pub start_s: Vec<f64>,
+    pub response_s: Vec<f64>,
+    pub at_arrival: Vec<Activity>,
+}
+
+impl PerRequest {
+    fn with_capacity(n: usize) -> Self {
+        PerRequest { arrival_s: Vec::with_capacity(n), start_s: Vec::with_capacity(n), response_s: Vec::with_capacity(n), at_arrival: Vec::with_capacity(n) }
+    }
+}
+
+/// What the device did between `from_s` and `to_s`: back-to-back segments, clipped to the
+/// window, adjacent ones of the same activity merged. Memory grows with the window's events,
+/// not the trace's.
+#[derive(Debug, Clone)]
+pub struct Timeline {
+    pub from_s: f64,
+    pub to_s: f64,
+    pub segments: Vec<(f64, f64, Activity)>,
+}
+
+impl Timeline {
+    pub fn new(from_s: f64, to_s: f64) -> Self {
+        Timeline { from_s, to_s, segments: Vec::new() }
+    }
+
+    /// Adds `[start_s, end_s)` doing `activity`, the part of it inside the window.
+    pub fn push(&mut self, start_s: f64, end_s: f64, activity: Activity) {
+        let (start_s, end_s) = (start_s.max(self.from_s), end_s.min(self.to_s));
+        if end_s <= start_s {
+            return;
+        }
+        if let Some(last) = self.segments.last_mut() {
+            if last.2 == activity && (start_s - last.1).abs() <= 1e-12 * start_s.abs().max(1.0) {
+                last.1 = end_s;
+                return;
+            }
+        }
+        self.segments.push((start_s, end_s, activity));
+    }
 }
 
 impl Ledger {
@@ -121,7 +193,8 @@ impl Ledger {
             wakeups_from: vec![0; n],
             delayed_requests: 0,
             responses: ResponseStats::default(),
-            per_request_response_s: keep_per_request.then(|| Vec::with_capacity(requests)),
+            per_request: keep_per_request.then(|| PerRequest::with_capacity(requests)),
+            timeline: None,
         }
     }
 }
@@ -158,7 +231,8 @@ pub struct RunResult {
     pub p99_response_s: f64,
     pub max_response_s: f64,
     pub delayed_requests: u64,
-    pub per_request_response_s: Option<Vec<f64>>,
+    pub per_request: Option<PerRequest>,
+    pub timeline: Option<Timeline>,
     /// MEMS devices: seed 004's theoretical minima, from the trace's always-on replay.
     pub theoretical_min: Option<TheoreticalMinimum>,
 }
@@ -241,7 +315,8 @@ impl RunResult {
             p99_response_s: ledger.responses.quantile_s(0.99),
             max_response_s: ledger.responses.max_s(),
             delayed_requests: ledger.delayed_requests,
-            per_request_response_s: ledger.per_request_response_s,
+            per_request: ledger.per_request,
+            timeline: ledger.timeline,
             theoretical_min: None,
         }
     }

@@ -66,8 +66,10 @@ pub struct ReplayOptions {
     /// traces made for a larger device are run on a small one; otherwise a request beyond the
     /// capacity is an error.
     pub fold_offsets: bool,
-    /// Keep every request's response time in the result.
+    /// Keep every request's service start, response time and what it found on arrival.
     pub keep_per_request: bool,
+    /// Keep what the device did between these two times (s): modes, transitions, service.
+    pub timeline_s: Option<(f64, f64)>,
     /// Open or closed loop.
     pub mode: ReplayMode,
     /// Draw the time of every wake-up whose time varies (a transition with a spread) from this

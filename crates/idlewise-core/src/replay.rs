@@ -290,6 +290,7 @@ mod tests {
     use super::*;
     use crate::device::tests::two_state;
     use crate::policy::{BuildContext, PolicySpec};
+    use crate::metrics::Activity;
 
     fn run(spec: &str, times: &[f64], sizes: &[i64], opts: &ReplayOptions) -> RunResult {
         let d = two_state();
@@ -459,9 +460,47 @@ mod tests {
         // delayed until its original issue time otherwise". Requests at 0, 0.5 and 5 s, 1 s each:
         // the second starts when the first completes (1 s), the third at its own time (5 s).
         let r = run("always-on", &[0.0, 0.5, 5.0], &[ONE_SECOND; 3], &ReplayOptions { keep_per_request: true, ..Default::default() });
-        let responses = r.per_request_response_s.unwrap();
+        let responses = r.per_request.unwrap().response_s;
         assert!(close(responses[0], 1.0) && close(responses[1], 1.5) && close(responses[2], 1.0), "{responses:?}");
         assert!(close(r.makespan_s, 6.0));
+    }
+
+    #[test]
+    fn per_request_records_and_timeline_follow_the_device_by_hand() {
+        // timeout:2s, 1 s requests at 0, 10, 10.5 and 13.5 s. By hand: served 0-1; idle 1-3;
+        // spinning down 3-4; asleep 4-10; the request at 10 wakes it, 10-12, and is served
+        // 12-13; the one at 10.5 arrives during the wake-up and is served 13-14; the one at
+        // 13.5 queues behind it (14-15). Transition 0 is idle→sleep, 1 is sleep→idle.
+        let opts = ReplayOptions { keep_per_request: true, timeline_s: Some((0.5, 20.0)), ..Default::default() };
+        let r = run("timeout:2s", &[0.0, 10.0, 10.5, 13.5], &[ONE_SECOND; 4], &opts);
+        let log = r.per_request.unwrap();
+        let expect_start = [0.0, 12.0, 13.0, 14.0];
+        let expect_response = [1.0, 3.0, 3.5, 1.5];
+        assert_eq!(log.arrival_s, vec![0.0, 10.0, 10.5, 13.5]);
+        for i in 0..4 {
+            assert!(close(log.start_s[i], expect_start[i]) && close(log.response_s[i], expect_response[i]), "{log:?}");
+        }
+        assert_eq!(log.at_arrival, vec![Activity::Mode(0), Activity::Mode(1), Activity::Transition(1), Activity::Serving]);
+        // The window starts at 0.5 s: the first service is clipped; the last three merge; the
+        // run ends at the last completion (15 s), before the window does.
+        let timeline = r.timeline.unwrap();
+        let expect = [
+            (0.5, 1.0, Activity::Serving),
+            (1.0, 3.0, Activity::Mode(0)),
+            (3.0, 4.0, Activity::Transition(0)),
+            (4.0, 10.0, Activity::Mode(1)),
+            (10.0, 12.0, Activity::Transition(1)),
+            (12.0, 15.0, Activity::Serving),
+        ];
+        assert_eq!(timeline.segments.len(), expect.len(), "{:?}", timeline.segments);
+        for (got, want) in timeline.segments.iter().zip(expect) {
+            assert!(close(got.0, want.0) && close(got.1, want.1) && got.2 == want.2, "{got:?} vs {want:?}");
+        }
+        // The timeline covers the window up to the end of the run, without overlaps.
+        let covered: f64 = timeline.segments.iter().map(|s| s.1 - s.0).sum();
+        assert!(close(covered, 15.0 - 0.5));
+        assert_eq!(timeline.segments[0].2.label(&two_state()), "serving");
+        assert_eq!(timeline.segments[2].2.label(&two_state()), "idle→sleep");
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use idlewise_core::device::{Device as CoreDevice, Provenance};
 use idlewise_core::error::Error;
+use idlewise_core::metrics::Activity;
 use idlewise_core::policy::{families, PolicySpec};
 use idlewise_core::hybrid::{replay_hybrid, FlushAlgorithm, FlushWhen, HybridConfig, HybridDescription};
 use idlewise_core::{ReplayOptions, TraceView};
@@ -347,7 +348,7 @@ fn policy_families(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 /// Replays the trace under each policy (plus the always-on and oracle references) and returns
 /// one dict per policy.
 #[pyfunction]
-#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, base_power_w=0.0, initial_mode=0, keep_per_request=false, progress=None, replay="open", fold_offsets=false, original_time_s=None, response_from="issue", tail_s=0.0, transition_seed=None, threads=1))]
+#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, base_power_w=0.0, initial_mode=0, keep_per_request=false, progress=None, replay="open", fold_offsets=false, original_time_s=None, response_from="issue", tail_s=0.0, transition_seed=None, threads=1, timeline_s=None))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate<'py>(
     py: Python<'py>,
@@ -368,12 +369,14 @@ fn evaluate<'py>(
     tail_s: f64,
     transition_seed: Option<u64>,
     threads: usize,
+    timeline_s: Option<(f64, f64)>,
 ) -> PyResult<Bound<'py, PyList>> {
     let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
     let trace = trace_with_original(trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?, original_time_s.as_ref())?;
     let opts = ReplayOptions {
         keep_per_request,
         fold_offsets,
+        timeline_s,
         ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)?
     };
     let counter = progress.map(|p| Arc::clone(&p.done));
@@ -382,11 +385,28 @@ fn evaluate<'py>(
         .allow_threads(|| idlewise_core::evaluate_on(&trace, core_device, &specs, &opts, counter.as_deref(), threads))
         .map_err(to_py_err)?;
 
-    reports_list(py, reports)
+    reports_list(py, reports, core_device)
 }
 
-/// One dict per report: the run's fields and its normalisations.
-fn reports_list(py: Python<'_>, reports: Vec<idlewise_core::Report>) -> PyResult<Bound<'_, PyList>> {
+/// What a device does, as a code for per-request records and timelines: its modes, then its
+/// transitions, then serving; `activity_labels` names them in that order.
+fn activity_code(device: &CoreDevice, activity: Activity) -> u32 {
+    (match activity {
+        Activity::Mode(m) => m,
+        Activity::Transition(i) => device.modes.len() + i,
+        Activity::Serving => device.modes.len() + device.transitions.len(),
+    }) as u32
+}
+
+fn activity_labels(device: &CoreDevice) -> Vec<String> {
+    let all = (0..device.modes.len()).map(Activity::Mode).chain((0..device.transitions.len()).map(Activity::Transition));
+    all.chain(std::iter::once(Activity::Serving)).map(|a| a.label(device)).collect()
+}
+
+/// One dict per report: the run's fields and its normalisations; with per-request records,
+/// `arrival_s`, `start_s`, `response_s` and `at_arrival` (codes into `activity_labels`); with a timeline,
+/// `timeline` = (start_s, end_s, codes).
+fn reports_list<'py>(py: Python<'py>, reports: Vec<idlewise_core::Report>, device: &CoreDevice) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty_bound(py);
     for mut report in reports {
         let d = run_result_dict(py, &report.run)?;
@@ -397,8 +417,21 @@ fn reports_list(py: Python<'_>, reports: Vec<idlewise_core::Report>) -> PyResult
         d.set_item("wakeups_per_day", report.wakeups_per_day)?;
         d.set_item("cycle_wakeups_per_day", report.cycle_wakeups_per_day)?;
         d.set_item("years_to_rated_cycles", report.years_to_rated_cycles)?;
-        if let Some(all) = report.run.per_request_response_s.take() {
-            d.set_item("response_s", PyArray1::from_vec_bound(py, all))?;
+        if let Some(all) = report.run.per_request.take() {
+            d.set_item("response_s", PyArray1::from_vec_bound(py, all.response_s))?;
+            d.set_item("arrival_s", PyArray1::from_vec_bound(py, all.arrival_s))?;
+            d.set_item("start_s", PyArray1::from_vec_bound(py, all.start_s))?;
+            let codes: Vec<u32> = all.at_arrival.iter().map(|&a| activity_code(device, a)).collect();
+            d.set_item("at_arrival", PyArray1::from_vec_bound(py, codes))?;
+        }
+        if let Some(timeline) = report.run.timeline.take() {
+            let starts: Vec<f64> = timeline.segments.iter().map(|s| s.0).collect();
+            let ends: Vec<f64> = timeline.segments.iter().map(|s| s.1).collect();
+            let codes: Vec<u32> = timeline.segments.iter().map(|s| activity_code(device, s.2)).collect();
+            d.set_item("timeline", (PyArray1::from_vec_bound(py, starts), PyArray1::from_vec_bound(py, ends), PyArray1::from_vec_bound(py, codes)))?;
+        }
+        if d.contains("response_s")? || d.contains("timeline")? {
+            d.set_item("activity_labels", activity_labels(device))?;
         }
         out.append(d)?;
     }
@@ -437,7 +470,7 @@ fn evaluate_file<'py>(
         .map_err(to_py_err)?;
     let volumes = PyList::empty_bound(py);
     for (id, records, reports) in done.volumes {
-        volumes.append((id, records, reports_list(py, reports)?))?;
+        volumes.append((id, records, reports_list(py, reports, core_device)?))?;
     }
     Ok((volumes, done.records_read, done.skipped))
 }
