@@ -233,6 +233,35 @@ def _simulate_in_chunks(args, devices, policies) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    from .report import parse_window, report, report_from_rows
+
+    if args.from_rows:
+        given = [name for name, value in (("TRACE", args.trace), ("--device", args.device), ("--policy", args.policy),
+                                          ("--window", args.window)) if value]
+        if given:
+            raise IdlewiseError(f"--from makes a report of a sweep's rows; leave out {', '.join(given)} "
+                                "(or leave out --from to run the policies on a trace)")
+        out = report_from_rows(args.from_rows, args.out, title=args.title)
+    else:
+        if not args.trace or not args.device:
+            raise IdlewiseError("give a TRACE and at least one --device (or --from RUNS.parquet for a sweep's rows)")
+        # Devices, policies and the window are checked before a possibly long read.
+        devices = [load_device(d) for d in args.device]
+        policies = [spec for policy in (args.policy or DEMO_POLICIES) for spec in expand_spec(policy)]
+        window = parse_window(args.window) if args.window else None
+        trace = traces.read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
+        _report_read(trace, False)
+        if trace.stream is not None and len(trace.streams()) > 1:
+            raise IdlewiseError(f"{args.trace} holds {len(trace.streams())} devices ({', '.join(map(str, trace.streams()))}); "
+                                "pick one with --stream")
+        trace = traces.apply_transform(trace, args.transform) if args.transform else trace
+        out = report(trace, devices, policies, args.out, window=window, base_power_w=args.base_power,
+                     initial_mode=args.initial_mode, transform=args.transform, title=args.title)
+    print(f"wrote {out} ({out.stat().st_size / 1e3:,.0f} kB; open it in any browser, no network needed)")
+    return 0
+
+
 def _fmt_bytes(n) -> str:
     if n is None:
         return "inf"
@@ -872,6 +901,24 @@ def build_parser() -> argparse.ArgumentParser:
                      help="read and replay a text trace in chunks: memory stays a few MB whatever the trace's length "
                           "(the file must be in time order; no --sort or --transform)")
     sim.set_defaults(func=cmd_simulate)
+
+    rp = sub.add_parser("report", help="write one self-contained HTML report: the trace's idle gaps, a sortable results "
+                                        "table, energy by mode, the energy-response trade-off, wake-ups, a mode timeline")
+    rp.add_argument("trace", nargs="?", help="trace file (leave out with --from)")
+    rp.add_argument("--device", action="append", help="catalog name or TOML path (repeatable)")
+    rp.add_argument("--policy", action="append", help="policy spec or range, e.g. timeout:1s..60s/5s (repeatable; "
+                                                       "default: a representative set); always-on and the oracle are added")
+    rp.add_argument("--from", dest="from_rows", metavar="RUNS.parquet",
+                    help="make the report of a sweep's rows (idlewise sweep --out RUNS.parquet or .csv) instead")
+    rp.add_argument("--window", metavar="FROM..TO", help="mode timeline window, times from the first request, e.g. 2h..150min "
+                                                         "(default: the half hour where policies differ most)")
+    rp.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power added to system energy")
+    rp.add_argument("--initial-mode", default=None, metavar="MODE", help="mode the device is in at the first request")
+    rp.add_argument("--transform", metavar="T", help="workload transform, e.g. compress:64ops")
+    _trace_options(rp)
+    rp.add_argument("--title", help="the report's title (default: names the trace)")
+    rp.add_argument("--out", required=True, metavar="REPORT.html", help="where to write the report")
+    rp.set_defaults(func=cmd_report)
 
     hy = sub.add_parser("hybrid", help="replay a trace on a hybrid disk with a flash NVCache (seed 003): when and how to flush")
     hy.add_argument("trace", help="trace file")

@@ -78,9 +78,33 @@ def trace_stats(trace: Trace, device=None) -> dict:
     return stats
 
 
+def draw_gap_histogram(ax, stats: dict) -> None:
+    """One trace's idle-gap histogram on ``ax`` (log scale, count and cumulative share of idle
+    time), each mode's break-even time marked, as seed 004 Figure 4a."""
+    hist = stats["gaps"]["histogram"]
+    left = [h["from_s"] for h in hist]
+    width = [h["to_s"] - h["from_s"] for h in hist]
+    ax.bar(left, [h["count"] for h in hist], width=width, align="edge", color="#4c72b0", edgecolor="white", label="gaps")
+    ax.set_xscale("log")
+    ax.set_xlabel("idle gap length (s)")
+    ax.set_ylabel("number of gaps")
+    share = ax.twinx()
+    total = stats["gaps"]["idle_total_s"] or 1.0
+    share.step([h["to_s"] for h in hist], np.cumsum([h["idle_s"] for h in hist]) / total, where="pre",
+               color="#dd8452", label="cumulative share of idle time")
+    share.set_ylim(0, 1.02)
+    share.set_ylabel("share of idle time")
+    for m in stats.get("modes", []):
+        if np.isfinite(m["break_even_s"]):
+            ax.axvline(m["break_even_s"], color="#55a868", linestyle="--")
+            ax.text(m["break_even_s"], ax.get_ylim()[1] * (0.95 - 0.17 * stats["modes"].index(m)), f" {m['mode']} break-even\n {m['idle_share_longer']:.0%} of idle time beyond",
+                    fontsize=7, va="top", color="#2d6a3e")
+    ax.set_title(f"{stats['trace']}: {stats['gaps']['count']:,} idle gaps ({stats['gaps']['definition']})"
+                 + (f", {stats['device']}" if "device" in stats else ""), fontsize=9)
+
+
 def plot_gap_histogram(stats_list: list[dict], path: str) -> None:
-    """Idle-gap histogram on a log scale (count and share of idle time), with each mode's break-even
-    time marked, as seed 004 Figure 4a. One panel per stream."""
+    """Idle-gap histograms, one panel per stream (:func:`draw_gap_histogram`), to an image file."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -88,29 +112,10 @@ def plot_gap_histogram(stats_list: list[dict], path: str) -> None:
 
     fig, axes = plt.subplots(len(stats_list), 1, figsize=(8, 3.2 * len(stats_list)), squeeze=False)
     for ax, stats in zip(axes[:, 0], stats_list):
-        hist = stats["gaps"]["histogram"]
-        left = [h["from_s"] for h in hist]
-        width = [h["to_s"] - h["from_s"] for h in hist]
-        ax.bar(left, [h["count"] for h in hist], width=width, align="edge", color="#4c72b0", edgecolor="white", label="gaps")
-        ax.set_xscale("log")
-        ax.set_xlabel("idle gap length (s)")
-        ax.set_ylabel("number of gaps")
-        share = ax.twinx()
-        total = stats["gaps"]["idle_total_s"] or 1.0
-        share.step([h["to_s"] for h in hist], np.cumsum([h["idle_s"] for h in hist]) / total, where="pre",
-                   color="#dd8452", label="cumulative share of idle time")
-        share.set_ylim(0, 1.02)
-        share.set_ylabel("share of idle time")
-        for m in stats.get("modes", []):
-            if np.isfinite(m["break_even_s"]):
-                ax.axvline(m["break_even_s"], color="#55a868", linestyle="--")
-                ax.text(m["break_even_s"], ax.get_ylim()[1] * (0.95 - 0.17 * stats["modes"].index(m)), f" {m['mode']} break-even\n {m['idle_share_longer']:.0%} of idle time beyond",
-                        fontsize=7, va="top", color="#2d6a3e")
-        ax.set_title(f"{stats['trace']}: {stats['gaps']['count']:,} idle gaps ({stats['gaps']['definition']})"
-                     + (f", {stats['device']}" if "device" in stats else ""), fontsize=9)
+        draw_gap_histogram(ax, stats)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
 
-__all__ = ["BIN_EDGES_S", "idle_gaps_s", "plot_gap_histogram", "trace_stats"]
+__all__ = ["BIN_EDGES_S", "draw_gap_histogram", "idle_gaps_s", "plot_gap_histogram", "trace_stats"]

@@ -1,0 +1,570 @@
+"""`idlewise report`: one self-contained HTML file a researcher or administrator can open
+anywhere (no network): the trace's summary and idle-gap histogram against each mode's
+break-even time, a sortable results table, energy by mode, the energy–response trade-off,
+wake-ups against rated cycles, and a mode timeline for a window.
+
+The figures are matplotlib SVGs (text kept as text) placed in a Jinja2 template; the runs are
+the flat rows of :meth:`Results.to_pandas` — the same rows `idlewise sweep --out` writes, so a
+sweep's Parquet file makes a report too (without the trace's own sections)."""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+from .errors import IdlewiseError
+
+#: Lifetime over which rated start/stop cycles are spread in the wake-ups figure (the advisor's).
+LIFETIME_YEARS = 5.0
+#: The mode timeline's default window length (see :func:`busiest_window`).
+DEFAULT_WINDOW_S = 1800.0
+#: The most runs a trade-off panel labels one by one (beyond, only the ends of each family).
+MAX_LABELS = 24
+
+_READY = "#6cc08b"
+_SERVING = "#1f4e79"
+_WAKE = "#e4572e"
+_DOWN = "#f2a541"
+_LOW = ["#9aa5b1", "#6b7785", "#434c57", "#262b31"]
+
+
+@dataclass
+class Section:
+    """One part of the report: a heading, an SVG figure or a note, and a caption."""
+    title: str
+    svg: str | None = None
+    note: str | None = None
+    caption: str | None = None
+
+
+@dataclass
+class ReportContent:
+    title: str
+    summary: list[tuple[str, str]] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)
+    rows: list[list[tuple[str, object]]] = field(default_factory=list)
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _svg(fig, name: str) -> str:
+    """The figure as inline SVG markup: text stays text (small, searchable), ids salted by the
+    figure's name so several SVGs in one page never share a clip path, no date (reports of the
+    same runs are byte-identical)."""
+    import matplotlib
+
+    plt = _pyplot()
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": name}):
+        fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight", dpi=150)
+    plt.close(fig)
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _fmt_time(seconds) -> str:
+    if seconds is None or not math.isfinite(seconds):
+        return "-"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.3g} µs"
+    if seconds < 1.0:
+        return f"{seconds * 1e3:.3g} ms"
+    if seconds < 120:
+        return f"{seconds:.3g} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.3g} min"
+    return f"{seconds / 3600:.3g} h"
+
+
+def _finite(value) -> float | None:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def point_label(row, alone: bool = False) -> str:
+    """A run's short label on a plot: a timeout's value, a knob, the family when it is the
+    only run of its family (``alone``), else the policy."""
+    family = str(row.get("family") or str(row["policy"]).partition(":")[0])
+    timeout = _finite(row.get("timeout_s"))
+    knob = _finite(row.get("knob"))
+    if timeout is not None:
+        return _fmt_time(timeout) if family == "timeout" else f"{family} {_fmt_time(timeout)}"
+    if knob is not None:
+        return f"{family} {knob:g}"
+    return family if alone else str(row["policy"])
+
+
+def _panels(rows):
+    """Rows grouped by what they ran on (trace, stream, transform, device): points of
+    different groups are never joined or compared on one set of axes."""
+    keys = [k for k in ("trace", "stream", "transform", "device") if k in rows.columns]
+    if not keys:
+        return [("", rows)]
+    groups = []
+    for key, group in rows.groupby(keys, dropna=False, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        name = ", ".join(f"{k} {v}" if k == "stream" else str(v) for k, v in zip(keys, key)
+                         if v is not None and not (isinstance(v, float) and math.isnan(v)) and str(v) not in ("", "none"))
+        groups.append((name, group))
+    return groups
+
+
+def _references(group) -> dict:
+    """Always-on and the oracle of a panel, from the rows themselves when they ran, else from
+    any row's normalisations (energy / normalized energy is always-on's energy)."""
+    out = {}
+    for name in ("always-on", "oracle"):
+        own = group[group["policy"] == name]
+        if len(own):
+            out[name] = (float(own["mean_response_s"].iloc[0]), float(own["energy_j"].iloc[0]))
+    row = group.iloc[0]
+    on_energy = _finite(row["energy_j"] / row["normalized_energy"]) if row.get("normalized_energy") else None
+    on_response = _finite(row["mean_response_s"] / row["normalized_mean_response"]) if row.get("normalized_mean_response") else None
+    if "always-on" not in out and on_energy is not None and on_response is not None:
+        out["always-on"] = (on_response, on_energy)
+    oracle_energy = _finite(row["energy_j"] / row["energy_vs_oracle"]) if row.get("energy_vs_oracle") else None
+    if "oracle" not in out and oracle_energy is not None and on_response is not None:
+        # The oracle never delays a request: its responses are always-on's.
+        out["oracle"] = (on_response, oracle_energy)
+    return out
+
+
+def tradeoff_figure(rows) -> str:
+    """Energy against mean response, one panel per (trace, device); every run labelled, the
+    runs of one swept family joined in parameter order, always-on and the oracle marked."""
+    from matplotlib.ticker import EngFormatter
+
+    plt = _pyplot()
+    panels = _panels(rows)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, 4.6 * len(panels)), squeeze=False)
+    cmap = plt.get_cmap("tab10")
+    for ax, (name, group) in zip(axes[:, 0], panels):
+        policies = group[~group["policy"].isin(["always-on", "oracle"])]
+        families = list(dict.fromkeys(policies["family"])) if "family" in policies else [None]
+        labels = []
+        for i, family in enumerate(families):
+            runs = policies if family is None else policies[policies["family"] == family]
+            order = [c for c in ("timeout_s", "knob") if c in runs and runs[c].notna().any()]
+            runs = runs.sort_values(order[0]) if order else runs
+            color = cmap(i % 10)
+            ax.plot(runs["mean_response_s"], runs["energy_j"], marker="o", color=color, linewidth=1 if order else 0,
+                    label=family or "policies")
+            ends = {runs.index[0], runs.index[-1]}
+            for idx, r in runs.iterrows():
+                if len(policies) <= MAX_LABELS or idx in ends:
+                    labels.append((r["mean_response_s"], r["energy_j"], point_label(r, alone=len(runs) == 1), color))
+        refs = _references(group)
+        # The axes fit the policies and the oracle; always-on usually spends several times more
+        # and would flatten them against the floor, so past the top it is an arrow with its value.
+        fit_x = np.concatenate([policies["mean_response_s"].to_numpy(float), [v[0] for k, v in refs.items() if k == "oracle"]])
+        fit_y = np.concatenate([policies["energy_j"].to_numpy(float), [v[1] for k, v in refs.items() if k == "oracle"]])
+        top = fit_y.max() * 1.15 if len(fit_y) else None
+        if "oracle" in refs:
+            x, y = refs["oracle"]
+            ax.scatter([x], [y], marker="*", s=160, color="#27ae60", zorder=4, label="oracle (offline optimum)")
+            labels.append((x, y, "oracle", "#27ae60"))
+        if "always-on" in refs:
+            x, y = refs["always-on"]
+            if top is None or y <= top:
+                ax.scatter([x], [y], marker="s", s=70, color="#c0392b", zorder=4, label="always-on")
+                labels.append((x, y, "always-on", "#c0392b"))
+            else:
+                ax.annotate(f"always-on: {EngFormatter(unit='J', places=3)(y)} (off the top)", xy=(x, top), xytext=(x, top * 0.86),
+                            fontsize=8, color="#c0392b", ha="left",
+                            arrowprops={"arrowstyle": "->", "color": "#c0392b"})
+                fit_x = np.append(fit_x, x)
+        if len(fit_x) and np.all(fit_x > 0) and fit_x.max() / fit_x.min() > 20:
+            ax.set_xscale("log")
+        if top is not None:
+            ax.set_ylim(0, top)
+        ax.yaxis.set_major_formatter(EngFormatter(unit="J"))
+        ax.xaxis.set_major_formatter(EngFormatter(unit="s"))
+        ax.set_xlabel("mean response time")
+        ax.set_ylabel("device energy")
+        ax.set_title(name, fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="best")
+        _place_labels(ax, labels)
+    fig.tight_layout()
+    return _svg(fig, "tradeoff")
+
+
+#: Where a point's label may go, in points from the point, in the order they are tried.
+_LABEL_SPOTS = [(5, 4), (5, -10), (-5, 4), (-5, -10), (5, 12), (5, -18), (-5, 12), (-5, -18), (12, -3), (-12, -3)]
+
+
+def _place_labels(ax, labels, fontsize: float = 7) -> None:
+    """Labels each point beside it, in the first of :data:`_LABEL_SPOTS` where it overlaps no
+    label placed before and no point (boxes estimated from the text's length); if none is
+    free, in the least crowded one. Call once the axes' limits and scales are final."""
+    fig = ax.figure
+    scale = fig.dpi / 72.0
+    char_w, line_h = 0.6 * fontsize * scale, 1.2 * fontsize * scale
+    points = [ax.transData.transform((x, y)) for x, y, _, _ in labels]
+    taken = [(px - 4 * scale, py - 4 * scale, px + 4 * scale, py + 4 * scale) for px, py in points]
+
+    def overlap(a, b) -> float:
+        w = min(a[2], b[2]) - max(a[0], b[0])
+        h = min(a[3], b[3]) - max(a[1], b[1])
+        return w * h if w > 0 and h > 0 else 0.0
+
+    for (x, y, text, color), (px, py) in zip(labels, points):
+        width = char_w * len(text)
+        best = None
+        for dx, dy in _LABEL_SPOTS:
+            left = px + dx * scale - (width if dx < 0 else 0)
+            box = (left, py + dy * scale, left + width, py + dy * scale + line_h)
+            crowd = sum(overlap(box, t) for t in taken)
+            if best is None or crowd < best[0]:
+                best = (crowd, dx, dy, box)
+            if crowd == 0:
+                break
+        _, dx, dy, box = best
+        taken.append(box)
+        ax.annotate(text, (x, y), textcoords="offset points", xytext=(dx, dy), fontsize=fontsize, color=color,
+                    ha="right" if dx < 0 else "left", va="bottom")
+
+
+def energy_by_mode_figure(rows) -> str:
+    """Each run's energy split into residency in each mode, transitions and service: stacked
+    horizontal bars, one panel per (trace, device)."""
+    from matplotlib.ticker import EngFormatter
+
+    plt = _pyplot()
+    panels = _panels(rows)
+    heights = [max(2.2, 0.32 * len(g) + 1.4) for _, g in panels]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, sum(heights)), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    for ax, (name, group) in zip(axes[:, 0], panels):
+        modes = [c for c in group.columns if c.startswith("energy_by_mode_j.") and group[c].fillna(0).any()]
+        parts = [(c.removeprefix("energy_by_mode_j."), group[c].fillna(0).to_numpy(float)) for c in modes]
+        parts.append(("transitions", group["transition_energy_j"].fillna(0).to_numpy(float)))
+        parts.append(("service", group["service_energy_j"].fillna(0).to_numpy(float)))
+        colors = [_READY] + _LOW * 3
+        labels = [str(p) for p in group["policy"]]
+        y = np.arange(len(labels))
+        left = np.zeros(len(labels))
+        for i, (part, values) in enumerate(parts):
+            color = _DOWN if part == "transitions" else _SERVING if part == "service" else colors[min(i, len(colors) - 1)]
+            ax.barh(y, values, left=left, color=color, edgecolor="white", linewidth=0.5, label=part)
+            left += values
+        ax.set_yticks(y, labels, fontsize=7)
+        ax.invert_yaxis()
+        ax.xaxis.set_major_formatter(EngFormatter(unit="J"))
+        ax.set_xlabel("device energy")
+        ax.set_title(name, fontsize=9)
+        ax.legend(fontsize=7, ncol=min(4, len(parts)), loc="lower right")
+        ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return _svg(fig, "energy-by-mode")
+
+
+def wakeups_figure(rows) -> str | None:
+    """Wake-ups a day that consume a rated start/stop cycle (and all wake-ups), against the
+    rate that uses up the rated cycles in :data:`LIFETIME_YEARS` years."""
+    if "cycle_wakeups_per_day" not in rows:
+        return None
+    plt = _pyplot()
+    panels = _panels(rows)
+    heights = [max(2.2, 0.32 * len(g) + 1.4) for _, g in panels]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, sum(heights)), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    for ax, (name, group) in zip(axes[:, 0], panels):
+        labels = [str(p) for p in group["policy"]]
+        y = np.arange(len(labels))
+        ax.barh(y, group["wakeups_per_day"].fillna(0), color="#c7d3e0", label="all wake-ups")
+        ax.barh(y, group["cycle_wakeups_per_day"].fillna(0), height=0.5, color=_WAKE, label="wake-ups that use a rated start/stop cycle")
+        rated = _finite(group["rated_start_stop_cycles"].iloc[0]) if "rated_start_stop_cycles" in group else None
+        if rated:
+            budget = rated / (LIFETIME_YEARS * 365.25)
+            ax.axvline(budget, color="#8e44ad", linestyle="--",
+                       label=f"{rated:,.0f} rated cycles over {LIFETIME_YEARS:g} years = {budget:,.0f} a day")
+        ax.set_yticks(y, labels, fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlabel("wake-ups per day")
+        ax.set_title(name + ("" if rated else " (the device rates no start/stop cycles)"), fontsize=9)
+        ax.legend(fontsize=7, loc="lower right")
+        ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return _svg(fig, "wakeups")
+
+
+def _activity_color(activity: str, modes: list[str]) -> str:
+    if activity == "serving":
+        return _SERVING
+    if "→" in activity:
+        return _WAKE if activity.endswith("→" + modes[0]) else _DOWN
+    depth = modes.index(activity) if activity in modes else 1
+    return _READY if depth == 0 else _LOW[min(depth - 1, len(_LOW) - 1)]
+
+
+def timeline_figure(timeline, arrivals_s, window_s: tuple[float, float], modes: list[str], title: str) -> str:
+    """What the device did in the window under each policy: one row per policy, a colour per
+    mode (the deeper, the darker), wake-ups red, spin-downs amber, service blue; the requests'
+    arrivals as ticks above. Times from the window's start."""
+    from matplotlib.patches import Patch
+
+    plt = _pyplot()
+    policies = list(dict.fromkeys(timeline["policy"]))
+    start, end = window_s
+    scale, unit = (60.0, "min") if end - start > 600 else (1.0, "s")
+    fig, ax = plt.subplots(figsize=(10, 0.55 * len(policies) + 1.9))
+    seen = {}
+    for row, policy in enumerate(policies):
+        part = timeline[timeline["policy"] == policy]
+        for activity, segments in part.groupby("activity", sort=False):
+            color = _activity_color(activity, modes)
+            spans = [((a - start) / scale, (b - a) / scale) for a, b in zip(segments["start_s"], segments["end_s"])]
+            # Thousands of segments: drawn as an image inside the SVG, or the page grows to megabytes.
+            ax.broken_barh(spans, (row - 0.35, 0.7), facecolors=color, rasterized=True)
+            seen.setdefault(activity, color)
+    arrivals = (np.asarray(arrivals_s) - start) / scale
+    ax.eventplot([arrivals], lineoffsets=[len(policies)], linelengths=[0.6], colors=["#333333"], linewidths=0.6,
+                 rasterized=True)
+    ax.set_yticks(list(range(len(policies))) + [len(policies)], policies + [f"requests ({len(arrivals):,})"], fontsize=7)
+    ax.set_ylim(-0.6, len(policies) + 0.6)
+    ax.invert_yaxis()
+    ax.set_xlim(0, (end - start) / scale)
+    ax.set_xlabel(f"time from {_fmt_time(start)} into the trace ({unit})")
+    ax.set_title(title, fontsize=9)
+    order = sorted(seen, key=lambda a: (a != "serving", "→" in a, modes.index(a) if a in modes else 99, a))
+    ax.legend(handles=[Patch(color=seen[a], label=a) for a in order], fontsize=7, ncol=min(4, len(order)),
+              loc="upper center", bbox_to_anchor=(0.5, -0.28 if len(policies) < 4 else -0.12))
+    fig.tight_layout()
+    return _svg(fig, "timeline")
+
+
+def gap_histogram_figure(stats_list: list[dict]) -> str:
+    from .traces.stats import draw_gap_histogram
+
+    plt = _pyplot()
+    fig, axes = plt.subplots(len(stats_list), 1, figsize=(9, 3.4 * len(stats_list)), squeeze=False)
+    for ax, stats in zip(axes[:, 0], stats_list):
+        draw_gap_histogram(ax, stats)
+    fig.tight_layout()
+    return _svg(fig, "gaps")
+
+
+#: The results table: (header, row column, how to show it).
+TABLE = [
+    ("policy", "policy", str),
+    ("device", "device", str),
+    ("energy (J)", "energy_j", lambda v: f"{v:,.1f}"),
+    ("vs always-on", "normalized_energy", lambda v: f"{v:.3f}"),
+    ("vs oracle", "energy_vs_oracle", lambda v: f"{v:.3f}"),
+    ("mean response", "mean_response_s", _fmt_time),
+    ("p99 response", "p99_response_s", _fmt_time),
+    ("delayed requests", "delayed_requests", lambda v: f"{int(v):,}"),
+    ("wake-ups", "wakeups", lambda v: f"{int(v):,}"),
+    ("wake-ups a day", "wakeups_per_day", lambda v: f"{v:,.1f}"),
+    ("cycle wake-ups a day", "cycle_wakeups_per_day", lambda v: f"{v:,.1f}"),
+    ("years to rated cycles", "years_to_rated_cycles", lambda v: "never" if v == math.inf else f"{v:,.1f}"),
+]
+
+
+def _table(rows) -> tuple[list[str], list[list[tuple[str, object]]]]:
+    """Headers, and cells as (text, sort key): numbers sort as numbers, missing ones last."""
+    # What every row shares (one device, one trace) is in the summary, not in a column.
+    shown = [(h, c, f) for h, c, f in TABLE if c in rows.columns and not (c == "device" and rows[c].astype(str).nunique() == 1)]
+    for key in ("trace", "stream", "transform"):
+        if key in rows.columns and rows[key].astype(str).nunique() > 1:
+            shown.insert(1, (key, key, str))
+    out = []
+    for _, r in rows.iterrows():
+        cells = []
+        for _, column, show in shown:
+            value = r[column]
+            if value is None or (isinstance(value, float) and math.isnan(value)):
+                cells.append(("-", ""))
+            elif isinstance(value, str):
+                cells.append((value, value))
+            else:
+                number = float(value)
+                cells.append((show(value), "1e308" if number == math.inf else repr(number)))
+        out.append(cells)
+    return [h for h, _, _ in shown], out
+
+
+def render(content: ReportContent) -> str:
+    """The page: the Jinja2 template of this package, autoescaped; figures are trusted SVG."""
+    import jinja2
+    from markupsafe import Markup
+
+    env = jinja2.Environment(loader=jinja2.PackageLoader("idlewise", "templates"),
+                             autoescape=jinja2.select_autoescape(["html", "j2"]))
+    template = env.get_template("report.html.j2")
+    sections = [Section(s.title, Markup(s.svg) if s.svg else None, s.note, s.caption)
+                for s in content.sections]
+    return template.render(title=content.title, summary=content.summary, sections=sections, columns=content.columns,
+                           rows=content.rows, version=__version__)
+
+
+def _results_sections(rows) -> list[Section]:
+    sections = [
+        Section("Energy and response", tradeoff_figure(rows),
+                caption="Each run's device energy against its mean response time; a swept family's runs are joined in "
+                        "parameter order and labelled with their value. Always-on (square) and the offline oracle (star) "
+                        "bound what a policy can reach."),
+        Section("Energy by mode", energy_by_mode_figure(rows),
+                caption="Where each run's energy went: residency in each mode, transitions, and serving requests."),
+    ]
+    wakeups = wakeups_figure(rows)
+    if wakeups:
+        sections.append(Section("Wake-ups and rated cycles", wakeups,
+                                caption="Wake-ups a day; those out of modes that park the heads or stop the spindle use a "
+                                        "rated start/stop (or load/unload) cycle."))
+    return sections
+
+
+def _write(html: str, out) -> Path:
+    out = Path(out)
+    try:
+        out.write_text(html, encoding="utf-8")
+    except OSError as e:
+        raise IdlewiseError(f"{out}: cannot write the report ({e.strerror or e})") from None
+    return out
+
+
+def parse_window(text: str) -> tuple[float, float]:
+    """``FROM..TO``: durations into the trace from its first request (``1h..2h``, ``0..600s``)."""
+    from . import _core
+
+    start, sep, end = text.partition("..")
+    if not sep:
+        raise IdlewiseError(f"window {text!r}: write it FROM..TO, e.g. 1h..2h (times from the trace's first request)")
+    try:
+        window = (_core.parse_duration_s(start or "0s"), _core.parse_duration_s(end))
+    except (_core.IdlewiseError, ValueError) as e:
+        raise IdlewiseError(f"window {text!r}: {e}") from None
+    if not window[1] > window[0]:
+        raise IdlewiseError(f"window {text!r}: TO must be later than FROM")
+    return window
+
+
+def busiest_window(trace, device, length_s: float = DEFAULT_WINDOW_S) -> tuple[float, float]:
+    """The window (offsets from the first request) where policies differ most: of the trace's
+    consecutive windows of ``length_s``, the one with the most idle periods between the
+    device's shortest break-even time and a quarter of the window — gaps a policy may or may
+    not sleep through, so the timelines show their choices."""
+    span = max(float(trace.span_s), 1e-9)
+    length_s = min(length_s, span)
+    times = trace.time_s - trace.time_s[0]
+    gaps = np.diff(times)
+    break_evens = [m["break_even_s"] for m in device.modes[1:] if m["break_even_s"] and math.isfinite(m["break_even_s"])]
+    shortest = min(break_evens, default=1.0)
+    telling = (gaps > shortest) & (gaps < length_s / 4)
+    if not telling.any():
+        return (0.0, length_s)
+    counts = np.bincount((times[:-1][telling] // length_s).astype(np.int64))
+    start = float(np.argmax(counts)) * length_s
+    return (start, start + length_s) if start + length_s <= span else (span - length_s, span)
+
+
+def report(trace, devices, policies, out, *, window=None, base_power_w: float = 0.0, initial_mode=None,
+           transform=None, progress=None, title: str | None = None) -> Path:
+    """Runs ``policies`` (always-on and the oracle added) on ``trace`` for each device and
+    writes the report to ``out``. ``window``: ``(from, to)`` seconds from the first request
+    (default: its first hour) for the mode timeline."""
+    import pandas as pd
+
+    from .devices import load_device
+    from .policies import expand_specs
+    from .simulate import simulate
+    from .traces.stats import trace_stats
+
+    devices = [load_device(d) for d in ([devices] if isinstance(devices, (str, Path)) or hasattr(devices, "modes") else devices)]
+    specs = expand_specs([policies] if isinstance(policies, str) else policies)
+    specs += [ref for ref in ("always-on", "oracle") if ref not in specs]
+    first = float(trace.time_s[0]) if len(trace) else 0.0
+    offset = window or busiest_window(trace, devices[0])
+    window_s = (first + offset[0], first + offset[1])
+    frames, sections_timeline, stats = [], [], []
+    for device in devices:
+        results = simulate(trace, device, specs, base_power_w=base_power_w, initial_mode=initial_mode,
+                           timeline_s=window_s, progress=progress)
+        frame = results.to_pandas()
+        frame["transform"] = transform or "none"
+        frames.append(frame)
+        stats.append(trace_stats(trace, device))
+        in_window = trace.time_s[(trace.time_s >= window_s[0]) & (trace.time_s < window_s[1])]
+        sections_timeline.append(Section(
+            f"Mode timeline: {device.name}",
+            timeline_figure(results.timeline(), in_window, window_s, [m["name"] for m in device.modes],
+                            f"{trace.name} on {device.name}, {_fmt_time(offset[0])} to {_fmt_time(offset[1])} from the first request"),
+            caption="What the device did under each policy in this window (--window FROM..TO to choose another)."))
+    rows = pd.concat(frames, ignore_index=True)
+    reads = int(len(trace) - trace.is_write.sum())
+    summary = [
+        ("trace", trace.name),
+        ("requests", f"{len(trace):,} ({reads:,} reads, {len(trace) - reads:,} writes)"),
+        ("span", f"{_fmt_time(trace.span_s)} ({trace.span_s:,.1f} s)"),
+        ("devices", ", ".join(d.name for d in devices)),
+        ("policies", ", ".join(specs)),
+    ]
+    if transform:
+        summary.append(("transform", transform))
+    if base_power_w:
+        summary.append(("base power", f"{base_power_w:g} W"))
+    for st in stats:
+        g = st["gaps"]
+        summary.append((f"idle gaps on {st['device']}", f"{g['count']:,}, median {_fmt_time(g['median_s'])}, "
+                        f"longest {_fmt_time(g['max_s'])}, {g['idle_total_s']:,.0f} s idle in all"))
+    content = ReportContent(title=title or f"idlewise report: {trace.name}", summary=summary)
+    content.sections.append(Section("Idle gaps", gap_histogram_figure(stats),
+                                    caption="Idle gaps (completion to next arrival on the always-on device), the share of idle "
+                                            "time they hold, and each low-power mode's break-even time: only gaps beyond it "
+                                            "can save energy there."))
+    content.sections += _results_sections(rows)
+    content.sections += sections_timeline
+    content.columns, content.rows = _table(rows)
+    return _write(render(content), out)
+
+
+def report_from_rows(path, out, *, title: str | None = None) -> Path:
+    """A report of a sweep's rows (``idlewise sweep --out runs.parquet``, or its CSV)."""
+    import pandas as pd
+
+    path = Path(path)
+    try:
+        rows = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+    except FileNotFoundError:
+        raise IdlewiseError(f"{path}: no such file") from None
+    except Exception as e:  # pyarrow and pandas raise many kinds for a file that is not rows
+        raise IdlewiseError(f"{path}: not a table of runs ({e})") from None
+    needed = ["policy", "energy_j", "mean_response_s", "normalized_energy", "normalized_mean_response",
+              "energy_vs_oracle", "transition_energy_j", "service_energy_j"]
+    missing = [c for c in needed if c not in rows.columns]
+    if missing or not len(rows):
+        raise IdlewiseError(f"{path}: not the rows of idlewise sweep --out (missing {', '.join(missing) or 'rows'})")
+    if "family" not in rows.columns:
+        rows["family"] = rows["policy"].astype(str).str.partition(":")[0]
+    traces = sorted(set(rows["trace"].astype(str))) if "trace" in rows else []
+    devices = sorted(set(rows["device"].astype(str))) if "device" in rows else []
+    summary = [("runs", f"{len(rows):,} from {path.name}"), ("traces", ", ".join(traces) or "-"),
+               ("devices", ", ".join(devices) or "-")]
+    content = ReportContent(title=title or f"idlewise report: {path.name}", summary=summary)
+    content.sections.append(Section("Idle gaps and mode timeline", note=(
+        "A sweep's rows hold results, not the trace: run idlewise report TRACE --device ... --policy ... for the "
+        "idle-gap histogram and the mode timeline.")))
+    content.sections += _results_sections(rows)
+    content.columns, content.rows = _table(rows)
+    return _write(render(content), out)
+
+
+__all__ = ["parse_window", "point_label", "render", "report", "report_from_rows"]

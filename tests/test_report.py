@@ -1,0 +1,153 @@
+"""idlewise report (issue 12): one self-contained HTML file, checked as a reader meets it — in a
+real headless Chromium (no console errors, figures laid out, the table sorts, a screenshot that
+shows the plots) — and as a file (no network references, byte-identical when rerun)."""
+
+import os
+import re
+import shutil
+
+import numpy as np
+import pytest
+
+import idlewise
+from idlewise import IdlewiseError
+from idlewise.cli import main
+from idlewise.report import busiest_window, parse_window, point_label, report
+
+from conftest import SRT, TOY_DISK
+
+BROWSER = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+# CI installs Chromium (.ci/run) and sets this, so there the browser test cannot quietly skip.
+REQUIRE_BROWSER = os.environ.get("IDLEWISE_REQUIRE_BROWSER") == "1"
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    path = tmp_path_factory.mktemp("dev") / "toy.toml"
+    path.write_text(TOY_DISK)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def hplajw_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report") / "report.html"
+    assert main(["report", SRT, "--stream", "0", "--device", "hitachi-travelstar-5k320", "--policy", "timeout:2s..32s/10s",
+                 "--policy", "stpm:knob=50", "--window", "5490min..92h", "--out", str(out)]) == 0
+    return out
+
+
+def test_the_report_is_one_file_that_needs_no_network(hplajw_report):
+    html = hplajw_report.read_text()
+    # Nothing is fetched: no external scripts, styles or images (SVG namespaces are names, not loads).
+    assert not re.search(r"<(script|img|link|iframe)[^>]+(src|href)=", html)
+    assert not re.search(r"url\((?!#)", html)
+    titles = re.findall(r"<h2[^>]*>([^<]+)</h2>", html)
+    assert titles == ["Results", "Idle gaps", "Energy and response", "Energy by mode", "Wake-ups and rated cycles",
+                      "Mode timeline: hitachi-travelstar-5k320"]
+    assert html.count("<svg") == 5
+    # Every run is a row, the references included; the trade-off labels each run by its value.
+    assert len(re.findall(r"<tr><td", html)) == 4 + 1 + 2
+    for label in (">2 s<", ">12 s<", ">22 s<", ">32 s<", ">stpm 50<", ">oracle<"):
+        assert label in html, label
+    assert "always-on: 1.025 MJ (off the top)" in html
+
+
+def test_the_same_runs_give_the_same_bytes(toy, tmp_path):
+    trace = idlewise.Trace.from_arrays([0.0, 50.0, 400.0, 410.0, 2000.0], [4096] * 5)
+    a, b = tmp_path / "a.html", tmp_path / "b.html"
+    report(trace, toy, ["timeout:5s", "timeout:60s"], a, progress=False)
+    report(trace, toy, ["timeout:5s", "timeout:60s"], b, progress=False)
+    assert a.read_bytes() == b.read_bytes()
+
+
+@pytest.mark.skipif(BROWSER is None and not REQUIRE_BROWSER, reason="no Chromium on this machine (apt-get install chromium)")
+def test_the_report_in_headless_chromium(hplajw_report, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    assert BROWSER, "IDLEWISE_REQUIRE_BROWSER=1 but no Chromium found"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=BROWSER, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        problems = []
+        page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.on("request", lambda r: problems.append(f"fetched {r.url}") if not r.url.startswith("file:") else None)
+        page.goto(hplajw_report.as_uri())
+        page.wait_for_load_state("load")
+        assert problems == []
+        # Every figure is laid out at a readable size, none wider than the page.
+        boxes = [svg.bounding_box() for svg in page.query_selector_all("figure svg")]
+        assert len(boxes) == 5
+        for box in boxes:
+            assert 500 <= box["width"] <= 1200 and box["height"] >= 250, box
+        # The table sorts by a click: energy ascending puts the oracle (the least) first and
+        # always-on (the most) last; a second click reverses.
+        header = page.locator("#runs th", has_text="energy (J)")
+        header.click()
+        first_column = lambda: page.eval_on_selector_all("#runs tbody tr", "rows => rows.map(r => r.cells[0].textContent)")
+        energies = page.eval_on_selector_all("#runs tbody tr", "rows => rows.map(r => Number(r.cells[1].dataset.sort))")
+        assert energies == sorted(energies)
+        assert first_column()[0] == "oracle" and first_column()[-1] == "always-on"
+        header.click()
+        assert first_column()[0] == "always-on"
+        shot = tmp_path / "report.png"
+        page.screenshot(path=str(shot), full_page=True)
+        browser.close()
+    # The screenshot shows the plots: a tall page with the figures' colours in it.
+    import matplotlib.image
+
+    pixels = matplotlib.image.imread(shot)[:, :, :3]
+    assert pixels.shape[0] > 2500
+    colours = {tuple(c) for c in (pixels[::7, ::7] * 255).astype(int).reshape(-1, 3)}
+    assert len(colours) > 200
+    standby_grey = np.array([0x43, 0x4C, 0x57]) / 255  # the timeline's standby segments
+    assert (np.abs(pixels - standby_grey).max(axis=2) < 0.02).sum() > 5000
+
+
+def test_a_report_from_a_sweeps_rows(tmp_path, capsys):
+    rows = tmp_path / "runs.parquet"
+    assert main(["sweep", SRT, "--stream", "0", "--device", "hitachi-travelstar-5k320", "--device", "ibm-microdrive-340mb",
+                 "--policy", "timeout:5s..25s/10s", "--out", str(rows)]) == 0
+    out = tmp_path / "rows.html"
+    assert main(["report", "--from", str(rows), "--out", str(out)]) == 0
+    html = out.read_text()
+    assert "A sweep&#39;s rows hold results, not the trace" in html
+    # One panel per device: the two devices' points are never joined.
+    assert html.count("<svg") == 3
+    assert len(re.findall(r"<tr><td", html)) == 6
+    assert ">hitachi-travelstar-5k320<" in html and ">ibm-microdrive-340mb<" in html  # a device column, as they differ
+
+
+def test_report_errors_name_what_to_fix(tmp_path, capsys, toy):
+    out = str(tmp_path / "r.html")
+    assert main(["report", "--from", str(tmp_path / "missing.parquet"), "--out", out]) == 2
+    assert "missing.parquet: no such file" in capsys.readouterr().err
+    assert main(["report", "--from", "x.parquet", "--device", toy, "--out", out]) == 2
+    assert "leave out --device" in capsys.readouterr().err
+    assert main(["report", SRT, "--device", "hitachi-travelstar-5k320", "--out", out]) == 2
+    assert "holds 2 devices (0, 1); pick one with --stream" in capsys.readouterr().err
+    assert main(["report", SRT, "--device", "no-such-disk", "--out", out]) == 2
+    assert "unknown device 'no-such-disk'" in capsys.readouterr().err
+    assert main(["report", SRT, "--stream", "0", "--device", toy, "--window", "5h", "--out", out]) == 2
+    assert "write it FROM..TO" in capsys.readouterr().err
+    with pytest.raises(IdlewiseError, match="TO must be later"):
+        parse_window("2h..1h")
+    assert parse_window("1h..90min") == (3600.0, 5400.0)
+
+
+def test_the_default_window_is_where_policies_differ(toy):
+    # Gaps the toy disk (break-even 10 s + ...) may or may not sleep through cluster in the third
+    # half hour; elsewhere requests come every second or an hour apart.
+    busy = np.arange(0.0, 1800.0, 1.0)
+    telling = 3600.0 + np.arange(0.0, 1800.0, 60.0)
+    quiet = np.array([7200.0, 9000.0, 10800.0])
+    trace = idlewise.Trace.from_arrays(np.concatenate([busy, telling, quiet]), [1] * (len(busy) + len(telling) + 3))
+    assert busiest_window(trace, idlewise.load_device(toy)) == (3600.0, 5400.0)
+
+
+def test_point_labels_are_the_swept_value():
+    assert point_label({"policy": "timeout:2s", "family": "timeout", "timeout_s": 2.0}) == "2 s"
+    assert point_label({"policy": "timeout:600s", "family": "timeout", "timeout_s": 600.0}) == "10 min"
+    assert point_label({"policy": "stpm:knob=50,base=0W", "family": "stpm", "knob": 50.0}) == "stpm 50"
+    assert point_label({"policy": "experts:n=25", "family": "experts"}, alone=True) == "experts"
+    assert point_label({"policy": "experts:n=25", "family": "experts"}) == "experts:n=25"
