@@ -110,3 +110,18 @@ def test_simulate_rows_name_the_stream_and_transform_picked(capsys):
                  "--policy", "timeout:10s", "--json"]) == 0
     row = json.loads(capsys.readouterr().out)[0]
     assert row["stream"] == 0 and row["transform"] == "compress:64ops"
+
+
+def test_the_default_table_shows_the_wake_ups_that_use_rated_cycles():
+    # breakeven on the 5K320 wakes out of active idle (no head unload) as well as out of
+    # standby: only the latter use a rated start/stop cycle, and the table says how many.
+    trace = idlewise.read_trace(SRT, stream=0)
+    results = idlewise.simulate(trace, "hitachi-travelstar-5k320", ["breakeven"], progress=False)
+    console = Console(width=160, record=True, file=open("/dev/null", "w"))
+    console.print(results_table(results, "t", width=160))
+    text = console.export_text()
+    assert "cycle wake-ups" in text
+    r = results[0]
+    assert 0 < r["cycle_wakeups"] < r["wakeups"]
+    row = next(line for line in text.splitlines() if "breakeven" in line)
+    assert f"{r['wakeups']:,}" in row and f"{r['cycle_wakeups']:,}" in row
