@@ -141,6 +141,12 @@ def cmd_demo(args) -> int:
     return 0
 
 
+def _read_trace(args, path):
+    """The trace a command names, read with the shared trace options (``_trace_options``)."""
+    return traces.read_trace(path, format=args.format, sort=args.sort, stream=getattr(args, "stream", None),
+                             columns=getattr(args, "columns", None), write_flag=getattr(args, "write_flag", None))
+
+
 def _report_read(trace, quiet: bool) -> None:
     if not quiet:
         print(f"idlewise: {trace.read_report()}", file=sys.stderr)
@@ -152,7 +158,7 @@ def cmd_simulate(args) -> int:
     policies = [spec for policy in args.policy for spec in expand_spec(policy)]
     if args.chunks:
         return _simulate_in_chunks(args, devices, policies)
-    trace = traces.read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
+    trace = _read_trace(args, args.trace)
     _report_read(trace, args.json)
     records, per_request = [], []
     read = {"read_report": trace.read_report(), "records_skipped": sum(trace.skipped.values())}
@@ -252,7 +258,7 @@ def cmd_report(args) -> int:
         devices = [load_device(d) for d in args.device]
         policies = [spec for policy in (args.policy or DEMO_POLICIES) for spec in expand_spec(policy)]
         window = parse_window(args.window) if args.window else None
-        trace = traces.read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
+        trace = _read_trace(args, args.trace)
         _report_read(trace, False)
         if trace.stream is not None and len(trace.streams()) > 1:
             raise IdlewiseError(f"{args.trace} holds {len(trace.streams())} devices ({', '.join(map(str, trace.streams()))}); "
@@ -303,7 +309,7 @@ def cmd_hybrid(args) -> int:
                     base_power_w=args.base_power)
     if args.initial_mode is not None:
         setup.disk.mode_index(args.initial_mode)
-    trace = traces.read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
+    trace = _read_trace(args, args.trace)
     _report_read(trace, args.json)
     records = []
     for stream, part in trace.split_streams().items():
@@ -330,7 +336,7 @@ def cmd_hybrid(args) -> int:
 
 
 def cmd_trace_convert(args) -> int:
-    trace = traces.read_trace(args.input, format=args.format, sort=args.sort)
+    trace = _read_trace(args, args.input)
     if not args.output.endswith(".parquet"):
         raise IdlewiseError(f"{args.output}: convert writes Parquet; name the output *.parquet")
     traces.write_parquet(trace, args.output)
@@ -341,7 +347,7 @@ def cmd_trace_convert(args) -> int:
 def cmd_trace_stats(args) -> int:
     from .traces.stats import plot_gap_histogram, trace_stats
 
-    trace = traces.read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
+    trace = _read_trace(args, args.trace)
     _report_read(trace, args.json)
     parts = trace.split_streams()
     stats = [trace_stats(traces.apply_transform(p, args.transform) if args.transform else p, args.device) for p in parts.values()]
@@ -761,7 +767,7 @@ def cmd_advise(args) -> int:
     from .advisor import Limits, advise, plot_advice
 
     device = load_device(args.device)  # checked before a possibly long read
-    trace = traces.read_trace(args.trace, format=args.format, sort=args.sort, stream=args.stream)
+    trace = _read_trace(args, args.trace)
     _report_read(trace, args.json)
     limits = Limits(max_wakeups_per_day=args.max_wakeups_per_day, lifetime_years=args.lifetime_years,
                     max_delayed_per_hour=args.max_delayed_per_hour, max_added_delay_s=args.max_added_delay,
@@ -858,10 +864,17 @@ def _wide_option(parser) -> None:
     parser.add_argument("--wide", action="store_true", help="every column (default: those that fit the terminal)")
 
 
-def _trace_options(parser) -> None:
+def _trace_options(parser, stream: bool = True) -> None:
     parser.add_argument("--format", default="auto", choices=("auto",) + FORMATS, help="trace format (default: recognise)")
-    _stream_option(parser)
+    if stream:
+        _stream_option(parser)
     parser.add_argument("--sort", action="store_true", help="sort records by time instead of refusing out-of-order times")
+    parser.add_argument("--columns", metavar="KEY=COLUMN,...",
+                        help="read a CSV with its own header: which column holds what, in which unit, e.g. "
+                             "time_ms=ts,size_bytes=len,op=rw (keys: time_s|time_ms|time_us|time_ns, size_bytes|size_sectors"
+                             "|size_kib, optional offset_bytes|offset_sectors|offset_kib, op, optional stream)")
+    parser.add_argument("--write-flag", choices=("0", "1"),
+                        help="with --columns: the op column holds 0/1 flags and this value means a write")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -954,8 +967,7 @@ def build_parser() -> argparse.ArgumentParser:
     conv = trsub.add_parser("convert", help="convert a trace to Parquet, the native format")
     conv.add_argument("input")
     conv.add_argument("output", help="OUT.parquet")
-    conv.add_argument("--format", default="auto", choices=("auto",) + FORMATS)
-    conv.add_argument("--sort", action="store_true")
+    _trace_options(conv, stream=False)
     conv.set_defaults(func=cmd_trace_convert)
     st = trsub.add_parser("stats", help="request mix, sizes and the idle-gap distribution")
     st.add_argument("trace")

@@ -17,6 +17,7 @@ from .blkparse import read_blkparse
 from .disksim import read_disksim
 from .diskstats import read_diskstats
 from .fiu import read_fiu
+from .mapped_csv import read_mapped_csv
 from .hp_srt import read_srt
 from .msr import read_msr
 from .parquet import read_parquet, write_parquet
@@ -34,13 +35,23 @@ READERS = {name: (_READ[name], description) for name, description in DESCRIPTION
 FORMATS = tuple(READERS)
 
 
-def read_trace(path, *, format: str = "auto", sort: bool = False, stream: "int | str | None" = None):
+def read_trace(path, *, format: str = "auto", sort: bool = False, stream: "int | str | None" = None,
+               columns: "dict | str | None" = None, write_flag: "str | int | None" = None):
     """Reads a trace in a known format (``auto`` recognises it from the content). With ``stream``,
     keeps only that device of a multi-device trace: its number, or its name where the format
-    names devices (``sda`` in a diskstats recording or biosnoop output)."""
+    names devices (``sda`` in a diskstats recording or biosnoop output). ``columns`` reads a
+    CSV with its own column names (``"time_ms=ts,size_bytes=len,op=rw"``, see
+    :func:`read_mapped_csv`); ``write_flag`` says which 0/1 value of its op column is a write."""
     path = os.fspath(path)
     if not os.path.exists(path):
         raise TraceError(f"{path}: no such file")
+    if columns is not None:
+        if format not in ("auto", "csv"):
+            raise TraceError(f"{path}: a column mapping reads a CSV file; it cannot be given with format '{format}'")
+        trace = read_mapped_csv(path, columns, write_flag=write_flag, sort=sort)
+        return trace if stream is None else trace.select_stream(stream)
+    if write_flag is not None:
+        raise TraceError(f"{path}: write_flag (--write-flag) goes with a column mapping (--columns ... op=COLUMN)")
     if format == "auto":
         format = detect_format(path)
     if format not in READERS:
@@ -51,4 +62,4 @@ def read_trace(path, *, format: str = "auto", sort: bool = False, stream: "int |
     return trace if stream is None else trace.select_stream(stream)
 
 
-__all__ = ["FORMATS", "READERS", "detect_format", "read_trace", "write_parquet"] + [r[0].__name__ for r in READERS.values()]
+__all__ = ["FORMATS", "READERS", "detect_format", "read_mapped_csv", "read_trace", "write_parquet"] + [r[0].__name__ for r in READERS.values()]

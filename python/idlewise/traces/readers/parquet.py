@@ -68,12 +68,16 @@ def read_parquet(path, *, sort: bool = False, name: str | None = None) -> Trace:
             table = table.set_column(table.column_names.index(column), column, table.column(column).cast(kind))
         except (pa.ArrowException, ValueError) as e:
             raise TraceError(f"{path}: column '{column}' cannot be read as {kind}: {e}") from None
+    # The trace is this file; a conversion's origin (idlewise trace convert msr.csv msr.parquet)
+    # is said in the read report, not taken as the name.
     meta = table.schema.metadata or {}
-    stored_name = meta.get(b"idlewise.name", b"").decode("utf-8", "replace") or os.path.basename(path)
+    origin = meta.get(b"idlewise.name", b"").decode("utf-8", "replace")
+    source_format = meta.get(b"idlewise.source_format", b"").decode("utf-8", "replace")
+    described = "parquet" + (f" (converted from {origin}" + (f", {source_format}" if source_format else "") + ")" if origin else "")
     return Trace.from_arrays(
         table.column("time_s").to_numpy(), table.column("size_bytes").to_numpy(),
         offset_bytes=table.column("offset_bytes").to_numpy(), is_write=table.column("is_write").to_numpy(zero_copy_only=False),
         stream=_stream(path, table),
-        name=name or stored_name, path=path, lines=None, sort=sort, format="parquet")
+        name=name or os.path.basename(path), path=path, lines=None, sort=sort, format=described)
 
 

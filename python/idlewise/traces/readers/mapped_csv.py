@@ -1,0 +1,165 @@
+"""CSV traces with their own column names and spellings: ``--columns
+time_ms=ts,size_bytes=len,op=rw`` names which column holds what, in which unit; the operation
+may be spelled ``R``/``W``, ``read``/``write`` (any case) or a 0/1 flag (``--write-flag``
+says which value is a write); the offset may be left out (every request at offset 0).
+
+pyarrow's multi-threaded CSV reader reads the named columns as text (any other columns are
+never converted); each is then converted at once, and a value that is not a plain ASCII
+number is reported with its line and column, as the engine's readers do."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+
+from ...errors import TraceError
+from ..trace import Trace
+
+#: What a mapping may name: key -> (quantity, scale to the trace's unit).
+KEYS = {
+    "time_s": ("time", 1.0), "time_ms": ("time", 1e-3), "time_us": ("time", 1e-6), "time_ns": ("time", 1e-9),
+    "size_bytes": ("size", 1), "size_sectors": ("size", 512), "size_kib": ("size", 1024),
+    "offset_bytes": ("offset", 1), "offset_sectors": ("offset", 512), "offset_kib": ("offset", 1024),
+    "op": ("op", None), "stream": ("stream", None),
+}
+READ_WORDS = frozenset({"r", "read", "rd"})
+WRITE_WORDS = frozenset({"w", "write", "wr"})
+_DECIMAL = re.compile(r"[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?|\.[0-9]+([eE][+-]?[0-9]+)?", re.ASCII)
+_WHOLE = re.compile(r"[0-9]+", re.ASCII)
+
+
+def parse_columns(text: str) -> dict[str, str]:
+    """``time_ms=ts,size_bytes=len,op=rw`` -> {key: CSV column}; needs a time, a size and an op."""
+    mapping: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, eq, column = item.partition("=")
+        key, column = key.strip(), column.strip()
+        if not eq or not column:
+            raise TraceError(f"--columns: '{item}' must be KEY=COLUMN, e.g. time_ms=ts")
+        if key not in KEYS:
+            raise TraceError(f"--columns: unknown key '{key}'; known: {', '.join(KEYS)}")
+        quantity = KEYS[key][0]
+        clash = next((k for k in mapping if KEYS[k][0] == quantity), None)
+        if clash:
+            raise TraceError(f"--columns: '{key}' and '{clash}' both give the {quantity}; keep one")
+        mapping[key] = column
+    missing = [q for q in ("time", "size", "op") if not any(KEYS[k][0] == q for k in mapping)]
+    if missing:
+        examples = {"time": "time_s=..., time_ms=..., time_us=... or time_ns=...", "size": "size_bytes=... or size_sectors=...",
+                    "op": "op=..."}
+        raise TraceError(f"--columns: no {' and no '.join(missing)} column; name it with " + "; ".join(examples[m] for m in missing))
+    return mapping
+
+
+def _numbers(values, path: str, column: str, whole: bool) -> np.ndarray:
+    """A text column to numbers in one cast (Arrow's, in C++); when that fails, or a value is
+    negative or not finite, the first value that is not a plain ASCII number (no sign,
+    ``inf``, ``0x``, ``1_000``) is an error naming its line (the header is line 1)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        out = pc.cast(pc.utf8_trim_whitespace(values), pa.int64() if whole else pa.float64()).to_numpy().astype(np.float64)
+        fine = np.isfinite(out) & (out >= 0)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        out, fine = None, None
+    if fine is None or not fine.all():
+        pattern = _WHOLE if whole else _DECIMAL
+        text = values.to_pylist()
+        bad = next(i for i, v in enumerate(text) if pattern.fullmatch(v.strip()) is None or (fine is not None and not fine[i]))
+        expected = "a whole non-negative number" if whole else "a non-negative number"
+        raise TraceError(f"{path}: line {bad + 2}, column '{column}': expected {expected}, got {text[bad]!r}")
+    if whole and len(out) and out.max() >= 2.0 ** 53:
+        bad = int(np.argmax(out >= 2.0 ** 53))
+        raise TraceError(f"{path}: line {bad + 2}, column '{column}': {values[bad]} is too large for a byte count")
+    return out
+
+
+def _ops(values: np.ndarray, path: str, column: str, write_flag: str | None) -> np.ndarray:
+    import pyarrow.compute as pc
+
+    words = np.asarray(pc.utf8_lower(pc.utf8_trim_whitespace(values)).to_numpy(zero_copy_only=False), dtype=str)
+    distinct = set(np.unique(words).tolist())
+    if distinct <= {"0", "1"}:
+        if write_flag is None:
+            raise TraceError(f"{path}: column '{column}' holds 0/1 flags; say which value is a write with --write-flag 1 "
+                             "(or --write-flag 0; Python: write_flag='1')")
+        return words == str(write_flag)
+    is_write = np.isin(words, list(WRITE_WORDS))
+    known = is_write | np.isin(words, list(READ_WORDS))
+    if not known.all():
+        bad = int(np.argmin(known))
+        raise TraceError(f"{path}: line {bad + 2}, column '{column}': expected R/W, read/write or a 0/1 flag, got {values[bad].as_py()!r}")
+    return is_write
+
+
+def _sniff_delimiter(path: str) -> str:
+    """The header's delimiter (comma, semicolon, tab or bar), by the standard library's sniffer."""
+    import csv
+
+    try:
+        with open(path, encoding="utf-8", errors="replace", newline="") as f:
+            header = f.readline()
+    except OSError as e:
+        raise TraceError(f"{path}: cannot read: {e.strerror}") from None
+    try:
+        return csv.Sniffer().sniff(header, delimiters=",;\t|").delimiter
+    except csv.Error:
+        return ","
+
+
+def read_mapped_csv(path: str | os.PathLike, columns: dict[str, str] | str, *, write_flag: str | int | None = None,
+                    delimiter: str | None = None, sort: bool = False, name: str | None = None) -> Trace:
+    """Reads a CSV trace whose header names its own columns; ``columns`` maps idlewise's keys
+    (:data:`KEYS`: ``time_ms``, ``size_bytes``, ``offset_sectors``, ``op``, ``stream``...) to
+    them, as a dict or the command line's ``key=column,...``. ``write_flag``: for a 0/1
+    operation column, the value that means a write. ``delimiter``: default, the header's."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    path = os.fspath(path)
+    mapping = parse_columns(columns) if isinstance(columns, str) else parse_columns(",".join(f"{k}={v}" for k, v in columns.items()))
+    if write_flag is not None and str(write_flag) not in ("0", "1"):
+        raise TraceError(f"write_flag must be 0 or 1, got {write_flag!r}")
+    wanted = list(dict.fromkeys(mapping.values()))
+    if not os.path.exists(path):
+        raise TraceError(f"{path}: no such file")
+    delimiter = delimiter or _sniff_delimiter(path)
+    try:
+        table = pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter=delimiter),
+                               convert_options=pacsv.ConvertOptions(include_columns=wanted,
+                                                                    column_types={c: pa.string() for c in wanted}))
+    except FileNotFoundError:
+        raise TraceError(f"{path}: no such file") from None
+    except (pa.ArrowInvalid, pa.ArrowKeyError) as e:
+        message = str(e)
+        if "include_columns" in message or "No match for FieldRef" in message or "not found" in message:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                header = f.readline().strip()
+            absent = [c for c in wanted if c not in header.split(delimiter)]
+            raise TraceError(f"{path}: line 1: no column named {', '.join(repr(c) for c in absent)} (the header is {header!r})") from None
+        raise TraceError(f"{path}: not a CSV file idlewise can read ({message})") from None
+    if table.num_rows == 0:
+        raise TraceError(f"{path}: no records after the header")
+    text = {key: table.column(column).combine_chunks() for key, column in mapping.items()}
+    for key, values in text.items():
+        if values.null_count:
+            bad = int(np.argmax(values.is_null().to_numpy(zero_copy_only=False)))
+            raise TraceError(f"{path}: line {bad + 2}, column '{mapping[key]}': empty")
+    time_key = next(k for k in mapping if KEYS[k][0] == "time")
+    size_key = next(k for k in mapping if KEYS[k][0] == "size")
+    offset_key = next((k for k in mapping if KEYS[k][0] == "offset"), None)
+    time_s = _numbers(text[time_key], path, mapping[time_key], whole=False) * KEYS[time_key][1]
+    size = _numbers(text[size_key], path, mapping[size_key], whole=True) * KEYS[size_key][1]
+    offset = None if offset_key is None else _numbers(text[offset_key], path, mapping[offset_key], whole=True) * KEYS[offset_key][1]
+    is_write = _ops(text["op"], path, mapping["op"], None if write_flag is None else str(write_flag))
+    stream = None if "stream" not in mapping else _numbers(text["stream"], path, mapping["stream"], whole=True).astype(np.int64)
+    lines = np.arange(2, table.num_rows + 2, dtype=np.int64)
+    return Trace.from_arrays(time_s, size.astype(np.int64), offset_bytes=None if offset is None else offset.astype(np.int64),
+                             is_write=is_write, name=name or os.path.basename(path), sort=sort, path=path, lines=lines,
+                             stream=stream, records_read=table.num_rows, format="csv (mapped: " + ",".join(f"{k}={v}" for k, v in mapping.items()) + ")")
+
+
+__all__ = ["KEYS", "parse_columns", "read_mapped_csv"]

@@ -1,0 +1,97 @@
+"""CSV traces with their own header (issue 12): a column mapping with units, the op spelled
+R/W, read/write or as a 0/1 flag, the offset left out; errors that name the line and column;
+and a converted Parquet file reported as itself."""
+
+import numpy as np
+import pytest
+
+import idlewise
+from idlewise import TraceError
+from idlewise.cli import main
+from idlewise.traces.readers.mapped_csv import parse_columns, read_mapped_csv
+
+
+def write(tmp_path, text, name="t.csv"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_a_mapping_with_units_and_words(tmp_path):
+    path = write(tmp_path, "host,ts,len_kib,lba,kind\nh,0,4,0,Read\nh,1500,8,16,WRITE\nh,2500.5,1,32, r \n")
+    trace = read_mapped_csv(path, "time_ms=ts,size_kib=len_kib,offset_sectors=lba,op=kind")
+    assert trace.time_s.tolist() == [0.0, 1.5, 2.5005]
+    assert trace.size_bytes.tolist() == [4096, 8192, 1024]
+    assert trace.offset_bytes.tolist() == [0, 16 * 512, 32 * 512]
+    assert trace.is_write.tolist() == [0, 1, 0]
+    assert "mapped" in trace.read_report()
+
+
+def test_without_an_offset_every_request_is_at_zero_and_flags_need_saying(tmp_path):
+    path = write(tmp_path, "t;bytes;w\n0;512;1\n0.5;512;0\n")  # semicolons: the header's delimiter is used
+    with pytest.raises(TraceError, match="holds 0/1 flags; say which value is a write with --write-flag"):
+        read_mapped_csv(path, {"time_s": "t", "size_bytes": "bytes", "op": "w"})
+    as_writes = read_mapped_csv(path, {"time_s": "t", "size_bytes": "bytes", "op": "w"}, write_flag=1)
+    assert as_writes.is_write.tolist() == [1, 0] and as_writes.offset_bytes.tolist() == [0, 0]
+    as_reads = read_mapped_csv(path, {"time_s": "t", "size_bytes": "bytes", "op": "w"}, write_flag="0")
+    assert as_reads.is_write.tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("row, message", [
+    ("1,x,R", "line 3, column 'bytes': expected a whole non-negative number, got 'x'"),
+    ("1,4.5,R", "line 3, column 'bytes': expected a whole non-negative number, got '4.5'"),
+    ("inf,4,R", "line 3, column 't': expected a non-negative number, got 'inf'"),
+    ("-1,4,R", "line 3, column 't': expected a non-negative number, got '-1'"),
+    ("0x10,4,R", "line 3, column 't': expected a non-negative number, got '0x10'"),
+    ("1,4,erase", "line 3, column 'op': expected R/W, read/write or a 0/1 flag, got 'erase'"),
+    ("1,,R", "line 3, column 'bytes': expected a whole non-negative number, got ''"),
+])
+def test_a_bad_value_names_its_line_and_column(tmp_path, row, message):
+    path = write(tmp_path, f"t,bytes,op\n0,4,W\n{row}\n")
+    with pytest.raises(TraceError) as e:
+        read_mapped_csv(path, "time_s=t,size_bytes=bytes,op=op")
+    assert str(e.value) == f"{path}: {message}"
+
+
+def test_mapping_mistakes_say_what_to_write():
+    with pytest.raises(TraceError, match="unknown key 'time'; known: time_s, time_ms"):
+        parse_columns("time=ts,size_bytes=b,op=o")
+    with pytest.raises(TraceError, match="'time_ms' and 'time_s' both give the time"):
+        parse_columns("time_s=a,time_ms=b,size_bytes=c,op=d")
+    with pytest.raises(TraceError, match="no op column"):
+        parse_columns("time_s=a,size_bytes=c")
+    with pytest.raises(TraceError, match="must be KEY=COLUMN"):
+        parse_columns("time_s")
+
+
+def test_a_missing_column_is_named_with_the_header(tmp_path):
+    path = write(tmp_path, "ts,len,rw\n0,1,R\n")
+    with pytest.raises(TraceError, match=r"line 1: no column named 'length' \(the header is 'ts,len,rw'\)"):
+        read_mapped_csv(path, "time_s=ts,size_bytes=length,op=rw")
+
+
+def test_the_command_line_takes_a_mapping_and_the_engine_gets_the_same_trace(tmp_path, capsys):
+    mapped = write(tmp_path, "ts_us,n,dir\n0,4096,r\n2000000,4096,w\n30000000,4096,r\n", "mapped.csv")
+    plain = write(tmp_path, "time_s,offset_bytes,size_bytes,op\n0,0,4096,R\n2,0,4096,W\n30,0,4096,R\n", "plain.csv")
+    args = ["--device", "hitachi-microdrive-1gb", "--policy", "timeout:5s", "--json"]
+    assert main(["simulate", mapped, "--columns", "time_us=ts_us,size_bytes=n,op=dir", *args]) == 0
+    out_mapped = capsys.readouterr().out
+    assert main(["simulate", plain, *args]) == 0
+    import json
+    a, b = json.loads(out_mapped)[0], json.loads(capsys.readouterr().out)[0]
+    assert a["energy_j"] == b["energy_j"] and a["wakeups"] == b["wakeups"] == 1
+    assert main(["simulate", mapped, "--write-flag", "1", *args]) == 2
+    assert "--write-flag) goes with a column mapping" in capsys.readouterr().err
+    assert main(["simulate", mapped, "--format", "msr", "--columns", "time_us=ts_us,size_bytes=n,op=dir", *args]) == 2
+    assert "cannot be given with format 'msr'" in capsys.readouterr().err
+
+
+def test_a_converted_parquet_file_is_reported_as_itself(tmp_path, capsys):
+    csv = write(tmp_path, "time_s,offset_bytes,size_bytes,op\n0,0,4096,R\n1,0,4096,W\n", "msr-like.csv")
+    out = str(tmp_path / "converted.parquet")
+    assert main(["trace", "convert", csv, out]) == 0
+    trace = idlewise.read_trace(out)
+    assert trace.name == "converted.parquet"
+    assert trace.describe().startswith("converted.parquet: 2 requests")
+    assert "as parquet (converted from msr-like.csv, csv)" in trace.read_report()
+    np.testing.assert_array_equal(trace.is_write, [0, 1])
