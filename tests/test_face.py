@@ -125,3 +125,22 @@ def test_the_default_table_shows_the_wake_ups_that_use_rated_cycles():
     assert 0 < r["cycle_wakeups"] < r["wakeups"]
     row = next(line for line in text.splitlines() if "breakeven" in line)
     assert f"{r['wakeups']:,}" in row and f"{r['cycle_wakeups']:,}" in row
+
+
+def test_progress_says_its_unit_rate_and_time_left():
+    from idlewise.progress import _status
+
+    assert _status(114_294_784, 252_000_000, "replays", 2.0, 110e6) == "114.3M of 252.0M replays · 110.0M/s · 0:02 spent · 0:01 left"
+    assert _status(5, 0, "replays", 1.0, None) == "5 replays · 0:01 spent"  # total unknown: no bar, no time left
+    assert _status(412 << 20, 1300 << 20, "bytes", 3725.0, 200 << 20) == "412.0 MiB of 1.3 GiB · 200.0 MiB/s · 1:02:05 spent · 0:04 left"
+
+
+def test_reading_a_text_trace_counts_its_bytes_for_the_bar(tmp_path):
+    from idlewise import _core
+
+    path = tmp_path / "t.csv"
+    path.write_text("time_s,offset_bytes,size_bytes,op\n" + "".join(f"{i},0,4096,R\n" for i in range(1000)))
+    counter = _core.Progress()
+    columns = _core.read_text(str(path), "csv", progress=counter)
+    assert len(columns["time_s"]) == 1000
+    assert counter.done == path.stat().st_size

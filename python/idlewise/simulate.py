@@ -7,46 +7,14 @@ import math
 import numbers
 import os
 import sys
-import threading
 
 from . import _core
 from .devices import Device, load_device
 from .errors import IdlewiseError, TraceRecordError
 from .policies import expand_specs
+from .progress import run_with_progress
 from .results import Results
 from . import traces
-
-#: Seconds a run must last before a progress bar appears.
-PROGRESS_AFTER_S = 1.0
-
-
-def _run_with_progress(call, total: int, show: bool, label: str):
-    progress = _core.Progress()
-    outcome: dict = {}
-
-    def work():
-        try:
-            outcome["value"] = call(progress)
-        except BaseException as e:  # handed to the caller's thread below
-            outcome["error"] = e
-
-    worker = threading.Thread(target=work, name="idlewise-replay", daemon=True)
-    worker.start()
-    worker.join(PROGRESS_AFTER_S)
-    if worker.is_alive() and show:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                      transient=True) as bar:
-            task = bar.add_task(label, total=total, completed=progress.done)
-            while worker.is_alive():
-                worker.join(0.1)
-                bar.update(task, completed=progress.done)
-    worker.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
-
 
 def _power_w(value) -> float:
     """A base power: a number of watts or a string with its unit ('1.44W', '500mW')."""
@@ -149,7 +117,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                    volume=None if stream is None else int(stream), threads=workers)
 
     try:
-        volumes, records_read, skipped = _run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}")
+        volumes, records_read, skipped = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}",
+                                                                unit="replays")
     except IdlewiseError as e:
         raise type(e)(f"{path}: {e}") from None
     kept = sum(n for _, n, _ in volumes)
@@ -216,7 +185,8 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
 
     total = len(trace) * (len(specs) + 2)
     try:
-        records = _run_with_progress(call, total, show, f"replaying {trace.name}")
+        # A request replayed in each of the runs counts once per run.
+        records = run_with_progress(call, total, show, f"replaying {trace.name} × {len(specs) + 2} runs", unit="replays")
     except TraceRecordError as e:
         raise trace.record_error(e) from None
     for r in records:

@@ -250,12 +250,15 @@ fn parse_power_w(text: &str) -> PyResult<f64> {
 
 /// Reads a text trace file in a named format into columns (a dict of numpy arrays, `skipped` as
 /// (reason, count) pairs, `records_read`). Raises IdlewiseError with the line and field; the
-/// caller adds the file's name. The GIL is released while the file is parsed.
+/// caller adds the file's name. The GIL is released while the file is parsed; `progress`
+/// counts the bytes read.
 #[pyfunction]
-fn read_text<'py>(py: Python<'py>, path: std::path::PathBuf, format: &str) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (path, format, progress=None))]
+fn read_text<'py>(py: Python<'py>, path: std::path::PathBuf, format: &str, progress: Option<&Progress>) -> PyResult<Bound<'py, PyDict>> {
+    let counter = progress.map(|p| Arc::clone(&p.done));
     let columns = py
         .allow_threads(|| {
-            idlewise_core::readers::read_file(format, &path).map_err(|e| e.to_string())
+            idlewise_core::readers::read_file_counted(format, &path, counter.as_deref()).map_err(|e| e.to_string())
         })
         .map_err(IdlewiseError::new_err)?;
     let d = PyDict::new_bound(py);

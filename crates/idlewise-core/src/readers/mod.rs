@@ -13,6 +13,8 @@ mod formats;
 
 pub use formats::FORMATS;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 /// A parsed trace, column by column (time in seconds, sizes and offsets in bytes).
 #[derive(Debug, Default, Clone)]
 pub struct Columns {
@@ -232,11 +234,32 @@ pub fn read(format: &str, bytes: &[u8]) -> ReadResult<Columns> {
 
 /// Reads the file at `path` whole (in chunks, so its text is never all in memory).
 pub fn read_file(format: &str, path: &std::path::Path) -> ReadResult<Columns> {
+    read_file_counted(format, path, None)
+}
+
+/// [`read_file`], adding the bytes read so far to `progress` (another thread draws a bar).
+pub fn read_file_counted(format: &str, path: &std::path::Path, progress: Option<&AtomicU64>) -> ReadResult<Columns> {
     let file = std::fs::File::open(path).map_err(|e| whole_file(format!("cannot read: {e}")))?;
     let size = file.metadata().ok().map(|m| m.len());
     let mut columns = Columns::default();
-    read_chunks(format, file, size, false, &mut columns, |_| Ok(()))?;
+    read_chunks(format, Counted { inner: file, progress }, size, false, &mut columns, |_| Ok(()))?;
     Ok(columns)
+}
+
+/// A reader that counts the bytes it hands on (one atomic add per read call: a chunk's worth).
+struct Counted<'a, R> {
+    inner: R,
+    progress: Option<&'a AtomicU64>,
+}
+
+impl<R: std::io::Read> std::io::Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(counter) = self.progress {
+            counter.fetch_add(n as u64, Ordering::Relaxed);
+        }
+        Ok(n)
+    }
 }
 
 /// Reads the named format from `source` in chunks of about [`CHUNK_BYTES`], with memory bounded

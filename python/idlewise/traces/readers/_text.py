@@ -6,6 +6,7 @@ file."""
 from __future__ import annotations
 
 import os
+import sys
 
 from ... import _core
 from ...errors import TraceError
@@ -13,11 +14,21 @@ from ..detect import head_bytes
 from ..trace import LineNumbers, Trace
 
 
-def read_text_trace(path, format_name: str, *, sort: bool = False, name: str | None = None) -> Trace:
-    """Reads a text trace in ``format_name`` (one of the engine's text formats)."""
+def read_text_trace(path, format_name: str, *, sort: bool = False, name: str | None = None,
+                    progress: bool | None = None) -> Trace:
+    """Reads a text trace in ``format_name`` (one of the engine's text formats). ``progress``:
+    draw a bar (bytes read) when the read takes over a second (default: when stderr is a terminal)."""
+    from ...progress import run_with_progress
+
     path = os.fspath(path)
+    show = sys.stderr.isatty() if progress is None else bool(progress)
     try:
-        c = _core.read_text(path, format_name)
+        size = os.path.getsize(path)
+    except OSError:
+        size = 0
+    try:
+        c = run_with_progress(lambda counter: _core.read_text(path, format_name, progress=counter), size, show,
+                              f"reading {os.path.basename(path)}", unit="bytes")
     except _core.IdlewiseError as e:
         raise TraceError(f"{path}: {e}") from None
     return Trace.from_arrays(
