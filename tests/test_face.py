@@ -144,3 +144,30 @@ def test_reading_a_text_trace_counts_its_bytes_for_the_bar(tmp_path):
     columns = _core.read_text(str(path), "csv", progress=counter)
     assert len(columns["time_s"]) == 1000
     assert counter.done == path.stat().st_size
+
+
+@pytest.mark.parametrize("command", [["simulate", "--policy", "timeout:2s"], ["sweep", "--policy", "timeout:2s"], ["advise"],
+                                     ["report"]])
+def test_a_device_name_is_checked_before_the_trace_is_read(command, capsys, tmp_path):
+    # Reading this trace fails at its second line: the device's error comes first, so a typo
+    # in a device name costs no read of a large trace.
+    trace = tmp_path / "huge.csv"
+    trace.write_text("time_s,offset_bytes,size_bytes,op\nnot-a-time,0,1,R\n")
+    assert main([command[0], str(trace), "--device", "no-such-disk", *command[1:], *(
+        ["--out", str(tmp_path / "x.html")] if command[0] == "report" else [])]) == 2
+    err = capsys.readouterr().err
+    assert "unknown device 'no-such-disk'" in err and "line 2" not in err
+
+
+def test_sweep_works_from_a_script_without_a_main_guard(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "plain_script.py"
+    script.write_text("import idlewise\n"
+                      f"rows = idlewise.sweep([{SRT!r}], ['hitachi-travelstar-5k320'], ['timeout:2s', 'timeout:20s'], progress=False)\n"
+                      "print(len(rows), sorted({r['policy'] for r in rows}))\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert done.stdout.strip() == "4 ['timeout:20s', 'timeout:2s']"  # two devices of the trace x two policies
