@@ -241,17 +241,30 @@ def _place_labels(ax, labels, fontsize: float = 7) -> None:
                     ha="right" if dx < 0 else "left", va="bottom")
 
 
-def energy_by_mode_figure(rows) -> str:
-    """Each run's energy split into residency in each mode, transitions and service: stacked
-    horizontal bars, one panel per (trace, device)."""
-    from matplotlib.ticker import EngFormatter
-
+def _bar_panels(rows):
+    """A figure of horizontal-bar panels, one per (trace, device), each as tall as its runs
+    need; returns it and (axes, (name, rows)) pairs."""
     plt = _pyplot()
     panels = _panels(rows)
     heights = [max(2.2, 0.32 * len(g) + 1.4) for _, g in panels]
     fig, axes = plt.subplots(len(panels), 1, figsize=(9, sum(heights)), squeeze=False,
                              gridspec_kw={"height_ratios": heights})
-    for ax, (name, group) in zip(axes[:, 0], panels):
+    return fig, list(zip(axes[:, 0], panels))
+
+
+def _label_bars(ax, labels) -> None:
+    """Run names down the side, the first at the top."""
+    ax.set_yticks(np.arange(len(labels)), labels, fontsize=7)
+    ax.invert_yaxis()
+
+
+def energy_by_mode_figure(rows) -> str:
+    """Each run's energy split into residency in each mode, transitions and service: stacked
+    horizontal bars, one panel per (trace, device)."""
+    from matplotlib.ticker import EngFormatter
+
+    fig, panels = _bar_panels(rows)
+    for ax, (name, group) in panels:
         modes = [c for c in group.columns if c.startswith("energy_by_mode_j.") and group[c].fillna(0).any()]
         parts = [(c.removeprefix("energy_by_mode_j."), group[c].fillna(0).to_numpy(float)) for c in modes]
         parts.append(("transitions", group["transition_energy_j"].fillna(0).to_numpy(float)))
@@ -264,8 +277,7 @@ def energy_by_mode_figure(rows) -> str:
             color = _DOWN if part == "transitions" else _SERVING if part == "service" else colors[min(i, len(colors) - 1)]
             ax.barh(y, values, left=left, color=color, edgecolor="white", linewidth=0.5, label=part)
             left += values
-        ax.set_yticks(y, labels, fontsize=7)
-        ax.invert_yaxis()
+        _label_bars(ax, labels)
         ax.xaxis.set_major_formatter(EngFormatter(unit="J"))
         ax.set_xlabel("device energy")
         ax.set_title(name, fontsize=9)
@@ -280,12 +292,8 @@ def wakeups_figure(rows) -> str | None:
     rate that uses up the rated cycles in :data:`LIFETIME_YEARS` years."""
     if "cycle_wakeups_per_day" not in rows:
         return None
-    plt = _pyplot()
-    panels = _panels(rows)
-    heights = [max(2.2, 0.32 * len(g) + 1.4) for _, g in panels]
-    fig, axes = plt.subplots(len(panels), 1, figsize=(9, sum(heights)), squeeze=False,
-                             gridspec_kw={"height_ratios": heights})
-    for ax, (name, group) in zip(axes[:, 0], panels):
+    fig, panels = _bar_panels(rows)
+    for ax, (name, group) in panels:
         labels = [str(p) for p in group["policy"]]
         y = np.arange(len(labels))
         ax.barh(y, group["wakeups_per_day"].fillna(0), color="#c7d3e0", label="all wake-ups")
@@ -295,8 +303,7 @@ def wakeups_figure(rows) -> str | None:
             budget = rated / (LIFETIME_YEARS * 365.25)
             ax.axvline(budget, color="#8e44ad", linestyle="--",
                        label=f"{rated:,.0f} rated cycles over {LIFETIME_YEARS:g} years = {budget:,.0f} a day")
-        ax.set_yticks(y, labels, fontsize=7)
-        ax.invert_yaxis()
+        _label_bars(ax, labels)
         ax.set_xlabel("wake-ups per day")
         ax.set_title(name + ("" if rated else " (the device rates no start/stop cycles)"), fontsize=9)
         ax.legend(fontsize=7, loc="lower right")
