@@ -45,6 +45,8 @@ def test_without_an_offset_every_request_is_at_zero_and_flags_need_saying(tmp_pa
     ("0x10,4,R", "line 3, column 't': expected a non-negative number, got '0x10'"),
     ("1,4,erase", "line 3, column 'op': expected R/W, read/write or a 0/1 flag, got 'erase'"),
     ("1,,R", "line 3, column 'bytes': expected a whole non-negative number, got ''"),
+    ("1,99999999999999999999,R", "line 3, column 'bytes': 99999999999999999999 is too large for a byte count"),
+    ("1,9007199254740993,R", "line 3, column 'bytes': 9007199254740993 is too large for a byte count"),
 ])
 def test_a_bad_value_names_its_line_and_column(tmp_path, row, message):
     path = write(tmp_path, f"t,bytes,op\n0,4,W\n{row}\n")

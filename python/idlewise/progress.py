@@ -32,11 +32,8 @@ def _clock(seconds: float) -> str:
 
 def _status(done: float, total: int, unit: str, spent_s: float, rate: float | None) -> str:
     """'114.3M of 132.0M request replays · 85.2M/s · 0:01 spent · 0:00 left'."""
-    if unit == "bytes":
-        amount = f"{_count(done, unit)} of {_count(total, unit)}" if total else _count(done, unit)
-    else:
-        amount = (f"{_count(done, unit)} of {_count(total, unit)}" if total else _count(done, unit)) + f" {unit}"
-    parts = [amount]
+    amount = f"{_count(done, unit)} of {_count(total, unit)}" if total else _count(done, unit)
+    parts = [amount if unit == "bytes" else f"{amount} {unit}"]  # a byte count carries its unit
     if rate:
         parts.append(f"{_count(rate, unit)}/s")
     parts.append(f"{_clock(spent_s)} spent")

@@ -116,7 +116,8 @@ fn take_route<S: Sink>(device: &Device, route: &Route, begin: f64, sink: &mut S,
 }
 
 /// Carries out the plan's steps that begin before `horizon`, hop by hop: returns the mode
-/// reached, the time its last hop ends (or the gap start), and the last hop taken. Each hop is
+/// reached, the time its last hop ends (or the gap start), and the last hop taken (its index
+/// in `device.transitions`). Each hop is
 /// non-abortable, but the device stops between hops: a hop that would begin at or after the
 /// horizon is not taken, so an arrival during a chain leaves the device in an intermediate mode.
 #[inline]
@@ -127,7 +128,7 @@ fn walk_steps<S: Sink>(
     plan: &Plan,
     horizon: f64,
     sink: &mut S,
-) -> (usize, f64, Option<(usize, usize)>) {
+) -> (usize, f64, Option<usize>) {
     let mut t = t0;
     let mut mode = start_mode;
     let mut last = None;
@@ -150,7 +151,7 @@ fn walk_steps<S: Sink>(
             }
             let hop = &device.transitions[h];
             sink.hop(h, hop, hop.time_s, hop.energy_j);
-            last = Some((hop.from, hop.to));
+            last = Some(h);
             t += hop.time_s;
             mode = hop.to;
         }
@@ -564,7 +565,7 @@ impl<'p> DeviceSim<'p> {
             Some(gap) => {
                 let (mode, end, last) = walk_steps(&self.device, gap.start_s, gap.start_mode, &self.plan, t, &mut Observe);
                 match last {
-                    Some((from, to)) if end > t => self.device.transitions.iter().position(|h| h.from == from && h.to == to).map_or(Activity::Mode(mode), Activity::Transition),
+                    Some(hop) if end > t => Activity::Transition(hop),
                     _ => Activity::Mode(mode),
                 }
             }
@@ -785,8 +786,8 @@ impl<'p> DeviceSim<'p> {
         }
         let gap = self.gap.expect("gap opened above");
         let (mode, end, last) = walk_steps(&self.device, gap.start_s, gap.start_mode, &self.plan, t, &mut Observe);
-        match last {
-            Some((from, to)) if end > t => DeviceState::Transition { from, to, end_s: end },
+        match last.map(|h| &self.device.transitions[h]) {
+            Some(hop) if end > t => DeviceState::Transition { from: hop.from, to: hop.to, end_s: end },
             _ => DeviceState::Mode { mode },
         }
     }
