@@ -56,14 +56,22 @@ def test_a_bad_value_names_its_line_and_column(tmp_path, row, message):
 
 
 def test_mapping_mistakes_say_what_to_write():
-    with pytest.raises(TraceError, match="unknown key 'time'; known: time_s, time_ms"):
-        parse_columns("time=ts,size_bytes=b,op=o")
+    with pytest.raises(TraceError, match="unknown key 'when'; known: time, size, offset, time_s, time_ms"):
+        parse_columns("when=ts,size_bytes=b,op=o")
     with pytest.raises(TraceError, match="'time_ms' and 'time_s' both give the time"):
         parse_columns("time_s=a,time_ms=b,size_bytes=c,op=d")
     with pytest.raises(TraceError, match="no op column"):
         parse_columns("time_s=a,size_bytes=c")
     with pytest.raises(TraceError, match="must be KEY=COLUMN"):
         parse_columns("time_s")
+
+
+def test_the_issues_spelling_without_units_is_seconds_and_bytes(tmp_path):
+    path = write(tmp_path, "ts,bytes,off,kind\n0.5,4096,8192,W\n")
+    trace = read_mapped_csv(path, "time=ts,size=bytes,offset=off,op=kind")
+    assert (trace.time_s.tolist(), trace.size_bytes.tolist(), trace.offset_bytes.tolist()) == ([0.5], [4096], [8192])
+    with pytest.raises(TraceError, match="'time_ms' and 'time' both give the time"):
+        parse_columns("time=a,time_ms=b,size=c,op=d")
 
 
 def test_a_missing_column_is_named_with_the_header(tmp_path):

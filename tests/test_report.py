@@ -151,3 +151,14 @@ def test_point_labels_are_the_swept_value():
     assert point_label({"policy": "stpm:knob=50,base=0W", "family": "stpm", "knob": 50.0}) == "stpm 50"
     assert point_label({"policy": "experts:n=25", "family": "experts"}, alone=True) == "experts"
     assert point_label({"policy": "experts:n=25", "family": "experts"}) == "experts:n=25"
+
+
+def test_every_run_of_a_long_sweep_is_labelled():
+    from idlewise.report import tradeoff_figure
+
+    trace = idlewise.read_trace(SRT, stream=0)
+    timeouts = [f"timeout:{t}s" for t in range(1, 61, 2)]  # 30 runs in one family
+    rows = idlewise.simulate(trace, "hitachi-travelstar-5k320", timeouts, progress=False).to_pandas()
+    svg = tradeoff_figure(rows)
+    for t in range(1, 61, 2):
+        assert f">{t} s<" in svg, t

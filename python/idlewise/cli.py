@@ -871,8 +871,8 @@ def _trace_options(parser, stream: bool = True) -> None:
     parser.add_argument("--sort", action="store_true", help="sort records by time instead of refusing out-of-order times")
     parser.add_argument("--columns", metavar="KEY=COLUMN,...",
                         help="read a CSV with its own header: which column holds what, in which unit, e.g. "
-                             "time_ms=ts,size_bytes=len,op=rw (keys: time_s|time_ms|time_us|time_ns, size_bytes|size_sectors"
-                             "|size_kib, optional offset_bytes|offset_sectors|offset_kib, op, optional stream)")
+                             "time_ms=ts,size_bytes=len,op=rw (keys: time[_s]|time_ms|time_us|time_ns, size[_bytes]|size_sectors"
+                             "|size_kib, optional offset[_bytes]|offset_sectors|offset_kib, op, optional stream)")
     parser.add_argument("--write-flag", choices=("0", "1"),
                         help="with --columns: the op column holds 0/1 flags and this value means a write")
 

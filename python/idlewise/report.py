@@ -23,8 +23,6 @@ from .errors import IdlewiseError
 LIFETIME_YEARS = 5.0
 #: The mode timeline's default window length (see :func:`busiest_window`).
 DEFAULT_WINDOW_S = 1800.0
-#: The most runs a trade-off panel labels one by one (beyond, only the ends of each family).
-MAX_LABELS = 24
 
 _READY = "#6cc08b"
 _SERVING = "#1f4e79"
@@ -165,10 +163,8 @@ def tradeoff_figure(rows) -> str:
             color = cmap(i % 10)
             ax.plot(runs["mean_response_s"], runs["energy_j"], marker="o", color=color, linewidth=1 if order else 0,
                     label=family or "policies")
-            ends = {runs.index[0], runs.index[-1]}
-            for idx, r in runs.iterrows():
-                if len(policies) <= MAX_LABELS or idx in ends:
-                    labels.append((r["mean_response_s"], r["energy_j"], point_label(r, alone=len(runs) == 1), color))
+            for _, r in runs.iterrows():  # every run is labelled
+                labels.append((r["mean_response_s"], r["energy_j"], point_label(r, alone=len(runs) == 1), color))
         refs = _references(group)
         # The axes fit the policies and the oracle; always-on usually spends several times more
         # and would flatten them against the floor, so past the top it is an arrow with its value.

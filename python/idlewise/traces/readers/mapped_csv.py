@@ -19,6 +19,8 @@ from ..trace import Trace
 
 #: What a mapping may name: key -> (quantity, scale to the trace's unit).
 KEYS = {
+    # Without a unit, seconds and bytes (the issue's own spelling, --columns time=ts,size=bytes).
+    "time": ("time", 1.0), "size": ("size", 1), "offset": ("offset", 1),
     "time_s": ("time", 1.0), "time_ms": ("time", 1e-3), "time_us": ("time", 1e-6), "time_ns": ("time", 1e-9),
     "size_bytes": ("size", 1), "size_sectors": ("size", 512), "size_kib": ("size", 1024),
     "offset_bytes": ("offset", 1), "offset_sectors": ("offset", 512), "offset_kib": ("offset", 1024),
@@ -47,7 +49,7 @@ def parse_columns(text: str) -> dict[str, str]:
         mapping[key] = column
     missing = [q for q in ("time", "size", "op") if not any(KEYS[k][0] == q for k in mapping)]
     if missing:
-        examples = {"time": "time_s=..., time_ms=..., time_us=... or time_ns=...", "size": "size_bytes=... or size_sectors=...",
+        examples = {"time": "time=... (seconds), time_ms=..., time_us=... or time_ns=...", "size": "size=... (bytes) or size_sectors=...",
                     "op": "op=..."}
         raise TraceError(f"--columns: no {' and no '.join(missing)} column; name it with " + "; ".join(examples[m] for m in missing))
     return mapping
