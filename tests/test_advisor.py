@@ -96,7 +96,7 @@ def test_advice_by_hand(toy):
     assert advice["wakeups_per_day"] == pytest.approx(2 * 86400 / 4000, rel=1e-9)
     assert advice["delayed_requests_per_hour"] == pytest.approx(2 * 3600 / 4000, rel=1e-9)
     assert advice["mean_added_delay_s"] == pytest.approx(10.0, rel=1e-9)
-    assert advice["wakeup_budget_per_day"] == pytest.approx(3650 / (0.1 * 365.25), rel=1e-12)
+    assert advice["cycle_budgets_per_day"] == {"start/stop": pytest.approx(3650 / (0.1 * 365.25), rel=1e-12)}
     # hd-idle at the same idle time polls every 6 s, so its disk stops later and saves less.
     assert advice["hd_idle"]["kwh_saved_per_year"] < advice["kwh_saved_per_year"]
 
@@ -120,6 +120,21 @@ def test_limits_pick_a_longer_timeout_or_none(toy):
     advice = advise(toy_trace(), toy, limits=Limits(lifetime_years=0.1, max_added_delay_s=5.0), timeouts_s=(60, 120),
                     progress=False)
     assert not advice["advised"]
+
+
+def test_the_load_unload_rating_counts_apart_from_start_stop(tmp_path):
+    # The toy disk also rated for 1,000 head loads (out of standby): over 0.1 years that allows
+    # 27.4 a day, so 60 s (43.2 a day) breaks it though its start/stops (budget 99.9) do not.
+    path = tmp_path / "toy.toml"
+    path.write_text(TOY_DISK + 'load_unload_cycles = 1000\nload_unload_modes = ["standby"]\n')
+    advice = advise(toy_trace(), idlewise.load_device(str(path)), limits=Limits(lifetime_years=0.1), timeouts_s=(60, 120),
+                    progress=False)
+    assert advice["cycle_budgets_per_day"] == {"start/stop": pytest.approx(3650 / 36.525), "load/unload": pytest.approx(1000 / 36.525)}
+    assert advice["candidates"][0]["breaks"] == ["43.2 load/unload cycles a day > 27.4 (1,000 rated over 0.1 years)"]
+    assert advice["recommended_timeout_s"] == 120.0
+    assert advice["load_unload_wakeups_per_day"] == pytest.approx(21.6) == advice["cycle_wakeups_per_day"]
+    assert advice["years_to_rated_cycles"] == pytest.approx(1000 / 21.6 / 365.25, rel=1e-9)
+    assert advice["rated_load_unload_cycles"] == 1000 and advice["rated_start_stop_cycles"] == 3650
 
 
 def test_spinning_down_is_not_advised_when_it_saves_nothing_or_too_little(toy):

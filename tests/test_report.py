@@ -162,3 +162,16 @@ def test_every_run_of_a_long_sweep_is_labelled():
     svg = tradeoff_figure(rows)
     for t in range(1, 61, 2):
         assert f">{t} s<" in svg, t
+
+
+def test_the_wakeups_figure_draws_each_rating(tmp_path):
+    # A toy disk rated for both: both kinds of bars and both budget lines, each named.
+    path = tmp_path / "toy.toml"
+    path.write_text(TOY_DISK + 'load_unload_cycles = 1000\nload_unload_modes = ["standby"]\n')
+    trace = idlewise.Trace.from_arrays([0.0, 1000.0, 1100.0], [1, 1, 1], end_time_s=4000.0)
+    out = tmp_path / "r.html"
+    report(trace, str(path), ["timeout:60s"], str(out))
+    html = out.read_text()
+    assert "3,650 rated start/stop cycles over 5 years" in html
+    assert "1,000 rated load/unload cycles over 5 years" in html
+    assert "wake-ups that use a rated load/unload cycle" in html

@@ -146,6 +146,7 @@ def _figures(row: dict, reference: dict, seconds: float, price: Optional[float])
         "money_saved_per_year": None if price is None else saved_j / JOULES_PER_KWH * price,
         "wakeups_per_day": row["wakeups"] * 86400 / seconds,
         "cycle_wakeups_per_day": row["cycle_wakeups"] * 86400 / seconds,
+        "load_unload_wakeups_per_day": row["load_unload_wakeups"] * 86400 / seconds,
         "years_to_rated_cycles": row.get("years_to_rated_cycles"),
         "delayed_requests_per_hour": delayed * 3600 / seconds,
         "mean_added_delay_s": added_s / delayed if delayed else 0.0,
@@ -153,14 +154,30 @@ def _figures(row: dict, reference: dict, seconds: float, price: Optional[float])
     }
 
 
-def _breaks(figures: dict, limits: Limits, wakeup_budget: Optional[float]) -> list[str]:
+#: A disk's two wear ratings: (what wears, the device's rating, the per-day figure that uses it).
+RATINGS = (("start/stop", "start_stop_cycles", "cycle_wakeups_per_day"),
+           ("load/unload", "load_unload_cycles", "load_unload_wakeups_per_day"))
+
+
+def _budgets(device, limits: Limits) -> list[tuple[str, float, str, float]]:
+    """(kind, rated cycles, figure, cycles a day that last the lifetime) for each rating given."""
+    out = []
+    for kind, attribute, figure in RATINGS:
+        rated = getattr(device, attribute)
+        if rated is not None and limits.lifetime_years is not None:
+            out.append((kind, rated, figure, rated / (limits.lifetime_years * 365.25)))
+    return out
+
+
+def _breaks(figures: dict, limits: Limits, budgets) -> list[str]:
     """Which limits a candidate breaks, in words."""
     broken = []
     if limits.max_wakeups_per_day is not None and figures["wakeups_per_day"] > limits.max_wakeups_per_day:
         broken.append(f"{figures['wakeups_per_day']:.1f} wake-ups a day > {limits.max_wakeups_per_day:g}")
-    if wakeup_budget is not None and figures["cycle_wakeups_per_day"] > wakeup_budget:
-        broken.append(f"{figures['cycle_wakeups_per_day']:.1f} rated cycles a day > {wakeup_budget:.1f} "
-                      f"(the rated cycles over {limits.lifetime_years:g} years)")
+    for kind, rated, figure, budget in budgets:
+        if figures[figure] > budget:
+            broken.append(f"{figures[figure]:.1f} {kind} cycles a day > {budget:.1f} "
+                          f"({rated:,.0f} rated over {limits.lifetime_years:g} years)")
     if limits.max_delayed_per_hour is not None and figures["delayed_requests_per_hour"] > limits.max_delayed_per_hour:
         broken.append(f"{figures['delayed_requests_per_hour']:.2f} delayed requests an hour > {limits.max_delayed_per_hour:g}")
     if limits.max_added_delay_s is not None and figures["mean_added_delay_s"] > limits.max_added_delay_s:
@@ -196,13 +213,12 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
     reference = next(r for r in results if r["policy"] == "always-on")
     oracle = next(r for r in results if r["policy"] == "oracle")
     seconds = reference["makespan_s"]
-    rated = device.start_stop_cycles
-    budget = None if rated is None or limits.lifetime_years is None else rated / (limits.lifetime_years * 365.25)
+    budgets = _budgets(device, limits)
 
     rows = []
     for (spec, setting), result in zip(candidates, (r for r in results if r["policy"] not in ("always-on", "oracle"))):
         figures = _figures(result, reference, seconds, limits.price_per_kwh)
-        broken = _breaks(figures, limits, budget)
+        broken = _breaks(figures, limits, budgets)
         rows.append({"policy": result["policy"], **setting, **figures, "meets_limits": not broken, "breaks": broken})
 
     always_on_j_per_year = reference["energy_j"] * SECONDS_PER_YEAR / seconds
@@ -239,12 +255,14 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
         "commands": _commands(best, disk),
         "always_on_kwh_per_year": always_on_j_per_year / JOULES_PER_KWH,
         "oracle_kwh_saved_per_year": (reference["energy_j"] - oracle["energy_j"]) * SECONDS_PER_YEAR / seconds / JOULES_PER_KWH,
-        "rated_cycles": rated,
-        "wakeup_budget_per_day": budget,
+        "rated_start_stop_cycles": device.start_stop_cycles,
+        "rated_load_unload_cycles": device.load_unload_cycles,
+        # Each rating's cycles a day that last the lifetime (the plot's wear lines).
+        "cycle_budgets_per_day": {kind: budget for kind, _, _, budget in budgets},
         "limits": asdict(limits),
     }
     for key in ("energy_j_saved_per_year", "kwh_saved_per_year", "money_saved_per_year", "wakeups_per_day",
-                "years_to_rated_cycles", "delayed_requests_per_hour", "mean_added_delay_s"):
+                "cycle_wakeups_per_day", "load_unload_wakeups_per_day", "years_to_rated_cycles", "delayed_requests_per_hour", "mean_added_delay_s"):
         out[key] = best[key] if best else (0.0 if key != "years_to_rated_cycles" else None)
     if best and best.get("timeout_s") and device.kind == "disk":
         hd_idle = simulate(trace, device, [f"hd-idle:{best['timeout_s']:g}s"], progress=False)
@@ -325,9 +343,9 @@ def plot_advice(advice: dict, path: str) -> None:
         text = labels[0] if len(labels) == 1 else f"{labels[0]} … {labels[-1]}"
         ax.annotate(text, (x, y), textcoords="offset points", xytext=(5, 5 if i % 2 else -10), fontsize=7)
     ax.axhline(always_on, color="tab:red", linestyle="--", linewidth=1, label=f"always on: {always_on:.1f} kWh/year")
-    if advice["wakeup_budget_per_day"] is not None:
-        ax.axvline(advice["wakeup_budget_per_day"], color="tab:orange", linestyle=":", linewidth=1,
-                   label=f"rated cycles over {advice['limits']['lifetime_years']:g} years")
+    for (kind, budget), color in zip(advice["cycle_budgets_per_day"].items(), ("tab:orange", "tab:brown")):
+        ax.axvline(budget, color=color, linestyle=":", linewidth=1,
+                   label=f"rated {kind} cycles over {advice['limits']['lifetime_years']:g} years")
     if advice["limits"]["max_wakeups_per_day"] is not None:
         ax.axvline(advice["limits"]["max_wakeups_per_day"], color="tab:purple", linestyle="-.", linewidth=1,
                    label=f"--max-wakeups-per-day {advice['limits']['max_wakeups_per_day']:g}")

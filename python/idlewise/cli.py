@@ -71,7 +71,8 @@ RESULT_COLUMNS = (
     ("vs always-on", lambda r: f"{r['normalized_energy']:.3f}", True),
     ("vs oracle", lambda r: f"{r['energy_vs_oracle']:.3f}", False),
     ("wake-ups", lambda r: f"{r['wakeups']:,}", True),
-    # The wake-ups that use a rated start/stop (load/unload) cycle: the ones that wear the disk.
+    # The wake-ups that start a stopped spindle (a rated start/stop cycle): the ones that wear a
+    # disk most. Head loads (load_unload_wakeups) count in "years to rated cycles" and the JSON.
     ("cycle wake-ups", lambda r: f"{r['cycle_wakeups']:,}" if "cycle_wakeups" in r else "", True),
     ("cycles/day", lambda r: f"{r['cycle_wakeups_per_day']:,.1f}" if "cycle_wakeups_per_day" in r else "", False),
     ("mean resp", lambda r: _fmt_time(r["mean_response_s"]), True),
@@ -646,7 +647,7 @@ def cmd_devices(args) -> int:
     if args.json:
         json.dump({"name": d.name, "kind": d.kind, "description": d.description, "source": d.source,
                    "assumptions": d.assumptions, "modes": d.modes, "transitions": d.transitions, "service": d.service,
-                   "start_stop_cycles": d.start_stop_cycles},
+                   "start_stop_cycles": d.start_stop_cycles, "load_unload_cycles": d.load_unload_cycles},
                   sys.stdout, indent=2, default=lambda x: None)
         sys.stdout.write("\n")
         return 0
@@ -677,7 +678,7 @@ def _validate_device(console, path) -> int:
     unsourced = [m["name"] for m in d.modes if not (m.get("source") or m.get("assumed"))]
     unsourced += [f"{t['from']}->{t['to']}" for t in d.transitions if not (t.get("source") or t.get("assumed"))]
     console.print(escape(f"{path}: valid: {d.name} ({d.kind}), {len(d.modes)} modes, {len(d.transitions)} transitions"
-                         + (f", rated for {d.start_stop_cycles:,.0f} start/stop cycles" if d.start_stop_cycles else "")),
+                         + "".join(f", rated for {n:,.0f} {kind} cycles" for kind, n in _ratings(d))),
                   highlight=False)
     for warning in d.warnings:
         console.print(escape(f"warning: {warning}"), highlight=False)
@@ -728,9 +729,9 @@ def _print_device(console, d, shown_as: str) -> None:
             f"+ {k['half_rotation_s'] * 1e3:g} ms half a rotation; {k['seek_power_w']:g} W extra while seeking\n"
             f"  seek time at " + ", ".join(f"{d_:,.0f} cyl: {t * 1e3:.2f} ms" for d_, t in k["curve_s"])
             + f"\n  {_provenance(k)}"), highlight=False)
-    if d.start_stop_cycles:
-        console.print(f"rated start/stop (load/unload) cycles: {d.start_stop_cycles:,.0f} (wake-ups that use one are "
-                      "counted as cycle_wakeups in results)")
+    for kind, n in _ratings(d):
+        counted = "cycle_wakeups" if kind == "start/stop" else "load_unload_wakeups"
+        console.print(f"rated {kind} cycles: {n:,.0f} (the wake-ups that use one are counted as {counted} in results)")
     for note in d.assumptions:
         console.print(f"assumption: {escape(note)}", highlight=False)
 
@@ -781,6 +782,12 @@ def cmd_advise(args) -> int:
         return 0
     _print_advice(advice, args)
     return 0
+
+
+def _ratings(device) -> list[tuple[str, float]]:
+    """The device's wear ratings given: ("start/stop" | "load/unload", cycles)."""
+    return [(kind, n) for kind, n in (("start/stop", device.start_stop_cycles), ("load/unload", device.load_unload_cycles))
+            if n is not None]
 
 
 def _print_advice(advice: dict, args) -> None:

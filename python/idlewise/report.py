@@ -283,9 +283,14 @@ def energy_by_mode_figure(rows) -> str:
     return _svg(fig, "energy-by-mode")
 
 
+#: A disk's wear ratings: (kind, its rating's column, the wake-ups a day that use one, bar and line colours).
+_RATINGS = (("start/stop", "rated_start_stop_cycles", "cycle_wakeups_per_day", _WAKE, "#8e44ad"),
+            ("load/unload", "rated_load_unload_cycles", "load_unload_wakeups_per_day", "#e6a23c", "#b35900"))
+
+
 def wakeups_figure(rows) -> str | None:
-    """Wake-ups a day that consume a rated start/stop cycle (and all wake-ups), against the
-    rate that uses up the rated cycles in :data:`LIFETIME_YEARS` years."""
+    """Wake-ups a day that consume a rated start/stop or load/unload cycle (and all wake-ups),
+    against the rate that uses up each rating in :data:`LIFETIME_YEARS` years."""
     if "cycle_wakeups_per_day" not in rows:
         return None
     fig, panels = _bar_panels(rows)
@@ -293,15 +298,20 @@ def wakeups_figure(rows) -> str | None:
         labels = [str(p) for p in group["policy"]]
         y = np.arange(len(labels))
         ax.barh(y, group["wakeups_per_day"].fillna(0), color="#c7d3e0", label="all wake-ups")
-        ax.barh(y, group["cycle_wakeups_per_day"].fillna(0), height=0.5, color=_WAKE, label="wake-ups that use a rated start/stop cycle")
-        rated = _finite(group["rated_start_stop_cycles"].iloc[0]) if "rated_start_stop_cycles" in group else None
-        if rated:
+        ratings = [(kind, _finite(group[rating].iloc[0]), per_day, bar, line) for kind, rating, per_day, bar, line in _RATINGS
+                   if rating in group and per_day in group and _finite(group[rating].iloc[0])]
+        height = 0.5 if len(ratings) < 2 else 0.3
+        for i, (kind, rated, per_day, bar, line) in enumerate(ratings):
+            offset = 0.0 if len(ratings) < 2 else (i - 0.5) * height
+            ax.barh(y + offset, group[per_day].fillna(0), height=height, color=bar, label=f"wake-ups that use a rated {kind} cycle")
             budget = rated / (LIFETIME_YEARS * 365.25)
-            ax.axvline(budget, color="#8e44ad", linestyle="--",
-                       label=f"{rated:,.0f} rated cycles over {LIFETIME_YEARS:g} years = {budget:,.0f} a day")
+            ax.axvline(budget, color=line, linestyle="--",
+                       label=f"{rated:,.0f} rated {kind} cycles over {LIFETIME_YEARS:g} years = {budget:,.0f} a day")
+        if not ratings:
+            ax.barh(y, group["cycle_wakeups_per_day"].fillna(0), height=0.5, color=_WAKE, label="wake-ups out of a stopped spindle")
         _label_bars(ax, labels)
         ax.set_xlabel("wake-ups per day")
-        ax.set_title(name + ("" if rated else " (the device rates no start/stop cycles)"), fontsize=9)
+        ax.set_title(name + ("" if ratings else " (the device rates no start/stop or load/unload cycles)"), fontsize=9)
         ax.legend(fontsize=7, loc="lower right")
         ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
@@ -377,6 +387,7 @@ TABLE = [
     ("wake-ups", "wakeups", lambda v: f"{int(v):,}"),
     ("wake-ups a day", "wakeups_per_day", lambda v: f"{v:,.1f}"),
     ("cycle wake-ups a day", "cycle_wakeups_per_day", lambda v: f"{v:,.1f}"),
+    ("head loads a day", "load_unload_wakeups_per_day", lambda v: f"{v:,.1f}"),
     ("years to rated cycles", "years_to_rated_cycles", lambda v: "never" if v == math.inf else f"{v:,.1f}"),
 ]
 

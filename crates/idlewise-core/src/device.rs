@@ -225,8 +225,13 @@ struct MemsShutdownFile {
 #[serde(deny_unknown_fields)]
 struct LimitsFile {
     start_stop_cycles: Option<f64>,
-    /// Modes whose wake-ups consume a rated cycle; by default every mode except the ready mode.
-    cycle_modes: Option<Vec<String>>,
+    /// Modes whose wake-ups consume a rated start/stop cycle; by default every mode except the
+    /// ready mode. (`cycle_modes`: the name before load/unload cycles were rated apart.)
+    #[serde(alias = "cycle_modes")]
+    start_stop_modes: Option<Vec<String>>,
+    load_unload_cycles: Option<f64>,
+    /// Modes with the heads unloaded: leaving one loads them (required with `load_unload_cycles`).
+    load_unload_modes: Option<Vec<String>>,
     #[serde(default)]
     source: String,
     #[serde(default)]
@@ -354,8 +359,13 @@ pub struct ModeService {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Limits {
     pub start_stop_cycles: Option<f64>,
-    /// `cycle_mode[m]` is true when a wake-up out of mode `m` consumes a rated cycle.
+    /// `cycle_mode[m]` is true when a wake-up out of mode `m` consumes a rated start/stop cycle.
     pub cycle_mode: Vec<bool>,
+    /// Disks rate head load/unload cycles apart from spindle start/stop cycles (an unload at
+    /// full speed, EPC's idle_b, wears the ramp but not the motor).
+    pub load_unload_cycles: Option<f64>,
+    /// `load_unload_mode[m]` is true when a wake-up out of mode `m` loads the heads.
+    pub load_unload_mode: Vec<bool>,
     pub provenance: Provenance,
 }
 
@@ -751,20 +761,42 @@ impl Device {
             provenance: Provenance { source: s.source, assumed: s.assumed },
         };
 
-        let mut limits = Limits { cycle_mode: (0..modes.len()).map(|m| m != READY).collect(), ..Default::default() };
+        let mut limits = Limits {
+            cycle_mode: (0..modes.len()).map(|m| m != READY).collect(),
+            load_unload_mode: vec![false; modes.len()],
+            ..Default::default()
+        };
+        let mode_set = |field: &str, names: &[String]| -> Result<Vec<bool>> {
+            let mut set = vec![false; modes.len()];
+            for (i, name) in names.iter().enumerate() {
+                let m = index_of(name).ok_or_else(|| {
+                    Error::device(origin, format!("limits.{field}[{i}]"), format!("unknown mode '{name}'; known modes: {}", known()))
+                })?;
+                set[m] = true;
+            }
+            Ok(set)
+        };
         if let Some(l) = file.limits {
             if let Some(c) = l.start_stop_cycles {
                 check_value(origin, "limits.start_stop_cycles", c, false)?;
             }
             limits.start_stop_cycles = l.start_stop_cycles;
-            if let Some(names) = l.cycle_modes {
-                limits.cycle_mode = vec![false; modes.len()];
-                for (i, name) in names.iter().enumerate() {
-                    let m = index_of(name).ok_or_else(|| {
-                        Error::device(origin, format!("limits.cycle_modes[{i}]"), format!("unknown mode '{name}'; known modes: {}", known()))
-                    })?;
-                    limits.cycle_mode[m] = true;
+            if let Some(names) = &l.start_stop_modes {
+                limits.cycle_mode = mode_set("start_stop_modes", names)?;
+            }
+            match (l.load_unload_cycles, &l.load_unload_modes) {
+                (Some(c), Some(names)) => {
+                    check_value(origin, "limits.load_unload_cycles", c, false)?;
+                    limits.load_unload_cycles = Some(c);
+                    limits.load_unload_mode = mode_set("load_unload_modes", names)?;
                 }
+                (Some(_), None) => {
+                    return Err(Error::device(origin, "limits.load_unload_modes", "required with load_unload_cycles: the modes whose heads are unloaded"))
+                }
+                (None, Some(_)) => {
+                    return Err(Error::device(origin, "limits.load_unload_cycles", "load_unload_modes is given without the rating it counts against"))
+                }
+                (None, None) => {}
             }
             limits.provenance = Provenance { source: l.source, assumed: l.assumed };
         }

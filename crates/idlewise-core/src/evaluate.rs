@@ -30,6 +30,7 @@ pub struct Report {
     pub energy_vs_oracle: f64,
     pub wakeups_per_day: f64,
     pub cycle_wakeups_per_day: f64,
+    pub load_unload_wakeups_per_day: f64,
     pub years_to_rated_cycles: Option<f64>,
 }
 
@@ -171,6 +172,7 @@ pub fn report(mut run: RunResult, device: &Device, references: &ReferenceResults
         energy_vs_oracle: ratio(run.energy_j, oracle.energy_j),
         wakeups_per_day: run.wakeups_per_day(),
         cycle_wakeups_per_day: run.cycle_wakeups_per_day(),
+        load_unload_wakeups_per_day: run.load_unload_wakeups_per_day(),
         years_to_rated_cycles: run.years_to_rated_cycles(),
         run,
     })

@@ -225,6 +225,9 @@ pub struct RunResult {
     /// Wake-ups out of modes that consume a rated start/stop cycle.
     pub cycle_wakeups: u64,
     pub rated_cycles: Option<f64>,
+    /// Wake-ups that load the heads (out of a heads-unloaded mode), against their own rating.
+    pub load_unload_wakeups: u64,
+    pub rated_load_unload_cycles: Option<f64>,
     pub mean_response_s: f64,
     pub p50_response_s: f64,
     pub p95_response_s: f64,
@@ -281,13 +284,11 @@ impl RunResult {
         let makespan_s = last_completion_s - first_arrival_s;
         let energy_j = energy_by_mode_j.iter().sum::<f64>() + ledger.transition_energy_j + ledger.service_energy_j;
         let wakeups = ledger.wakeups_from.iter().sum();
-        let cycle_wakeups = ledger
-            .wakeups_from
-            .iter()
-            .zip(&device.limits.cycle_mode)
-            .filter(|(_, &counts)| counts)
-            .map(|(w, _)| *w)
-            .sum();
+        let wakeups_out_of = |modes: &[bool]| -> u64 {
+            ledger.wakeups_from.iter().zip(modes).filter(|(_, &counts)| counts).map(|(w, _)| *w).sum()
+        };
+        let cycle_wakeups = wakeups_out_of(&device.limits.cycle_mode);
+        let load_unload_wakeups = wakeups_out_of(&device.limits.load_unload_mode);
         debug_assert_eq!(ledger.wakeups_from[READY], 0);
         RunResult {
             policy,
@@ -309,6 +310,8 @@ impl RunResult {
             wakeups,
             cycle_wakeups,
             rated_cycles: device.limits.start_stop_cycles,
+            load_unload_wakeups,
+            rated_load_unload_cycles: device.limits.load_unload_cycles,
             mean_response_s: ledger.responses.mean_s(),
             p50_response_s: ledger.responses.quantile_s(0.50),
             p95_response_s: ledger.responses.quantile_s(0.95),
@@ -349,12 +352,23 @@ impl RunResult {
         self.per_day(self.cycle_wakeups)
     }
 
-    /// Years until the rated start/stop cycles are used up at this run's rate (`None` when the
-    /// device has no rating; infinite when the run consumed no cycle).
+    /// Head loads (wake-ups out of a heads-unloaded mode) per day of trace time.
+    pub fn load_unload_wakeups_per_day(&self) -> f64 {
+        self.per_day(self.load_unload_wakeups)
+    }
+
+    /// Years until the first of the rated cycles (start/stop, load/unload) is used up at this
+    /// run's rate (`None` when the device rates neither; infinite when the run consumed none).
     pub fn years_to_rated_cycles(&self) -> Option<f64> {
-        let rated = self.rated_cycles?;
-        let per_day = self.cycle_wakeups_per_day();
-        Some(if per_day == 0.0 { f64::INFINITY } else { rated / per_day / 365.25 })
+        let years = |rated: Option<f64>, per_day: f64| {
+            rated.map(|r| if per_day == 0.0 { f64::INFINITY } else { r / per_day / 365.25 })
+        };
+        let start_stop = years(self.rated_cycles, self.cycle_wakeups_per_day());
+        let load_unload = years(self.rated_load_unload_cycles, self.load_unload_wakeups_per_day());
+        match (start_stop, load_unload) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 }
 

@@ -136,6 +136,53 @@ fn a_spin_up_inside_a_chain_is_a_wake_up_and_a_cycle() {
     assert_eq!((count(&r, "a", "ready"), count(&r, "ready", "b"), count(&r, "b", "ready")), (1, 1, 1));
 }
 
+#[test]
+fn load_unload_and_start_stop_cycles_are_rated_apart() {
+    // EPC-like disk: heads unloaded in 'unloaded' (spinning), spun down in 'stopped'. Requests at
+    // 0, 10, 20, 100 s with unloaded after 5 s and stopped after 50 s: the 10 s and 20 s
+    // requests wake from 'unloaded' (two head loads), the 100 s one from 'stopped' (a start and a
+    // head load). Over the 100 s run: 3 loads = 2,592 a day against 600,000 (0.634 years) and
+    // 1 start = 864 a day against 50,000 (0.1585 years): the start/stop rating runs out first.
+    let epc = |limits: &str| {
+        Device::from_toml(
+            &format!(
+                "name='epc'\nkind='disk'\n[[modes]]\nname='ready'\npower_w=5\nserves=true\n[[modes]]\nname='unloaded'\npower_w=3\n[[modes]]\nname='stopped'\npower_w=0.8\n\
+                 [[transitions]]\nfrom='ready'\nto='unloaded'\ntime_s=0\nenergy_j=0\n[[transitions]]\nfrom='unloaded'\nto='ready'\ntime_s=0\nenergy_j=0\n\
+                 [[transitions]]\nfrom='unloaded'\nto='stopped'\ntime_s=0\nenergy_j=0\n[[transitions]]\nfrom='stopped'\nto='ready'\ntime_s=0\nenergy_j=0\n\
+                 [service]\noverhead_s=0\nread_bandwidth_bytes_per_s=1e9\nwrite_bandwidth_bytes_per_s=1e9\nactive_power_w=5\n[limits]\n{limits}"
+            ),
+            "epc.toml",
+        )
+        .unwrap()
+    };
+    let loads = "load_unload_cycles=600000\nload_unload_modes=['unloaded','stopped']\n";
+    let (times, sizes) = ([0.0, 10.0, 20.0, 100.0], [0, 0, 0, 0]);
+    let spec = "timeout:unloaded=5s,stopped=50s";
+    let both = epc(&format!("start_stop_cycles=50000\nstart_stop_modes=['stopped']\n{loads}"));
+    let r = run(&both, spec, &times, &sizes, &ReplayOptions::default());
+    assert_eq!((r.wakeups, r.cycle_wakeups, r.load_unload_wakeups), (3, 1, 3));
+    assert!(close(r.makespan_s, 100.0), "{}", r.makespan_s);
+    assert!(close(r.load_unload_wakeups_per_day(), 2592.0));
+    assert!(close(r.years_to_rated_cycles().unwrap(), 50_000.0 / 864.0 / 365.25));
+    // Without the start/stop rating the load/unload one binds.
+    let r = run(&epc(loads), spec, &times, &sizes, &ReplayOptions::default());
+    assert!(close(r.years_to_rated_cycles().unwrap(), 600_000.0 / 2592.0 / 365.25));
+    // A rating without its modes, or modes without a rating, is a clear error naming the field.
+    for (limits, field) in [
+        ("load_unload_cycles=600000\n", "limits.load_unload_modes"),
+        ("load_unload_modes=['unloaded']\n", "limits.load_unload_cycles"),
+        ("load_unload_cycles=600000\nload_unload_modes=['parked']\n", "limits.load_unload_modes[0]"),
+    ] {
+        let text = format!(
+            "name='x'\nkind='disk'\n[[modes]]\nname='ready'\npower_w=5\nserves=true\n[[modes]]\nname='unloaded'\npower_w=3\n\
+             [[transitions]]\nfrom='ready'\nto='unloaded'\ntime_s=0\nenergy_j=0\n[[transitions]]\nfrom='unloaded'\nto='ready'\ntime_s=0\nenergy_j=0\n\
+             [service]\noverhead_s=0\nread_bandwidth_bytes_per_s=1e9\nwrite_bandwidth_bytes_per_s=1e9\nactive_power_w=5\n[limits]\n{limits}"
+        );
+        let err = Device::from_toml(&text, "x.toml").expect_err(field).to_string();
+        assert!(err.contains(field) && err.contains("x.toml"), "{err}");
+    }
+}
+
 /// A card like seed 000's Cisco 350 with the plain network service (no TCP model), so the
 /// figures are easy to derive: 40 ms to the access point, 375,000 B/s down, beacons every 0.1 s.
 fn plain_card() -> Device {

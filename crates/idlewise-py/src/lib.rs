@@ -158,6 +158,11 @@ impl Device {
         self.inner.limits.start_stop_cycles
     }
 
+    #[getter]
+    fn load_unload_cycles(&self) -> Option<f64> {
+        self.inner.limits.load_unload_cycles
+    }
+
     /// This MEMS device with the other shutdown policy: "pe" (performance-efficient) or "ee".
     fn with_mems_shutdown(&self, policy: &str) -> PyResult<Device> {
         self.inner.with_mems_shutdown(policy).map(|inner| Device { inner }).map_err(to_py_err)
@@ -419,6 +424,7 @@ fn reports_list<'py>(py: Python<'py>, reports: Vec<idlewise_core::Report>, devic
         d.set_item("energy_vs_oracle", report.energy_vs_oracle)?;
         d.set_item("wakeups_per_day", report.wakeups_per_day)?;
         d.set_item("cycle_wakeups_per_day", report.cycle_wakeups_per_day)?;
+        d.set_item("load_unload_wakeups_per_day", report.load_unload_wakeups_per_day)?;
         d.set_item("years_to_rated_cycles", report.years_to_rated_cycles)?;
         if let Some(all) = report.run.per_request.take() {
             d.set_item("response_s", PyArray1::from_vec_bound(py, all.response_s))?;
@@ -645,6 +651,7 @@ fn run_result_dict<'py>(py: Python<'py>, r: &idlewise_core::metrics::RunResult) 
     d.set_item("service_energy_j", r.service_energy_j)?;
     d.set_item("wakeups", r.wakeups)?;
     d.set_item("cycle_wakeups", r.cycle_wakeups)?;
+    d.set_item("load_unload_wakeups", r.load_unload_wakeups)?;
     d.set_item("mean_response_s", r.mean_response_s)?;
     d.set_item("p50_response_s", r.p50_response_s)?;
     d.set_item("p95_response_s", r.p95_response_s)?;
@@ -652,6 +659,7 @@ fn run_result_dict<'py>(py: Python<'py>, r: &idlewise_core::metrics::RunResult) 
     d.set_item("max_response_s", r.max_response_s)?;
     d.set_item("delayed_requests", r.delayed_requests)?;
     d.set_item("rated_start_stop_cycles", r.rated_cycles)?;
+    d.set_item("rated_load_unload_cycles", r.rated_load_unload_cycles)?;
     if let (Some(energy_j), Some(response_s)) = (r.theoretical_min_energy_j(), r.theoretical_min_response_s()) {
         d.set_item("theoretical_min_energy_j", energy_j)?;
         d.set_item("theoretical_min_response_s", response_s)?;
