@@ -169,6 +169,25 @@ def test_nvme_advice_names_the_latency_bound():
     assert advice["mean_added_delay_s"] == pytest.approx(0.0012, rel=1e-6)
 
 
+def test_sata_ssd_advice_names_the_devslp_idle_timeout():
+    # Requests every second on a SATA SSD: any DEVSLP timeout under the gap saves, the shortest
+    # most (10 ms), and each request waits the 79 ms resume.
+    trace = idlewise.Trace.from_arrays(np.arange(100, dtype=float), np.full(100, 4096))
+    advice = advise(trace, "wd-blue-3d-nand-500gb", disk="sda", progress=False)
+    assert [r["devslp_idle_timeout_ms"] for r in advice["candidates"]][:3] == [10, 20, 50]
+    assert advice["devslp_idle_timeout_ms"] == 10 and advice["recommended_timeout_s"] == 0.01
+    assert advice["commands"][0].startswith("kernel command line: libahci.devslp_idle_timeout=10 ")
+    assert "link_power_management_policy" in advice["commands"][1]
+    assert advice["hdparm_S"] is None and advice["hd_idle_args"] is None and advice["ps_max_latency_us"] is None
+    assert advice["mean_added_delay_s"] == pytest.approx(0.079, rel=1e-6)
+    # A 50 ms bound on the added delay rules DEVSLP out altogether.
+    advice = advise(trace, "wd-blue-3d-nand-500gb", limits=Limits(max_added_delay_s=0.05), progress=False)
+    assert not advice["advised"] and advice["commands"] == []
+    # A flash card is neither an NVMe nor a DEVSLP drive: nothing these tools set.
+    with pytest.raises(IdlewiseError, match="no low-power mode to advise on"):
+        advise(trace, "sandisk-ultra-ii-cf", progress=False)
+
+
 def test_advise_command_line_json(tmp_path, capsys):
     from conftest import SRT
 

@@ -40,6 +40,26 @@ def test_apst_on_the_pm981_by_hand():
             == pytest.approx(energy(every_second(), "samsung-pm981-1tb", "always-on")["energy_j"], rel=1e-12))
 
 
+def test_apst_on_the_950_pro_by_hand():
+    # Requests every 2 s on the Samsung 950 PRO. Linux's defaults: PS3 (0.5 + 5 ms) after 100 ms
+    # idle; PS4 would follow 2 s later, after the next request, so each request waits PS3's 5 ms exit.
+    trace = idlewise.Trace.from_arrays(np.arange(100, dtype=float) * 2, np.full(100, 4096))
+    s = 83e-6 + 4096 / 2.5e9
+    gap = lambda g: 0.1 * 0.5 + 0.00025 + (g - 0.1 - 0.0005) * 0.07 + 0.0025
+    want = 100 * s * 5.7 + gap(2 - s) + 98 * gap(2 - 0.005 - s)
+    row = energy(trace, "samsung-950-pro-512gb", "apst")
+    assert row["energy_j"] == pytest.approx(want, rel=1e-12)
+    assert row["max_response_s"] == pytest.approx(0.005 + s, rel=1e-9)
+    # As the driver's author ran it in 2017 (the 50 × latency heuristic, 25 ms limit): PS3 after
+    # 275 ms, PS4 1200 ms later; each request waits PS4's 22 ms exit.
+    legacy = lambda g: (0.275 * 0.5 + 0.00025 + 1.2 * 0.07 + 0.00014
+                        + (g - 0.275 - 0.0005 - 1.2 - 0.002) * 0.005 + 0.011)
+    want = 100 * s * 5.7 + legacy(2 - s) + 98 * legacy(2 - 0.022 - s)
+    row = energy(trace, "samsung-950-pro-512gb", "apst:primary_timeout_ms=0,ps_max_latency_us=25000")
+    assert row["energy_j"] == pytest.approx(want, rel=1e-12)
+    assert row["max_response_s"] == pytest.approx(0.022 + s, rel=1e-9)
+
+
 def test_hd_idle_spins_down_later_than_its_idle_time():
     # Requests at 0 s and 200 s on the two-state microdrive. hd-idle -i 60 polls every 6 s: the
     # 6 s poll sees the first request's I/O, and the disk stops at the first poll more than 60 s

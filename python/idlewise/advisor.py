@@ -11,7 +11,9 @@ such request suffers. It answers in the tools administrators use:
   ``DISK_SPINDOWN_TIMEOUT_ON_AC``, and the ``hd-idle`` arguments (hd-idle polls, so its disk
   stops somewhat later; that run is reported beside);
 - an NVMe SSD: ``nvme_core.default_ps_max_latency_us``, the latency bound the Linux driver
-  builds its APST table from.
+  builds its APST table from;
+- a SATA SSD with Device Sleep: ``libahci.devslp_idle_timeout`` (ms), the idle time after which
+  the AHCI host puts the drive in DEVSLP once link power management is ``min_power``.
 
 Spinning down is not advised when no setting saves energy within the limits, or when the best
 saves less than ``min_saving_fraction`` of the always-on energy: then the saving does not pay
@@ -37,6 +39,8 @@ DEFAULT_TIMEOUTS_S = (5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 240, 300, 420, 60
 #: Latency bounds the Linux default and the documentation suggest, tried on an NVMe SSD beside
 #: each power state's own entry + exit latency (where the table changes).
 NVME_LATENCIES_US = (0, 5500, 25000, 100000)
+#: DEVSLP idle timeouts tried on a SATA SSD (ms); libahci's default is 1000.
+DEVSLP_TIMEOUTS_MS = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 30000, 60000)
 
 
 # --- hdparm -S ------------------------------------------------------------------------------
@@ -108,7 +112,13 @@ class Limits:
 
 
 def _is_nvme(device) -> bool:
-    return device.kind != "disk" and len(device.modes) > 1
+    """NVMe SSDs name their power states PS0, PS1, …; the catalog keeps those names."""
+    return device.kind != "disk" and len(device.modes) > 1 and all(re.fullmatch(r"ps\d+", m["name"]) for m in device.modes)
+
+
+def _devslp(device) -> bool:
+    """A SATA SSD whose low-power mode is Device Sleep."""
+    return device.kind != "disk" and [m["name"] for m in device.modes[1:]] == ["devslp"]
 
 
 def _candidates(device, timeouts_s) -> list[tuple[str, dict]]:
@@ -130,6 +140,8 @@ def _candidates(device, timeouts_s) -> list[tuple[str, dict]]:
                 total_us[state] = total_us.get(state, 0.0) + t["time_s"] * 1e6
         bounds = sorted({*NVME_LATENCIES_US, *(math.ceil(v) for v in total_us.values())})
         return [(f"apst:ps_max_latency_us={b}", {"ps_max_latency_us": b}) for b in bounds if b > 0]
+    if _devslp(device):
+        return [(f"timeout:{ms / 1000:g}s", {"timeout_s": ms / 1000, "devslp_idle_timeout_ms": ms}) for ms in DEVSLP_TIMEOUTS_MS]
     raise IdlewiseError(f"{device.name} has no low-power mode to advise on (kind {device.kind}, modes "
                         f"{', '.join(m['name'] for m in device.modes)})")
 
@@ -238,6 +250,7 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
                         "cannot keep up with this workload (requests queue), so these are the figures of a saturated disk")
     out = {
         "device": device.name,
+        "device_kind": device.kind,
         "trace": trace.name,
         "recorded_s": recorded_s,
         "replayed_s": seconds,
@@ -248,10 +261,11 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
         "policy": best["policy"] if best else None,
         "recommended_timeout_s": best.get("timeout_s") if best else None,
         "hdparm_S": best.get("hdparm_S") if best else None,
-        "hd_idle_args": hd_idle_args(disk, best["timeout_s"]) if best and best.get("timeout_s") else None,
+        "hd_idle_args": hd_idle_args(disk, best["timeout_s"]) if best and best.get("hdparm_S") else None,
         "tlp": (f'DISK_DEVICES="{disk}" DISK_SPINDOWN_TIMEOUT_ON_AC="{best["hdparm_S"]}" '
                 f'DISK_SPINDOWN_TIMEOUT_ON_BAT="{best["hdparm_S"]}"') if best and best.get("hdparm_S") else None,
         "ps_max_latency_us": best.get("ps_max_latency_us") if best else None,
+        "devslp_idle_timeout_ms": best.get("devslp_idle_timeout_ms") if best else None,
         "commands": _commands(best, disk),
         "always_on_kwh_per_year": always_on_j_per_year / JOULES_PER_KWH,
         "oracle_kwh_saved_per_year": (reference["energy_j"] - oracle["energy_j"]) * SECONDS_PER_YEAR / seconds / JOULES_PER_KWH,
@@ -306,6 +320,12 @@ def _commands(best, disk: str) -> list[str]:
                 f"hd-idle {hd_idle_args(disk, best['timeout_s'])}",
                 f'TLP: DISK_DEVICES="{disk}" DISK_SPINDOWN_TIMEOUT_ON_AC="{best["hdparm_S"]}" '
                 f'DISK_SPINDOWN_TIMEOUT_ON_BAT="{best["hdparm_S"]}"']
+    if best.get("devslp_idle_timeout_ms") is not None:
+        n = best["devslp_idle_timeout_ms"]
+        return [f"kernel command line: libahci.devslp_idle_timeout={n} (and link power management min_power)",
+                f"now: echo {n} | sudo tee /sys/module/libahci/parameters/devslp_idle_timeout, then "
+                "echo min_power | sudo tee /sys/class/scsi_host/host*/link_power_management_policy",
+                'TLP: SATA_LINKPWR_ON_AC="min_power" SATA_LINKPWR_ON_BAT="min_power" (the idle timeout stays the module\'s)']
     if best.get("ps_max_latency_us") is not None:
         n = best["ps_max_latency_us"]
         return [f"kernel command line: nvme_core.default_ps_max_latency_us={n}",

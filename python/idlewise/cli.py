@@ -814,7 +814,8 @@ def _print_advice(advice: dict, args) -> None:
     for warning in advice["warnings"]:
         console.print(f"[yellow]note: {warning}[/yellow]")
     if not advice["advised"]:
-        console.print(f"[bold red]{advice['verdict']}[/bold red]. Leave the disk spinning: hdparm -S 0")
+        keep = "Leave the disk spinning: hdparm -S 0" if advice["device_kind"] == "disk" else "Keep the drive in its ready state"
+        console.print(f"[bold red]{advice['verdict']}[/bold red]. {keep}")
         return
     price = advice["limits"]["price_per_kwh"]
     setting = f" (hdparm -S {advice['hdparm_S']})" if advice["hdparm_S"] else ""

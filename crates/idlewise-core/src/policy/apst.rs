@@ -163,6 +163,28 @@ mod tests {
         vec![ps(false, 0, 0), ps(false, 0, 200), ps(false, 0, 1000), ps(true, 5000, 5000), ps(true, 20000, 70000)]
     }
 
+    /// Samsung 950 PRO (nvme-cli pull request 52): PS0–PS2 operational with small latencies,
+    /// PS3 500/5000 µs, PS4 2000/22000 µs.
+    fn sm950() -> Vec<PowerState> {
+        vec![ps(false, 5, 5), ps(false, 30, 30), ps(false, 100, 100), ps(true, 500, 5000), ps(true, 2000, 22000)]
+    }
+
+    #[test]
+    fn the_950_pro_as_the_drivers_author_reported_it() {
+        // The patch that brought APST to Linux (Lutomirski, 2017): "On my Samsung 950, this means
+        // we enter state 3 ... after 275ms and state 4 ... after 1200ms. I have the default max
+        // latency set to 25ms." That was the original heuristic: (500 + 5000) / 20 = 275 ms and
+        // (2000 + 22000) / 20 = 1200 ms.
+        let then = ApstParams { ps_max_latency_us: 25_000, primary_timeout_ms: 0, ..ApstParams::default() };
+        assert_eq!(apst_table(&sm950(), &then), vec![Some((3, 275)), Some((3, 275)), Some((3, 275)), Some((4, 1200)), None]);
+        // Today's defaults: PS3 (5.5 ms) is the primary state after 100 ms, PS4 (24 ms, within
+        // the 100 ms secondary tolerance) follows 2000 ms later.
+        assert_eq!(apst_table(&sm950(), &ApstParams::default()), vec![Some((3, 100)), Some((3, 100)), Some((3, 100)), Some((4, 2000)), None]);
+        // A 20 ms limit excludes PS4 (exit 22 ms).
+        let tight = ApstParams { ps_max_latency_us: 20_000, ..ApstParams::default() };
+        assert_eq!(apst_table(&sm950(), &tight), vec![Some((3, 100)), Some((3, 100)), Some((3, 100)), None, None]);
+    }
+
     #[test]
     fn tables_by_hand_for_the_catalog_drives() {
         let defaults = ApstParams::default();
