@@ -82,12 +82,61 @@ def test_bad_lines_and_disorder_are_named_by_line(tmp_path):
         idlewise.simulate_file(late, "hitachi-microdrive-1gb", ["timeout:2s"], format="disksim", progress=False)
 
 
+def test_a_parquet_trace_is_replayed_batch_by_batch_as_in_memory(tmp_path, monkeypatch):
+    # The DiskSim trace's 14 devices as Parquet (100,000 records), read in batches of 1,000
+    # (every volume split across them): the in-memory results, bit for bit.
+    from idlewise.traces.readers import parquet
+
+    source = DATA / "disksim" / "ascii.trace"
+    path = tmp_path / "ascii.parquet"
+    idlewise.traces.write_parquet(idlewise.read_trace(source), path)
+    monkeypatch.setattr(parquet, "BATCH_RECORDS", 1000)
+    batches = list(parquet.iter_parquet_batches(path, 1000))
+    assert len(batches) == 100 and all(len(set(b[4].tolist())) > 1 for b in batches)
+    streamed = list(idlewise.simulate_file(path, "hitachi-travelstar-5k320", POLICIES, progress=False, threads=2))
+    same(streamed, in_memory(source, "hitachi-travelstar-5k320"))
+    one = list(idlewise.simulate_file(path, "hitachi-travelstar-5k320", ["timeout:2s"], stream=int(batches[0][4][0]), progress=False))
+    assert len(one) == 1 and "records of other devices" in one[0]["read_report"]
+    # The command line: --chunks takes Parquet too.
+    out = subprocess.run([sys.executable, "-m", "idlewise.cli", "simulate", str(path), "--device", "hitachi-travelstar-5k320",
+                          "--policy", "timeout:2s", "--chunks", "--json"], capture_output=True, text=True, check=True)
+    import json
+
+    whole = [r for r in in_memory(source, "hitachi-travelstar-5k320") if r["policy"].startswith("timeout")]
+    assert sorted((r["stream"], r["energy_j"]) for r in json.loads(out.stdout)) == sorted((r["stream"], r["energy_j"]) for r in whole)
+
+
+def test_parquet_records_out_of_order_or_bad_are_named_by_record(tmp_path, monkeypatch):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    # Records are numbered from 0, as in a trace read whole; across batches too.
+    late = tmp_path / "late.parquet"
+    pq.write_table(pa.table({"time_s": [0.0, 5.0, 4.0], "offset_bytes": [0, 0, 0], "size_bytes": [512] * 3,
+                             "is_write": [False] * 3}), late)
+    with pytest.raises(IdlewiseError, match=r"late.parquet: record 2, field 'time_s': time 4 is earlier than the previous record's 5; .*in time order"):
+        idlewise.simulate_file(late, "hitachi-microdrive-1gb", ["timeout:2s"], progress=False)
+    from idlewise.traces.readers import parquet
+
+    monkeypatch.setattr(parquet, "BATCH_RECORDS", 2)  # the late record in the next batch
+    with pytest.raises(IdlewiseError, match=r"late.parquet: record 2, field 'time_s': time 4 is earlier than record 1's 5; .*in time order"):
+        idlewise.simulate_file(late, "hitachi-microdrive-1gb", ["timeout:2s"], progress=False)
+    with pytest.raises(IdlewiseError, match=r"late.parquet: record 2, field 'time_s': .*earlier"):
+        idlewise.read_trace(late)
+
+    bad = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"time_s": [0.0, 1.0], "offset_bytes": [0, 0], "size_bytes": [512, 512], "is_write": [0, 2]}), bad)
+    with pytest.raises(IdlewiseError, match=r"bad.parquet: record 1, field 'is_write': expected 0 \(read\) or 1 \(write\), got 2"):
+        idlewise.simulate_file(bad, "hitachi-microdrive-1gb", ["timeout:2s"], progress=False)
+    with pytest.raises(IdlewiseError, match=r"missing column\(s\) size_bytes"):
+        pq.write_table(pa.table({"time_s": [0.0], "offset_bytes": [0], "is_write": [0]}), bad)
+        idlewise.simulate_file(bad, "hitachi-microdrive-1gb", ["timeout:2s"], progress=False)
+
+
 def test_what_needs_the_whole_trace_is_refused_before_reading(tmp_path):
-    trace = idlewise.Trace.from_arrays(np.array([0.0, 1.0]), np.array([512, 512]))
-    path = tmp_path / "t.parquet"
-    idlewise.traces.write_parquet(trace, path)
     with pytest.raises(IdlewiseError, match="read whole"):
-        idlewise.simulate_file(path, "hitachi-microdrive-1gb", ["timeout:2s"], progress=False)
+        idlewise.simulate_file(DATA.parent.parent / "python" / "idlewise" / "data" / "hplajw" / "ajw.1week.srt",
+                               "hitachi-microdrive-1gb", ["timeout:2s"], progress=False)
     with pytest.raises(IdlewiseError, match="policy 'nope'"):
         idlewise.simulate_file(DATA / "disksim" / "ascii.trace", "hitachi-microdrive-1gb", ["nope"], progress=False)
 

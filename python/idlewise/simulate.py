@@ -86,7 +86,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
 
     The file must be in time order (a chunk cannot be sorted against the rest), and transforms,
     sorting and per-request response times need the trace in memory: use :func:`read_trace`
-    and :func:`simulate` for those. Parquet and HP SRT files are read whole.
+    and :func:`simulate` for those. A Parquet trace is read a record batch at a time the same
+    way; HP SRT, diskstats and biosnoop files are read whole (:func:`read_trace`).
     """
     path = os.fspath(path)
     device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
@@ -97,7 +98,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         format = detect_format(path)
     from .traces.formats import READ_WHOLE
 
-    if format in READ_WHOLE:
+    if format in READ_WHOLE and format != "parquet":
         raise IdlewiseError(f"{path}: {format} files are read whole; use read_trace() and simulate()")
     if isinstance(stream, str) and not stream.isdigit():
         raise IdlewiseError(f"{path}: a device name ('{stream}') selects a device of a diskstats or biosnoop file; "
@@ -109,7 +110,20 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     show = sys.stderr.isatty() if progress is None else bool(progress)
     workers = threads_for(size // 30, len(specs) + 2, threads)  # text traces run ~30 bytes a record
 
+    def call_parquet(counter):
+        from .traces.readers.parquet import iter_parquet_batches
+
+        runs = _core.StreamedRuns(device, specs, base_power_w=float(base_power_w), initial_mode=mode_index, replay=replay,
+                                  fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
+                                  transition_seed=None if transition_seed is None else int(transition_seed),
+                                  volume=None if stream is None else int(stream), threads=workers)
+        for time_s, offset_bytes, size_bytes, is_write, volumes in iter_parquet_batches(path):
+            runs.feed(time_s, offset_bytes, size_bytes, is_write, volumes, progress=counter)
+        return runs.finish()
+
     def call(counter):
+        if format == "parquet":
+            return call_parquet(counter)
         return _core.evaluate_file(path, format, device, specs, base_power_w=float(base_power_w), initial_mode=mode_index,
                                    progress=counter, replay=replay, fold_offsets=bool(fold_offsets),
                                    response_from=response_from, tail_s=float(tail_s),
@@ -120,6 +134,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         volumes, records_read, skipped = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}",
                                                                 unit="replays")
     except IdlewiseError as e:
+        if str(e).startswith(f"{path}: "):
+            raise  # a reader's error names the file already
         raise type(e)(f"{path}: {e}") from None
     kept = sum(n for _, n, _ in volumes)
     skipped_text = ", ".join(f"{n:,} {why}" for why, n in skipped if n)

@@ -124,8 +124,8 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
             raise IdlewiseError(f"transform '{t}' needs the whole trace in memory; a trace read in chunks runs as it is "
                                 "(leave out --chunks)")
     for s in sources:
-        if s.chunks and (s.path is None or s.format in ("parquet", "srt")):
-            raise IdlewiseError(f"{s.label}: only a text trace file can be read in chunks")
+        if s.chunks and (s.path is None or s.format in ("srt", "diskstats", "biosnoop")):
+            raise IdlewiseError(f"{s.label}: only a text or Parquet trace file can be read in chunks")
     groups = [(s, t, d) for s in sources for t in transforms for d in device_refs]
     chunks = max(1, min(len(specs), math.ceil(workers / len(groups)))) if workers > 1 else 1
     size = math.ceil(len(specs) / chunks)

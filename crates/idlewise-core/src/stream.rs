@@ -31,11 +31,138 @@ pub struct StreamedEvaluation {
 }
 
 /// One volume's runs, made when its first record arrives.
-struct Volume<'p> {
-    runs: Runs<'p>,
+struct Volume {
+    runs: Runs<'static>,
     last_time_s: f64,
     last_line: u64,
     records: u64,
+}
+
+/// Runs fed a trace part by part in time order, one set per volume (device number), as a text
+/// file's chunks or a Parquet file's record batches arrive. Memory is the runs' whatever the
+/// trace's length.
+pub struct StreamedRuns {
+    device: Arc<Device>,
+    specs: Vec<PolicySpec>,
+    opts: ReplayOptions,
+    /// Only this volume's records are replayed (the others are counted).
+    keep: Option<i64>,
+    threads: usize,
+    /// What a part's position numbers are called in errors: "line" (text, numbered from 1) or
+    /// "record" (numbered from 0, as an in-memory trace's records are; the columns' positions
+    /// are 1-based, so one less is shown).
+    position: &'static str,
+    volumes: BTreeMap<Option<i64>, Volume>,
+    other_volumes: u64,
+}
+
+impl StreamedRuns {
+    /// Checks the options and builds every spec (a bad one fails before any record is read).
+    pub fn new(device: &Device, specs: &[PolicySpec], opts: &ReplayOptions, keep: Option<i64>, threads: usize, position: &'static str) -> Result<Self> {
+        check_options(device, opts)?;
+        if opts.keep_per_request {
+            return Err(Error::Option { option: "keep_per_request".into(), message: "per-request responses grow with the trace; a trace read in chunks does not keep them".into() });
+        }
+        let ctx = BuildContext { base_power_w: opts.base_power_w };
+        for spec in specs {
+            spec.build(device, &ctx)?;
+        }
+        Ok(StreamedRuns {
+            device: Arc::new(device.clone()),
+            specs: specs.to_vec(),
+            opts: opts.clone(),
+            keep,
+            threads,
+            position,
+            volumes: BTreeMap::new(),
+            other_volumes: 0,
+        })
+    }
+
+    /// Hands the next part's records to their volumes' runs.
+    pub fn feed(&mut self, chunk: &Columns) -> Result<()> {
+        if chunk.time_s.is_empty() {
+            return Ok(());
+        }
+        // A single-device part (or one volume kept) is fed as it is; otherwise it is split.
+        let ids: Vec<Option<i64>> = if chunk.stream.is_empty() {
+            vec![None]
+        } else {
+            let mut ids: Vec<i64> = chunk.stream.clone();
+            ids.sort_unstable();
+            ids.dedup();
+            ids.into_iter().map(Some).collect()
+        };
+        for id in ids {
+            if self.keep.is_some() && id != self.keep {
+                self.other_volumes += chunk.stream.iter().filter(|&&s| Some(s) == id).count() as u64;
+                continue;
+            }
+            let part;
+            let columns = match id {
+                Some(volume) if !chunk.stream.iter().all(|&s| s == volume) => {
+                    part = select(chunk, volume);
+                    &part
+                }
+                _ => chunk,
+            };
+            self.feed_volume(columns, id)?;
+        }
+        Ok(())
+    }
+
+    fn feed_volume(&mut self, c: &Columns, id: Option<i64>) -> Result<()> {
+        let position = self.position;
+        let shown = |p: u64| if position == "record" { p - 1 } else { p };
+        let at_line = |e: Error| match e {
+            Error::TraceRecord { index, field, message } => {
+                // Sorting needs the whole trace: say what to do instead.
+                let message = message.replace("times must be in order (ask for sorting to reorder)", IN_ORDER);
+                Error::Read(format!("{position} {}, field '{field}': {message}", shown(c.line.get(index))))
+            }
+            other => other,
+        };
+        let block = TraceView::new(&c.time_s, &c.offset_bytes, &c.size_bytes, &c.is_write)?;
+        let block = block.validated().map_err(at_line)?;
+        check_fits(&block, &self.device, &self.opts).map_err(at_line)?;
+        let v = match self.volumes.entry(id) {
+            std::collections::btree_map::Entry::Occupied(v) => v.into_mut(),
+            std::collections::btree_map::Entry::Vacant(slot) => {
+                let runs = Runs::new(&self.device, &self.specs, &self.opts, block.arrival_s[0], 0)?;
+                slot.insert(Volume { runs, last_time_s: f64::NEG_INFINITY, last_line: 0, records: 0 })
+            }
+        };
+        if block.arrival_s[0] < v.last_time_s {
+            return Err(Error::Read(format!(
+                "{position} {}, field 'time_s': time {} is earlier than {position} {}'s {}; {IN_ORDER}",
+                shown(c.line.get(0)), block.arrival_s[0], shown(v.last_line), v.last_time_s
+            )));
+        }
+        v.last_time_s = *block.arrival_s.last().expect("a non-empty block");
+        v.last_line = c.line.last().expect("a non-empty block");
+        v.records += block.len() as u64;
+        v.runs.feed(&block, self.threads, None);
+        Ok(())
+    }
+
+    /// Every volume's reports; `what` names the records in the error when none were kept
+    /// ("csv records", "records"), with `records_read` the number examined.
+    pub fn finish(self, what: &str, records_read: u64, mut skipped: Vec<(String, u64)>) -> Result<StreamedEvaluation> {
+        if self.volumes.is_empty() {
+            return Err(Error::Read(match self.keep {
+                Some(v) => format!("no records of device {v} found in {records_read} {}s", self.position),
+                None => format!("no {what} found in {records_read} {}s", self.position),
+            }));
+        }
+        if self.other_volumes > 0 {
+            skipped.push((format!("records of other devices (kept device {})", self.keep.unwrap_or_default()), self.other_volumes));
+        }
+        let mut results = Vec::with_capacity(self.volumes.len());
+        for (id, v) in self.volumes {
+            results.push((id, v.records, v.runs.finish(&self.device, None)?));
+        }
+        Ok(StreamedEvaluation { volumes: results, records_read, skipped })
+    }
 }
 
 /// Replays the trace file at `path` (a text format) on `device` under every spec, next to the
@@ -52,19 +179,9 @@ pub fn evaluate_file(
     threads: usize,
     progress: Option<&AtomicU64>,
 ) -> Result<StreamedEvaluation> {
-    check_options(device, opts)?;
-    if opts.keep_per_request {
-        return Err(Error::Option { option: "keep_per_request".into(), message: "per-request responses grow with the trace; a trace read in chunks does not keep them".into() });
-    }
-    let ctx = BuildContext { base_power_w: opts.base_power_w };
-    for spec in specs {
-        spec.build(device, &ctx)?; // every spec checked before the file is read
-    }
-    let shared = Arc::new(device.clone());
+    let mut runs = StreamedRuns::new(device, specs, opts, volume, threads, "line")?;
     let file = std::fs::File::open(path).map_err(|e| Error::Read(format!("cannot read: {e}")))?;
     let size = file.metadata().ok().map(|m| m.len());
-    let mut volumes: BTreeMap<Option<i64>, Volume> = BTreeMap::new();
-    let mut other_volumes = 0u64;
     // The file is parsed on its own thread while the chunk before is replayed; two chunks wait
     // at most, so memory stays bounded. Chunks are replayed in file order, so the first error
     // (a replay's, or the reader's after the chunks before it) is the one a sequential run meets.
@@ -86,7 +203,7 @@ pub fn evaluate_file(
             if let Some(counter) = progress {
                 counter.fetch_add(chunk.time_s.len() as u64, Ordering::Relaxed);
             }
-            if let Err(e) = feed_chunk(&chunk, &shared, specs, opts, volume, threads, &mut volumes, &mut other_volumes) {
+            if let Err(e) = runs.feed(&chunk) {
                 failure = Some(e);
                 break;
             }
@@ -99,63 +216,7 @@ pub fn evaluate_file(
         return Err(e);
     }
     read.map_err(|e| Error::Read(e.to_string()))?;
-    if volumes.is_empty() {
-        return Err(Error::Read(match volume {
-            Some(v) => format!("no records of device {v} found in {} lines", out.records_read),
-            None => format!("no {format} records found in {} lines", out.records_read),
-        }));
-    }
-    let mut skipped = out.skipped;
-    if other_volumes > 0 {
-        skipped.push((format!("records of other devices (kept device {})", volume.unwrap_or_default()), other_volumes));
-    }
-    let mut results = Vec::with_capacity(volumes.len());
-    for (id, v) in volumes {
-        results.push((id, v.records, v.runs.finish(device, None)?));
-    }
-    Ok(StreamedEvaluation { volumes: results, records_read: out.records_read, skipped })
-}
-
-/// Hands one chunk's records to their volumes' runs.
-#[allow(clippy::too_many_arguments)]
-fn feed_chunk<'p>(
-    chunk: &Columns,
-    device: &Arc<Device>,
-    specs: &[PolicySpec],
-    opts: &ReplayOptions,
-    keep: Option<i64>,
-    threads: usize,
-    volumes: &mut BTreeMap<Option<i64>, Volume<'p>>,
-    other_volumes: &mut u64,
-) -> Result<()> {
-    if chunk.time_s.is_empty() {
-        return Ok(());
-    }
-    // A single-device chunk (or one volume kept) is fed as it is; otherwise it is split.
-    let ids: Vec<Option<i64>> = if chunk.stream.is_empty() {
-        vec![None]
-    } else {
-        let mut ids: Vec<i64> = chunk.stream.clone();
-        ids.sort_unstable();
-        ids.dedup();
-        ids.into_iter().map(Some).collect()
-    };
-    for id in ids {
-        if keep.is_some() && id != keep {
-            *other_volumes += chunk.stream.iter().filter(|&&s| Some(s) == id).count() as u64;
-            continue;
-        }
-        let part;
-        let columns = match id {
-            Some(volume) if !chunk.stream.iter().all(|&s| s == volume) => {
-                part = select(chunk, volume);
-                &part
-            }
-            _ => chunk,
-        };
-        feed_volume(columns, id, device, specs, opts, threads, volumes)?;
-    }
-    Ok(())
+    runs.finish(&format!("{format} records"), out.records_read, out.skipped)
 }
 
 fn select(chunk: &Columns, id: i64) -> Columns {
@@ -168,44 +229,4 @@ fn select(chunk: &Columns, id: i64) -> Columns {
         part.line.push(line);
     }
     part
-}
-
-fn feed_volume<'p>(
-    c: &Columns,
-    id: Option<i64>,
-    device: &Arc<Device>,
-    specs: &[PolicySpec],
-    opts: &ReplayOptions,
-    threads: usize,
-    volumes: &mut BTreeMap<Option<i64>, Volume<'p>>,
-) -> Result<()> {
-    let at_line = |e: Error| match e {
-        Error::TraceRecord { index, field, message } => {
-            // Sorting needs the whole trace: say what to do instead.
-            let message = message.replace("times must be in order (ask for sorting to reorder)", IN_ORDER);
-            Error::Read(format!("line {}, field '{field}': {message}", c.line.get(index)))
-        }
-        other => other,
-    };
-    let block = TraceView::new(&c.time_s, &c.offset_bytes, &c.size_bytes, &c.is_write)?;
-    let block = block.validated().map_err(at_line)?;
-    check_fits(&block, device, opts).map_err(at_line)?;
-    let v = match volumes.entry(id) {
-        std::collections::btree_map::Entry::Occupied(v) => v.into_mut(),
-        std::collections::btree_map::Entry::Vacant(slot) => {
-            let runs = Runs::new(device, specs, opts, block.arrival_s[0], 0)?;
-            slot.insert(Volume { runs, last_time_s: f64::NEG_INFINITY, last_line: 0, records: 0 })
-        }
-    };
-    if block.arrival_s[0] < v.last_time_s {
-        return Err(Error::Read(format!(
-            "line {}, field 'time_s': time {} is earlier than line {}'s {}; {IN_ORDER}",
-            c.line.get(0), block.arrival_s[0], v.last_line, v.last_time_s
-        )));
-    }
-    v.last_time_s = *block.arrival_s.last().expect("a non-empty block");
-    v.last_line = c.line.last().expect("a non-empty block");
-    v.records += block.len() as u64;
-    v.runs.feed(&block, threads, None);
-    Ok(())
 }

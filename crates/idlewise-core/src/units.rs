@@ -44,7 +44,7 @@ pub fn exact_decimal(whole: u64, whole_digits: usize, fraction: u64, fraction_di
 /// The value of 1 to 19 ASCII digits, or None (empty, longer, or anything but `0`–`9`). Eight
 /// digits are checked and summed at a time with a few multiplications (the technique of Lemire's
 /// fast_float), since a trace's numbers are most of its bytes.
-#[inline]
+#[inline(always)]
 pub fn ascii_digits(s: &[u8]) -> Option<u64> {
     if s.is_empty() || s.len() > 19 {
         return None;

@@ -477,11 +477,93 @@ fn evaluate_file<'py>(
     let done = py
         .allow_threads(|| idlewise_core::stream::evaluate_file(&path, format, core_device, &specs, &opts, volume, threads, counter.as_deref()))
         .map_err(to_py_err)?;
+    streamed_list(py, done, core_device)
+}
+
+/// A streamed evaluation as Python sees it: [(volume, records, reports)], records read, skipped.
+type Streamed<'py> = (Bound<'py, PyList>, u64, Vec<(String, u64)>);
+
+fn streamed_list<'py>(py: Python<'py>, done: idlewise_core::stream::StreamedEvaluation, device: &CoreDevice) -> PyResult<Streamed<'py>> {
     let volumes = PyList::empty_bound(py);
     for (id, records, reports) in done.volumes {
-        volumes.append((id, records, reports_list(py, reports, core_device)?))?;
+        volumes.append((id, records, reports_list(py, reports, device)?))?;
     }
     Ok((volumes, done.records_read, done.skipped))
+}
+
+/// Runs fed a trace's record batches in time order (a Parquet file read batch by batch), one
+/// set per volume: `evaluate_file` for sources the engine does not read itself.
+#[pyclass(module = "idlewise._core")]
+struct StreamedRuns {
+    inner: Option<idlewise_core::stream::StreamedRuns>,
+    device: CoreDevice,
+    fed: u64,
+}
+
+#[pymethods]
+impl StreamedRuns {
+    #[new]
+    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        device: &Device,
+        policies: Vec<String>,
+        base_power_w: f64,
+        initial_mode: usize,
+        replay: &str,
+        fold_offsets: bool,
+        response_from: &str,
+        tail_s: f64,
+        transition_seed: Option<u64>,
+        volume: Option<i64>,
+        threads: usize,
+    ) -> PyResult<Self> {
+        let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
+        let opts = ReplayOptions { fold_offsets, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)? };
+        let inner = idlewise_core::stream::StreamedRuns::new(&device.inner, &specs, &opts, volume, threads, "record").map_err(to_py_err)?;
+        Ok(StreamedRuns { inner: Some(inner), device: device.inner.clone(), fed: 0 })
+    }
+
+    /// Replays the next records (after every record fed before, in time order); `stream` is
+    /// None for a single-device trace. Records are numbered on from the last batch's; `progress`
+    /// counts them.
+    #[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, stream=None, progress=None))]
+    fn feed(
+        &mut self,
+        py: Python<'_>,
+        time_s: PyReadonlyArray1<'_, f64>,
+        offset_bytes: PyReadonlyArray1<'_, i64>,
+        size_bytes: PyReadonlyArray1<'_, i64>,
+        is_write: PyReadonlyArray1<'_, u8>,
+        stream: Option<PyReadonlyArray1<'_, i64>>,
+        progress: Option<&Progress>,
+    ) -> PyResult<()> {
+        let runs = self.inner.as_mut().ok_or_else(|| IdlewiseError::new_err("these runs are finished"))?;
+        let (t, o, s, w) = (time_s.as_slice()?, offset_bytes.as_slice()?, size_bytes.as_slice()?, is_write.as_slice()?);
+        let v = match &stream {
+            Some(v) => v.as_slice()?,
+            None => &[],
+        };
+        if o.len() != t.len() || s.len() != t.len() || w.len() != t.len() || (stream.is_some() && v.len() != t.len()) {
+            return Err(IdlewiseError::new_err("the columns of a batch must have the same length"));
+        }
+        let columns = idlewise_core::readers::Columns::from_records(t, o, s, w, v, self.fed + 1);
+        self.fed += t.len() as u64;
+        py.allow_threads(|| runs.feed(&columns)).map_err(to_py_err)?;
+        if let Some(p) = progress {
+            p.done.fetch_add(t.len() as u64, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Every volume's reports, as `evaluate_file` gives them; `skipped` adds what the caller
+    /// skipped, (why, count).
+    #[pyo3(signature = (skipped=Vec::new()))]
+    fn finish<'py>(&mut self, py: Python<'py>, skipped: Vec<(String, u64)>) -> PyResult<Streamed<'py>> {
+        let runs = self.inner.take().ok_or_else(|| IdlewiseError::new_err("these runs are finished"))?;
+        let done = py.allow_threads(|| runs.finish("records", self.fed, skipped)).map_err(to_py_err)?;
+        streamed_list(py, done, &self.device)
+    }
 }
 
 /// The replay options every engine takes, from their Python spellings.
@@ -936,6 +1018,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Device>()?;
     m.add_class::<Progress>()?;
     m.add_class::<System>()?;
+    m.add_class::<StreamedRuns>()?;
     m.add_function(wrap_pyfunction!(validate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;
     m.add_function(wrap_pyfunction!(parse_power_w, m)?)?;

@@ -139,6 +139,7 @@ impl super::LineFormat for Positional<'_> {
 }
 
 impl Positional<'_> {
+    #[inline(always)]
     fn record(&mut self, line: u64, parts: &[&[u8]], count: usize, c: &mut Columns) -> ReadResult<()> {
         let (format, names) = (self.format, self.names);
         if count < names.len() || (!self.extra_allowed && count != names.len()) {

@@ -33,6 +33,25 @@ pub struct Columns {
 }
 
 impl Columns {
+    /// Records from columns held elsewhere (a Parquet file's record batch), numbered from
+    /// `first_position` (1-based) for errors. `stream` is empty for a single-device trace.
+    pub fn from_records(time_s: &[f64], offset_bytes: &[i64], size_bytes: &[i64], is_write: &[u8], stream: &[i64], first_position: u64) -> Columns {
+        let mut c = Columns {
+            time_s: time_s.to_vec(),
+            offset_bytes: offset_bytes.to_vec(),
+            size_bytes: size_bytes.to_vec(),
+            is_write: is_write.to_vec(),
+            stream: stream.to_vec(),
+            ..Default::default()
+        };
+        let before = first_position.saturating_sub(1);
+        c.line = LineNumbers { base: before, last: before, ..Default::default() };
+        for i in 0..time_s.len() as u64 {
+            c.line.push(first_position + i);
+        }
+        c
+    }
+
     fn push(&mut self, line: u64, time_s: f64, offset_bytes: i64, size_bytes: i64, is_write: bool, stream: Option<i64>) {
         self.time_s.push(time_s);
         self.offset_bytes.push(offset_bytes);
@@ -546,9 +565,11 @@ impl<'a> Field<'a> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn one_of<const N: usize>(&self, choices: [(&str, bool); N], expected: &str) -> ReadResult<bool> {
-        choices.iter().find(|(c, _)| c.as_bytes() == self.text).map(|&(_, v)| v).ok_or_else(|| self.error(expected))
+        // Byte by byte: the choices are a few bytes long, and a slice comparison calls memcmp.
+        let same = |c: &str| c.len() == self.text.len() && c.bytes().zip(self.text).all(|(a, &b)| a == b);
+        choices.iter().find(|(c, _)| same(c)).map(|&(_, v)| v).ok_or_else(|| self.error(expected))
     }
 }
 
