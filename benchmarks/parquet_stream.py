@@ -1,0 +1,41 @@
+"""A Parquet trace larger than it needs to be in memory: ``idlewise simulate --chunks`` replays it
+a record batch at a time. Writes RECORDS synthetic requests (default 20M; bursts and Pareto gaps,
+as the other benchmarks) to a temporary Parquet file, then runs the whole command line on it,
+``timeout:2s`` on the two-state IBM Microdrive next to always-on and the oracle, with and
+without ``--chunks``, and reports wall time and peak resident memory (GNU time's %M).
+
+    python benchmarks/parquet_stream.py [RECORDS]
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from _synthetic import burst_times
+from startup import idlewise_script
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000_000
+    rng = np.random.default_rng(5)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "trace.parquet")
+        pq.write_table(pa.table({"time_s": burst_times(n, rng), "offset_bytes": rng.integers(0, 1 << 30, n) * 512,
+                                 "size_bytes": rng.integers(1, 64, n) * 512, "is_write": rng.random(n) < 0.3}),
+                       path, row_group_size=1 << 20)
+        print(f"{n:,} records, {os.path.getsize(path) / 1e6:,.0f} MB of Parquet")
+        for extra in (["--chunks"], []):
+            command = ["/usr/bin/time", "-f", "%e %M", idlewise_script(), "simulate", path, "--device", "ibm-microdrive-340mb",
+                       "--policy", "timeout:2s", "--json", *extra]
+            done = subprocess.run(command, check=True, capture_output=True, text=True)
+            seconds, kib = done.stderr.strip().splitlines()[-1].split()
+            print(f"{'--chunks' if extra else 'in memory':>10}: {float(seconds):.2f} s, peak RSS {int(kib) / 1024:,.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
