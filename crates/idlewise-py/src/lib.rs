@@ -470,14 +470,19 @@ fn evaluate_file<'py>(
     volume: Option<i64>,
     threads: usize,
 ) -> PyResult<(Bound<'py, PyList>, u64, Vec<(String, u64)>)> {
-    let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
-    let opts = ReplayOptions { fold_offsets, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)? };
+    let (specs, opts) = streamed_setup(&policies, fold_offsets, replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)?)?;
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;
     let done = py
         .allow_threads(|| idlewise_core::stream::evaluate_file(&path, format, core_device, &specs, &opts, volume, threads, counter.as_deref()))
         .map_err(to_py_err)?;
     streamed_list(py, done, core_device)
+}
+
+/// The specs and options of a streamed replay (a file read in chunks, or batches fed).
+fn streamed_setup(policies: &[String], fold_offsets: bool, opts: ReplayOptions) -> PyResult<(Vec<PolicySpec>, ReplayOptions)> {
+    let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
+    Ok((specs, ReplayOptions { fold_offsets, ..opts }))
 }
 
 /// A streamed evaluation as Python sees it: [(volume, records, reports)], records read, skipped.
@@ -518,8 +523,7 @@ impl StreamedRuns {
         volume: Option<i64>,
         threads: usize,
     ) -> PyResult<Self> {
-        let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
-        let opts = ReplayOptions { fold_offsets, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)? };
+        let (specs, opts) = streamed_setup(&policies, fold_offsets, replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)?)?;
         let inner = idlewise_core::stream::StreamedRuns::new(&device.inner, &specs, &opts, volume, threads, "record").map_err(to_py_err)?;
         Ok(StreamedRuns { inner: Some(inner), device: device.inner.clone(), fed: 0 })
     }
