@@ -27,7 +27,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Optional
 
-from .devices import load_device
+from .devices import WEAR_RATINGS, load_device, wear_ratings
 from .errors import IdlewiseError
 from .simulate import simulate
 
@@ -157,8 +157,7 @@ def _figures(row: dict, reference: dict, seconds: float, price: Optional[float])
         "kwh_saved_per_year": saved_j / JOULES_PER_KWH,
         "money_saved_per_year": None if price is None else saved_j / JOULES_PER_KWH * price,
         "wakeups_per_day": row["wakeups"] * 86400 / seconds,
-        "cycle_wakeups_per_day": row["cycle_wakeups"] * 86400 / seconds,
-        "load_unload_wakeups_per_day": row["load_unload_wakeups"] * 86400 / seconds,
+        **{f"{count}_per_day": row[count] * 86400 / seconds for _, _, count in WEAR_RATINGS},
         "years_to_rated_cycles": row.get("years_to_rated_cycles"),
         "delayed_requests_per_hour": delayed * 3600 / seconds,
         "mean_added_delay_s": added_s / delayed if delayed else 0.0,
@@ -166,19 +165,12 @@ def _figures(row: dict, reference: dict, seconds: float, price: Optional[float])
     }
 
 
-#: A disk's two wear ratings: (what wears, the device's rating, the per-day figure that uses it).
-RATINGS = (("start/stop", "start_stop_cycles", "cycle_wakeups_per_day"),
-           ("load/unload", "load_unload_cycles", "load_unload_wakeups_per_day"))
-
-
 def _budgets(device, limits: Limits) -> list[tuple[str, float, str, float]]:
     """(kind, rated cycles, figure, cycles a day that last the lifetime) for each rating given."""
-    out = []
-    for kind, attribute, figure in RATINGS:
-        rated = getattr(device, attribute)
-        if rated is not None and limits.lifetime_years is not None:
-            out.append((kind, rated, figure, rated / (limits.lifetime_years * 365.25)))
-    return out
+    if limits.lifetime_years is None:
+        return []
+    return [(kind, rated, f"{count}_per_day", rated / (limits.lifetime_years * 365.25))
+            for kind, rated, count in wear_ratings(device)]
 
 
 def _breaks(figures: dict, limits: Limits, budgets) -> list[str]:

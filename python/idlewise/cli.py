@@ -15,7 +15,7 @@ from importlib import resources
 
 
 from . import __version__, _core
-from .devices import catalog_names, load_device
+from .devices import catalog_names, load_device, wear_ratings
 from .policies import expand_spec
 from .errors import IdlewiseError
 from .results import Results, json_ready
@@ -678,7 +678,7 @@ def _validate_device(console, path) -> int:
     unsourced = [m["name"] for m in d.modes if not (m.get("source") or m.get("assumed"))]
     unsourced += [f"{t['from']}->{t['to']}" for t in d.transitions if not (t.get("source") or t.get("assumed"))]
     console.print(escape(f"{path}: valid: {d.name} ({d.kind}), {len(d.modes)} modes, {len(d.transitions)} transitions"
-                         + "".join(f", rated for {n:,.0f} {kind} cycles" for kind, n in _ratings(d))),
+                         + "".join(f", rated for {n:,.0f} {kind} cycles" for kind, n, _ in wear_ratings(d))),
                   highlight=False)
     for warning in d.warnings:
         console.print(escape(f"warning: {warning}"), highlight=False)
@@ -729,8 +729,7 @@ def _print_device(console, d, shown_as: str) -> None:
             f"+ {k['half_rotation_s'] * 1e3:g} ms half a rotation; {k['seek_power_w']:g} W extra while seeking\n"
             f"  seek time at " + ", ".join(f"{d_:,.0f} cyl: {t * 1e3:.2f} ms" for d_, t in k["curve_s"])
             + f"\n  {_provenance(k)}"), highlight=False)
-    for kind, n in _ratings(d):
-        counted = "cycle_wakeups" if kind == "start/stop" else "load_unload_wakeups"
+    for kind, n, counted in wear_ratings(d):
         console.print(f"rated {kind} cycles: {n:,.0f} (the wake-ups that use one are counted as {counted} in results)")
     for note in d.assumptions:
         console.print(f"assumption: {escape(note)}", highlight=False)
@@ -782,12 +781,6 @@ def cmd_advise(args) -> int:
         return 0
     _print_advice(advice, args)
     return 0
-
-
-def _ratings(device) -> list[tuple[str, float]]:
-    """The device's wear ratings given: ("start/stop" | "load/unload", cycles)."""
-    return [(kind, n) for kind, n in (("start/stop", device.start_stop_cycles), ("load/unload", device.load_unload_cycles))
-            if n is not None]
 
 
 def _print_advice(advice: dict, args) -> None:

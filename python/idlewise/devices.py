@@ -13,6 +13,18 @@ from .errors import IdlewiseError
 Device = _core.Device
 
 
+#: A disk's wear ratings: (what wears, the device's rating attribute, the result's count of the
+#: wake-ups that use one). A result row also has ``<count>_per_day`` and ``rated_<attribute>``.
+WEAR_RATINGS = (("start/stop", "start_stop_cycles", "cycle_wakeups"),
+                ("load/unload", "load_unload_cycles", "load_unload_wakeups"))
+
+
+def wear_ratings(device: Device) -> list[tuple[str, float, str]]:
+    """The ratings ``device`` gives: (kind, rated cycles, the result's count of wake-ups using one)."""
+    return [(kind, getattr(device, attribute), count) for kind, attribute, count in WEAR_RATINGS
+            if getattr(device, attribute) is not None]
+
+
 class DeviceWarning(UserWarning):
     """A device value that is allowed but looks wrong (a low-power mode above the ready mode)."""
 

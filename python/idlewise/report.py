@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
+from .devices import WEAR_RATINGS
 from .errors import IdlewiseError
 
 #: Lifetime over which rated start/stop cycles are spread in the wake-ups figure (the advisor's).
@@ -283,9 +284,8 @@ def energy_by_mode_figure(rows) -> str:
     return _svg(fig, "energy-by-mode")
 
 
-#: A disk's wear ratings: (kind, its rating's column, the wake-ups a day that use one, bar and line colours).
-_RATINGS = (("start/stop", "rated_start_stop_cycles", "cycle_wakeups_per_day", _WAKE, "#8e44ad"),
-            ("load/unload", "rated_load_unload_cycles", "load_unload_wakeups_per_day", "#e6a23c", "#b35900"))
+#: Bar and line colours of each wear rating (devices.WEAR_RATINGS, in order).
+_RATING_COLOURS = ((_WAKE, "#8e44ad"), ("#e6a23c", "#b35900"))
 
 
 def wakeups_figure(rows) -> str | None:
@@ -298,8 +298,9 @@ def wakeups_figure(rows) -> str | None:
         labels = [str(p) for p in group["policy"]]
         y = np.arange(len(labels))
         ax.barh(y, group["wakeups_per_day"].fillna(0), color="#c7d3e0", label="all wake-ups")
-        ratings = [(kind, _finite(group[rating].iloc[0]), per_day, bar, line) for kind, rating, per_day, bar, line in _RATINGS
-                   if rating in group and per_day in group and _finite(group[rating].iloc[0])]
+        ratings = [(kind, _finite(group[f"rated_{attribute}"].iloc[0]), f"{count}_per_day", bar, line)
+                   for (kind, attribute, count), (bar, line) in zip(WEAR_RATINGS, _RATING_COLOURS)
+                   if f"rated_{attribute}" in group and f"{count}_per_day" in group and _finite(group[f"rated_{attribute}"].iloc[0])]
         height = 0.5 if len(ratings) < 2 else 0.3
         for i, (kind, rated, per_day, bar, line) in enumerate(ratings):
             offset = 0.0 if len(ratings) < 2 else (i - 0.5) * height

@@ -38,6 +38,30 @@ struct Volume {
     records: u64,
 }
 
+/// How errors name a record's place: a text file's line (from 1), or a record's index (from 0,
+/// as in a trace read whole). A part's columns number them from 1 either way.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Positions {
+    Lines,
+    Records,
+}
+
+impl Positions {
+    fn word(self) -> &'static str {
+        match self {
+            Positions::Lines => "line",
+            Positions::Records => "record",
+        }
+    }
+
+    fn shown(self, position: u64) -> u64 {
+        match self {
+            Positions::Lines => position,
+            Positions::Records => position - 1,
+        }
+    }
+}
+
 /// Runs fed a trace part by part in time order, one set per volume (device number), as a text
 /// file's chunks or a Parquet file's record batches arrive. Memory is the runs' whatever the
 /// trace's length.
@@ -48,17 +72,14 @@ pub struct StreamedRuns {
     /// Only this volume's records are replayed (the others are counted).
     keep: Option<i64>,
     threads: usize,
-    /// What a part's position numbers are called in errors: "line" (text, numbered from 1) or
-    /// "record" (numbered from 0, as an in-memory trace's records are; the columns' positions
-    /// are 1-based, so one less is shown).
-    position: &'static str,
+    position: Positions,
     volumes: BTreeMap<Option<i64>, Volume>,
     other_volumes: u64,
 }
 
 impl StreamedRuns {
     /// Checks the options and builds every spec (a bad one fails before any record is read).
-    pub fn new(device: &Device, specs: &[PolicySpec], opts: &ReplayOptions, keep: Option<i64>, threads: usize, position: &'static str) -> Result<Self> {
+    pub fn new(device: &Device, specs: &[PolicySpec], opts: &ReplayOptions, keep: Option<i64>, threads: usize, position: Positions) -> Result<Self> {
         check_options(device, opts)?;
         if opts.keep_per_request {
             return Err(Error::Option { option: "keep_per_request".into(), message: "per-request responses grow with the trace; a trace read in chunks does not keep them".into() });
@@ -112,8 +133,7 @@ impl StreamedRuns {
     }
 
     fn feed_volume(&mut self, c: &Columns, id: Option<i64>) -> Result<()> {
-        let position = self.position;
-        let shown = |p: u64| if position == "record" { p - 1 } else { p };
+        let (position, shown) = (self.position.word(), |p: u64| self.position.shown(p));
         let at_line = |e: Error| match e {
             Error::TraceRecord { index, field, message } => {
                 // Sorting needs the whole trace: say what to do instead.
@@ -150,8 +170,8 @@ impl StreamedRuns {
     pub fn finish(self, what: &str, records_read: u64, mut skipped: Vec<(String, u64)>) -> Result<StreamedEvaluation> {
         if self.volumes.is_empty() {
             return Err(Error::Read(match self.keep {
-                Some(v) => format!("no records of device {v} found in {records_read} {}s", self.position),
-                None => format!("no {what} found in {records_read} {}s", self.position),
+                Some(v) => format!("no records of device {v} found in {records_read} {}s", self.position.word()),
+                None => format!("no {what} found in {records_read} {}s", self.position.word()),
             }));
         }
         if self.other_volumes > 0 {
@@ -179,7 +199,7 @@ pub fn evaluate_file(
     threads: usize,
     progress: Option<&AtomicU64>,
 ) -> Result<StreamedEvaluation> {
-    let mut runs = StreamedRuns::new(device, specs, opts, volume, threads, "line")?;
+    let mut runs = StreamedRuns::new(device, specs, opts, volume, threads, Positions::Lines)?;
     let file = std::fs::File::open(path).map_err(|e| Error::Read(format!("cannot read: {e}")))?;
     let size = file.metadata().ok().map(|m| m.len());
     // The file is parsed on its own thread while the chunk before is replayed; two chunks wait

@@ -524,7 +524,7 @@ impl StreamedRuns {
         threads: usize,
     ) -> PyResult<Self> {
         let (specs, opts) = streamed_setup(&policies, fold_offsets, replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)?)?;
-        let inner = idlewise_core::stream::StreamedRuns::new(&device.inner, &specs, &opts, volume, threads, "record").map_err(to_py_err)?;
+        let inner = idlewise_core::stream::StreamedRuns::new(&device.inner, &specs, &opts, volume, threads, idlewise_core::stream::Positions::Records).map_err(to_py_err)?;
         Ok(StreamedRuns { inner: Some(inner), device: device.inner.clone(), fed: 0 })
     }
 
