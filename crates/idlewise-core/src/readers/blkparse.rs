@@ -8,7 +8,7 @@
 //! other line that is not an event is an error naming it. Each `maj,min` device is a stream
 //! (`maj·256 + min`).
 
-use super::{Columns, Field, ReadError, ReadResult};
+use super::{Columns, Field, Line, ReadError, ReadResult, Separator};
 
 const SUMMARY: [&[u8]; 5] = [b"CPU", b"Total", b"Throughput", b"Events", b"Skips"];
 const SECTOR: i64 = 512;
@@ -26,13 +26,14 @@ struct Event<'a> {
 }
 
 /// The event grammar, or None when the line is not an event.
-fn event(line: &[u8]) -> Option<Event<'_>> {
+#[inline(always)]
+fn event(line: Line<'_>) -> Option<Event<'_>> {
     let mut parts: [&[u8]; 10] = [&[]; 10];
-    let count = super::split_fields(line, true, &mut parts);
+    let count = line.fields(&mut parts);
     if count < 7 {
         return None;
     }
-    let [device, cpu, seq, time, pid, action, rwbs, sector, plus, nsect] = parts;
+    let [device, cpu, _seq, time, pid, action, rwbs, sector, plus, nsect] = parts;
     let comma = device.iter().position(|&b| b == b',')?;
     let (major, minor) = (&device[..comma], &device[comma + 1..]);
     // Digits only: Some(value), or Some(None) when they are too many to sum here.
@@ -44,13 +45,16 @@ fn event(line: &[u8]) -> Option<Event<'_>> {
     let dot = time.iter().position(|&b| b == b'.')?;
     let (seconds, fraction) = (&time[..dot], &time[dot + 1..]);
     let (seconds_value, fraction_value) = (digits(seconds)?, digits(fraction)?);
-    digits(cpu)?;
-    digits(seq)?;
-    digits(pid)?;
+    // cpu, seq and pid are checked but not read: with the time between, digits and blanks
+    // but for the time's point.
+    let point = time.as_ptr() as usize - cpu.as_ptr() as usize + dot;
+    if !line.digits_between(cpu, pid, Some(point)) {
+        return None;
+    }
     if !action.iter().all(u8::is_ascii_alphabetic) || !rwbs.iter().all(u8::is_ascii_uppercase) {
         return None;
     }
-    let range = (count >= 10 && plus == b"+").then_some((sector, nsect));
+    let range = (count >= 10 && matches!(plus, [b'+'])).then_some((sector, nsect));
     let quick_time_s = seconds_value.zip(fraction_value).and_then(|(s, f)| crate::units::exact_decimal(s, seconds.len(), f, fraction.len()));
     Some(Event { device: (major, minor), time, major_minor: major_value.zip(minor_value), quick_time_s, action, rwbs, range })
 }
@@ -83,10 +87,14 @@ impl Default for Blkparse {
 }
 
 impl super::LineFormat for Blkparse {
+    fn separator(&self) -> Separator {
+        Separator::Blank
+    }
+
     #[inline]
-    fn line(&mut self, line: u64, text: &[u8], c: &mut Columns) -> ReadResult<()> {
+    fn line(&mut self, line: u64, text: Line<'_>, c: &mut Columns) -> ReadResult<()> {
         let Some(e) = event(text) else {
-            let trimmed = super::trim(text);
+            let trimmed = super::trim(text.text());
             if self.in_summary || SUMMARY.iter().any(|p| trimmed.starts_with(p)) {
                 self.in_summary = true;
                 c.skip("summary lines");
@@ -99,9 +107,10 @@ impl super::LineFormat for Blkparse {
             });
         };
         self.in_summary = false;
+        // Slice patterns compare bytes in place (a comparison with a b"Q" literal calls memcmp).
         let queued = match e.action {
-            b"Q" => true,
-            b"D" => false,
+            [b'Q'] => true,
+            [b'D'] => false,
             _ => {
                 c.skip("events of other actions");
                 return Ok(());

@@ -1,7 +1,7 @@
 //! idlewise's simple CSV: a header naming `time_s,offset_bytes,size_bytes,op` in any order, then
 //! one request per line (`op` is `R` or `W`, either case). Fields may be quoted.
 
-use super::{trim, Columns, Field, ReadError, ReadResult};
+use super::{trim, Columns, Field, Line, ReadError, ReadResult, Separator};
 
 pub const COLUMNS: [&str; 4] = ["time_s", "offset_bytes", "size_bytes", "op"];
 
@@ -49,16 +49,20 @@ fn header(header_line: u64, header: &[u8]) -> ReadResult<(Vec<String>, [usize; 4
 }
 
 impl super::LineFormat for SimpleCsv {
+    fn separator(&self) -> Separator {
+        Separator::Comma
+    }
+
     #[inline]
-    fn line(&mut self, line: u64, text: &[u8], c: &mut Columns) -> ReadResult<()> {
+    fn line(&mut self, line: u64, text: Line<'_>, c: &mut Columns) -> ReadResult<()> {
         let Some((names, position)) = &self.header else {
-            self.header = Some(header(line, text)?);
+            self.header = Some(header(line, text.text())?);
             return Ok(());
         };
         c.records_read += 1;
         // The header names exactly the four columns, so a good line has four fields.
         let mut parts = [&b""[..]; 4];
-        let count = super::split_fields(text, false, &mut parts);
+        let count = text.fields(&mut parts);
         let fields = position.map(|p| unquote(parts[p]));
         if count != names.len() {
             return Err(ReadError { line, field: None, message: format!("expected {} fields ({}), got {count}", names.len(), names.join(",")) });

@@ -13,7 +13,7 @@
 //! Trailing fields are ignored where the format says so (SPC, SPC ASCII); elsewhere a line
 //! must have exactly the format's fields.
 
-use super::{relative_times, split_fields, trim, Columns, Field, ReadError, ReadResult};
+use super::{relative_times, trim, Columns, Field, Line, ReadError, ReadResult, Separator};
 
 const SECTOR: i64 = 512;
 
@@ -108,11 +108,19 @@ fn out_of_order(field: Field) -> ReadError {
 }
 
 impl super::LineFormat for Positional<'_> {
+    fn separator(&self) -> Separator {
+        if self.whitespace {
+            Separator::Blank
+        } else {
+            Separator::Comma
+        }
+    }
+
     #[inline]
-    fn line(&mut self, line: u64, text: &[u8], c: &mut Columns) -> ReadResult<()> {
+    fn line(&mut self, line: u64, text: Line<'_>, c: &mut Columns) -> ReadResult<()> {
         // The first fields on the stack (no allocation per line); the rest only counted.
         let mut parts: [&[u8]; MAX_FIELDS] = [&[]; MAX_FIELDS];
-        let count = split_fields(text, self.whitespace, &mut parts);
+        let count = text.fields(&mut parts);
         if !self.whitespace {
             parts.iter_mut().take(count).for_each(|p| *p = trim(p));
         }

@@ -1,0 +1,47 @@
+//! The text readers alone, in Rust: reads FILE as FORMAT whole (as `idlewise.read_trace` does
+//! below the binding) REPEAT times and prints the best rate. Files come from
+//! `benchmarks/read_formats.py`'s generators (`python benchmarks/read_formats.py --keep DIR`).
+//!
+//! Usage: `cargo run --release -p idlewise-benchmarks --bin read_text -- FORMAT FILE [REPEAT]`
+
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (format, path) = match (args.get(1), args.get(2)) {
+        (Some(f), Some(p)) => (f.clone(), std::path::PathBuf::from(p)),
+        _ => {
+            eprintln!("usage: read_text FORMAT FILE [REPEAT]");
+            std::process::exit(2);
+        }
+    };
+    let repeat: usize = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(5);
+    let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let mut best = f64::INFINITY;
+    let mut records = 0;
+    for _ in 0..repeat {
+        let start = Instant::now();
+        let columns = match idlewise_core::readers::read_file(&format, &path) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("{}: {e}", path.display());
+                std::process::exit(1);
+            }
+        };
+        best = best.min(start.elapsed().as_secs_f64());
+        records = columns.time_s.len();
+        if std::env::var("CHUNKED").is_ok() {
+            let start = Instant::now();
+            let mut out = idlewise_core::readers::Columns::default();
+            let file = std::fs::File::open(&path).unwrap();
+            idlewise_core::readers::read_chunks(&format, file, None, true, &mut out, |c| { c.clear_records(); Ok(()) }).unwrap();
+            eprintln!("chunked {:.3}", start.elapsed().as_secs_f64());
+        }
+    }
+    println!(
+        "{format:<10} {records:>11} records {:>7.0} MB  best of {repeat}: {best:6.3} s = {:6.1} M records/s ({:.0} MB/s)",
+        bytes as f64 / 1e6,
+        records as f64 / best / 1e6,
+        bytes as f64 / best / 1e6
+    );
+}
