@@ -5,6 +5,7 @@ directory, then times ``idlewise.read_trace(path, format=...)`` — the whole wa
 a Trace in memory, as a user gets it — best of 3 after one warm-up read, one thread.
 
     python benchmarks/read_formats.py [RECORDS] [FORMAT ...]
+    python benchmarks/read_formats.py --write DIR [RECORDS] [FORMAT ...]   # only write the files
 """
 
 import os
@@ -62,9 +63,19 @@ FORMATS = ["csv", "disksim", "spc-ascii", "spc", "msr", "alibaba", "tencent", "f
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 5_000_000
-    formats = sys.argv[2:] or FORMATS
+    args = sys.argv[1:]
+    keep = None
+    if args[:1] == ["--write"]:
+        keep, args = args[1], args[2:]
+    n = int(args[0]) if args else 5_000_000
+    formats = args[1:] or FORMATS
     rng = np.random.default_rng(1)
+    if keep is not None:
+        os.makedirs(keep, exist_ok=True)
+        for fmt in formats:
+            with open(os.path.join(keep, f"trace.{fmt}"), "wb") as f:
+                f.write(lines(fmt, n, rng))
+        return
     with tempfile.TemporaryDirectory() as folder:
         for fmt in formats:
             path = os.path.join(folder, f"trace.{fmt}")
