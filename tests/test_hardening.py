@@ -108,6 +108,19 @@ def test_lines_after_long_runs_of_blank_lines_are_named_in_engine_errors(tmp_pat
         idlewise.read_trace(path, format="alibaba")
     path = write(tmp_path, "a", "1,R,0,4096,10\n2,R,0,4096,20\n" + "\n" * 400 + "1,W,0,4096,30\n")
     assert list(idlewise.read_trace(path, format="alibaba").select_stream(1).lines) == [1, 403]
+    # Splitting every device at once gives what picking each gives, records and lines.
+    rng = np.random.default_rng(3)
+    text = "".join(f"{d},{'RW'[w]},{o},4096,{t}\n" + "\n" * g for t, (d, w, o, g) in enumerate(zip(
+        rng.integers(0, 5, 2000), rng.integers(0, 2, 2000), rng.integers(0, 1 << 20, 2000), rng.integers(0, 300, 2000))))
+    trace = idlewise.read_trace(write(tmp_path, "a", text), format="alibaba")
+    parts = trace.split_streams()
+    assert list(parts) == trace.streams() == [0, 1, 2, 3, 4]
+    for number, part in parts.items():
+        one = trace.select_stream(number)
+        assert part.name == one.name and part.stream is None and part.stream_names == one.stream_names
+        for column in ("time_s", "offset_bytes", "size_bytes", "is_write"):
+            assert np.array_equal(getattr(part, column), getattr(one, column)), column
+        assert list(part.lines[np.arange(len(part))]) == list(one.lines[np.arange(len(one))])
 
 
 def test_spc_lines_with_more_trailing_fields_than_the_first_are_read(tmp_path):

@@ -241,15 +241,24 @@ class Trace:
             present = ", ".join(self.stream_label(s) if self.stream_label(s) == str(s) else f"{s} ({self.stream_label(s)})"
                                 for s in self.streams())
             raise TraceError(f"{self.path or self.name}: no records for stream {stream}; streams present: {present}")
+        return self._one_stream(number, mask)
+
+    def _one_stream(self, number: int, records) -> "Trace":
         label = self.stream_label(number)
-        return replace(self.subset(mask, name=f"{self.name}#{label}"), stream=None,
+        return replace(self.subset(records, name=f"{self.name}#{label}"), stream=None,
                        stream_names=None if self.stream_names is None else {number: label})
 
     def split_streams(self) -> dict:
         """One single-device trace per device number (the trace itself if it has one device)."""
         if self.stream is None:
             return {None: self}
-        return {s: self.select_stream(s) for s in self.streams()}
+        # One stable sort groups every device's records in file order, and the line numbers
+        # are expanded once (not once per device).
+        order = np.argsort(self.stream, kind="stable")
+        numbers, starts = np.unique(self.stream[order], return_index=True)
+        whole = replace(self, lines=self.lines.to_numpy()) if isinstance(self.lines, LineNumbers) else self
+        ends = [*starts[1:], len(order)]
+        return {int(n): whole._one_stream(int(n), order[a:b]) for n, a, b in zip(numbers, starts, ends)}
 
     def read_report(self) -> str:
         skipped = ", ".join(f"{n:,} {why}" for why, n in self.skipped.items() if n)
