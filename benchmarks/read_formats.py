@@ -2,7 +2,10 @@
 
 Writes RECORDS synthetic records (default 5M) in each text format idlewise reads to a temporary
 directory, then times ``idlewise.read_trace(path, format=...)`` — the whole way from the file to
-a Trace in memory, as a user gets it — best of 3 after one warm-up read, one thread.
+a Trace in memory, as a user gets it — best of 3 after one warm-up read, with the default
+parsing threads (the machine's cores; blkparse is read by one). The rate per core is
+``cargo run --release -p idlewise-benchmarks --bin read_text -- FORMAT FILE`` on the files
+``--write DIR`` leaves.
 
     python benchmarks/read_formats.py [RECORDS] [FORMAT ...]
     python benchmarks/read_formats.py --write DIR [RECORDS] [FORMAT ...]   # only write the files

@@ -13,7 +13,7 @@ use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::evaluate::{Report, Runs};
 use crate::policy::{BuildContext, PolicySpec};
-use crate::readers::{read_chunks, Columns, ReadError};
+use crate::readers::{parse_threads, read_chunks, Columns, ReadError};
 use crate::replay::{check_fits, check_options, ReplayOptions};
 use crate::trace::TraceView;
 
@@ -209,7 +209,7 @@ pub fn evaluate_file(
     let (read, out, failure) = std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             let mut out = Columns::default();
-            let read = read_chunks(format, file, size, true, &mut out, |chunk| {
+            let read = read_chunks(format, file, size, true, parse_threads(), &mut out, |chunk| {
                 if chunk.time_s.is_empty() {
                     return Ok(());
                 }

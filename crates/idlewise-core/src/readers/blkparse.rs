@@ -68,9 +68,10 @@ enum Arrivals {
     Issued,
 }
 
-/// blkparse's parser. Read whole, the arrivals are the Q events if the file has any, else the D
+/// blkparse's parser (never forked: a summary's lines are known by the lines before them). Read whole, the arrivals are the Q events if the file has any, else the D
 /// events. Read in chunks, the choice is made on the first chunk (a trace with Q events shows
 /// them from its first requests on) and events of the other kind are counted as skipped.
+#[derive(Clone)]
 pub(super) struct Blkparse {
     arrivals: Arrivals,
     issued: Columns,

@@ -15,7 +15,7 @@ fn unquote(field: &[u8]) -> &[u8] {
 }
 
 /// The simple CSV's parser: the first line is the header, the rest records.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(super) struct SimpleCsv {
     /// The header's column count and where each of [`COLUMNS`] is, once read.
     header: Option<(Vec<String>, [usize; 4])>,
@@ -78,6 +78,10 @@ impl super::LineFormat for SimpleCsv {
 
     fn counts_records(&self) -> bool {
         true
+    }
+
+    fn fork(&self) -> Option<Self> {
+        self.header.is_some().then(|| self.clone())
     }
 
     fn finish(&mut self, c: &mut Columns) -> ReadResult<()> {

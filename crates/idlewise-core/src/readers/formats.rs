@@ -41,6 +41,7 @@ enum Kind {
 }
 
 /// A positional format's parser, fed one line at a time.
+#[derive(Clone)]
 pub(super) struct Positional<'f> {
     format: &'f str,
     kind: Kind,
@@ -125,6 +126,17 @@ impl super::LineFormat for Positional<'_> {
             parts.iter_mut().take(count).for_each(|p| *p = trim(p));
         }
         self.record(line, &parts[..count.min(MAX_FIELDS)], count, c)
+    }
+
+    fn fork(&self) -> Option<Self> {
+        // Streamed times from an epoch are made relative to the first record's: known once
+        // a record is read.
+        let origin_known = match self.kind {
+            Kind::Msr | Kind::Alibaba | Kind::Fiu => self.origin.is_some(),
+            Kind::Tencent => self.origin_s.is_some(),
+            _ => true,
+        };
+        (!self.streaming || origin_known).then(|| self.clone())
     }
 
     fn finish(&mut self, c: &mut Columns) -> ReadResult<()> {
