@@ -133,10 +133,34 @@ def test_parquet_records_out_of_order_or_bad_are_named_by_record(tmp_path, monke
         idlewise.simulate_file(bad, "hitachi-microdrive-1gb", ["timeout:2s"], progress=False)
 
 
+SRT = DATA.parent.parent / "python" / "idlewise" / "data" / "hplajw" / "ajw.1week.srt"
+
+
+def test_an_srt_trace_is_replayed_batch_by_batch_as_in_memory(tmp_path, monkeypatch):
+    # The hplajw week (two disks) in batches of 1,000 records: the in-memory results, bit for bit.
+    from idlewise.traces.readers import hp_srt
+
+    batches = list(hp_srt.iter_srt_batches(SRT, 1000))
+    assert len(batches) > 40 and sum(len(b[0]) for b in batches) == len(idlewise.read_trace(SRT))
+    monkeypatch.setattr(hp_srt, "BATCH_RECORDS", 1000)
+    streamed = list(idlewise.simulate_file(SRT, "hitachi-microdrive-1gb", POLICIES, progress=False, threads=2))
+    assert {r["stream"] for r in streamed} == {0, 1}
+    same(streamed, in_memory(SRT, "hitachi-microdrive-1gb"))
+    # A record whose size field is wrong is named by its number, as when read whole.
+    data = bytearray(SRT.read_bytes())
+    body = data.index(b"\x0c") + 1
+    record_bytes = int.from_bytes(data[body:body + 4], "big")
+    bad = tmp_path / "bad.srt"
+    data[body + 2500 * record_bytes:body + 2500 * record_bytes + 4] = (7).to_bytes(4, "big")
+    bad.write_bytes(bytes(data))
+    for run in (lambda: idlewise.read_trace(bad), lambda: idlewise.simulate_file(bad, "hitachi-microdrive-1gb", ["timeout:2s"], progress=False)):
+        with pytest.raises(IdlewiseError, match="record 2500: size field 7"):
+            run()
+
+
 def test_what_needs_the_whole_trace_is_refused_before_reading(tmp_path):
     with pytest.raises(IdlewiseError, match="read whole"):
-        idlewise.simulate_file(DATA.parent.parent / "python" / "idlewise" / "data" / "hplajw" / "ajw.1week.srt",
-                               "hitachi-microdrive-1gb", ["timeout:2s"], progress=False)
+        idlewise.simulate_file(DATA / "diskstats" / "build-vm.diskstats", "hitachi-microdrive-1gb", ["timeout:2s"], progress=False)
     with pytest.raises(IdlewiseError, match="policy 'nope'"):
         idlewise.simulate_file(DATA / "disksim" / "ascii.trace", "hitachi-microdrive-1gb", ["nope"], progress=False)
 

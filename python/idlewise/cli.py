@@ -914,7 +914,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "finish_s, response_s, wait_s, mode_at_arrival")
     _wide_option(sim)
     sim.add_argument("--chunks", action="store_true",
-                     help="read and replay a text or Parquet trace in chunks: memory stays bounded whatever the trace's length "
+                     help="read and replay a text, Parquet or SRT trace in chunks: memory stays bounded whatever the trace's length "
                           "(the file must be in time order; no --sort or --transform)")
     sim.set_defaults(func=cmd_simulate)
 
@@ -990,7 +990,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--format", default="auto", choices=("auto",) + FORMATS)
     _stream_option(sw)
     sw.add_argument("--chunks", action="store_true",
-                    help="read and replay each text or Parquet trace in chunks, every policy on the one pass: memory stays "
+                    help="read and replay each text, Parquet or SRT trace in chunks, every policy on the one pass: memory stays "
                          "bounded whatever the trace's length (the file must be in time order; no --transform)")
     sw.add_argument("--base-power", type=_watts, default=0.0, metavar="W")
     _response_option(sw)

@@ -75,6 +75,22 @@ def _checked_run(device, policies, base_power_w, initial_mode, replay, response_
     return device, specs, base_power_w, mode_index
 
 
+def _parquet_batches():
+    from .traces.readers.parquet import iter_parquet_batches
+
+    return iter_parquet_batches
+
+
+def _srt_batches():
+    from .traces.readers.hp_srt import iter_srt_batches
+
+    return iter_srt_batches
+
+
+#: Binary formats streamed a batch of records at a time (their readers load when used).
+BATCHED = {"parquet": _parquet_batches, "srt": _srt_batches}
+
+
 def simulate_file(path, device, policies, *, format: str = "auto", stream: int | None = None, base_power_w: float = 0.0,
                   initial_mode: str | None = None, progress: bool | None = None, replay: str = "open",
                   fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
@@ -87,7 +103,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     The file must be in time order (a chunk cannot be sorted against the rest), and transforms,
     sorting and per-request response times need the trace in memory: use :func:`read_trace`
     and :func:`simulate` for those. A Parquet trace is read a record batch at a time the same
-    way; HP SRT, diskstats and biosnoop files are read whole (:func:`read_trace`).
+    way, and so is an HP SRT trace, a batch of records at a time; diskstats and biosnoop files
+    are read whole (:func:`read_trace`).
     """
     path = os.fspath(path)
     device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
@@ -98,7 +115,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         format = detect_format(path)
     from .traces.formats import READ_WHOLE
 
-    if format in READ_WHOLE and format != "parquet":
+    if format in READ_WHOLE:
         raise IdlewiseError(f"{path}: {format} files are read whole; use read_trace() and simulate()")
     if isinstance(stream, str) and not stream.isdigit():
         raise IdlewiseError(f"{path}: a device name ('{stream}') selects a device of a diskstats or biosnoop file; "
@@ -110,20 +127,18 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     show = sys.stderr.isatty() if progress is None else bool(progress)
     workers = threads_for(size // 30, len(specs) + 2, threads)  # text traces run ~30 bytes a record
 
-    def call_parquet(counter):
-        from .traces.readers.parquet import iter_parquet_batches
-
+    def call_batched(counter):
         runs = _core.StreamedRuns(device, specs, base_power_w=float(base_power_w), initial_mode=mode_index, replay=replay,
                                   fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
                                   transition_seed=None if transition_seed is None else int(transition_seed),
                                   volume=None if stream is None else int(stream), threads=workers)
-        for time_s, offset_bytes, size_bytes, is_write, volumes in iter_parquet_batches(path):
+        for time_s, offset_bytes, size_bytes, is_write, volumes in BATCHED[format]()(path):
             runs.feed(time_s, offset_bytes, size_bytes, is_write, volumes, progress=counter)
         return runs.finish()
 
     def call(counter):
-        if format == "parquet":
-            return call_parquet(counter)
+        if format in BATCHED:
+            return call_batched(counter)
         return _core.evaluate_file(path, format, device, specs, base_power_w=float(base_power_w), initial_mode=mode_index,
                                    progress=counter, replay=replay, fold_offsets=bool(fold_offsets),
                                    response_from=response_from, tail_s=float(tail_s),

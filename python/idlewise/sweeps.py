@@ -21,6 +21,7 @@ from .devices import Device, load_device
 from .errors import IdlewiseError
 from .results import Results
 from .traces import Trace, apply_transform, read_trace
+from .traces.formats import READ_WHOLE
 from .policies import expand_spec
 
 
@@ -33,8 +34,8 @@ class TraceSource:
     format: str = "auto"
     stream: Optional[int] = None
     trace: Optional[Trace] = None
-    #: Read and replay a text file in chunks as it is read (memory bounded by a chunk's, however
-    #: long the file): every spec of a task rides on the one pass over the file.
+    #: Read and replay a text, Parquet or SRT file in chunks as it is read (memory bounded by a
+    #: chunk's, however long the file): every spec of a task rides on the one pass over the file.
     chunks: bool = False
 
     @property
@@ -124,8 +125,8 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
             raise IdlewiseError(f"transform '{t}' needs the whole trace in memory; a trace read in chunks runs as it is "
                                 "(leave out --chunks)")
     for s in sources:
-        if s.chunks and (s.path is None or s.format in ("srt", "diskstats", "biosnoop")):
-            raise IdlewiseError(f"{s.label}: only a text or Parquet trace file can be read in chunks")
+        if s.chunks and (s.path is None or s.format in READ_WHOLE):
+            raise IdlewiseError(f"{s.label}: only a text, Parquet or SRT trace file can be read in chunks")
     groups = [(s, t, d) for s in sources for t in transforms for d in device_refs]
     chunks = max(1, min(len(specs), math.ceil(workers / len(groups)))) if workers > 1 else 1
     size = math.ceil(len(specs) / chunks)

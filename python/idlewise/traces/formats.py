@@ -17,9 +17,10 @@ DESCRIPTIONS = {
     "diskstats": "/proc/diskstats snapshots, each line prefixed with its Unix time (idlewise record)",
     "biosnoop": "biosnoop (BCC, libbpf-tools) output: TIME(s) COMM PID DISK T SECTOR BYTES [QUE(ms)] LAT(ms)",
 }
-#: Formats read whole into memory (not in chunks): binary files and those that need every line
-#: before the first request is known (a diskstats interval, biosnoop's completion order).
-READ_WHOLE = ("parquet", "srt", "diskstats", "biosnoop")
+#: Formats read whole into memory, never in chunks: they need every line before the first request
+#: is known (a diskstats interval, biosnoop's completion order). The binary formats (Parquet,
+#: SRT) are streamed a batch of records at a time, the others a chunk of lines at a time.
+READ_WHOLE = ("diskstats", "biosnoop")
 FORMATS = tuple(DESCRIPTIONS)
 
 __all__ = ["DESCRIPTIONS", "FORMATS", "READ_WHOLE"]

@@ -19,61 +19,106 @@ from ...errors import TraceError
 from ..trace import Trace
 
 
-def _records(path: str):
-    with open(path, "rb") as f:
-        data = f.read()
-    end = data.find(b"\x0c")
-    if end < 0 or not data.startswith(b"$$TR_IOREC"):
-        raise TraceError(f"{path}: not an HP SRT trace (expected a '$$TR_IOREC' header ending in a form feed)")
-    header = data[:end].decode("ascii", "replace")
-    body = memoryview(data)[end + 1:]
-    if len(body) < 8:
-        raise TraceError(f"{path}: the trace has no records after its header")
-    first = np.frombuffer(body[:8], dtype=">u4")
-    record_bytes, record_id = int(first[0]), int(first[1])
-    version = record_id >> 16
-    if record_bytes not in (52, 56) or version not in (3, 4):
-        raise TraceError(f"{path}: byte {end + 1}: unsupported SRT record (size {record_bytes}, version {version}); expected 52- or 56-byte records of version 3 or 4")
-    words = record_bytes // 4
-    whole = len(body) // record_bytes
-    if whole * record_bytes != len(body):
-        raise TraceError(f"{path}: truncated: {len(body) - whole * record_bytes} bytes after the last whole {record_bytes}-byte record (record {whole})")
-    records = np.frombuffer(body, dtype=">u4").reshape(whole, words)
-    bad = np.nonzero(records[:, 0] != record_bytes)[0]
-    if len(bad):
-        raise TraceError(f"{path}: record {int(bad[0])}: size field {int(records[bad[0], 0])}, expected {record_bytes}")
-    return header, records
+#: Records per batch when a trace is streamed (56 MB of a version-4 trace).
+BATCH_RECORDS = 1 << 20
+
+
+class _Layout:
+    """What the header and the first record say: where the records start, their size, how many
+    there are, and the sector size."""
+
+    def __init__(self, path: str, f):
+        head = f.read(1 << 16)
+        end = head.find(b"\x0c")
+        while end < 0 and head.startswith(b"$$TR_IOREC"):
+            more = f.read(1 << 16)
+            if not more:
+                break
+            head += more
+            end = head.find(b"\x0c")
+        if end < 0 or not head.startswith(b"$$TR_IOREC"):
+            raise TraceError(f"{path}: not an HP SRT trace (expected a '$$TR_IOREC' header ending in a form feed)")
+        header = head[:end].decode("ascii", "replace")
+        self.body_offset = end + 1
+        body_bytes = os.fstat(f.fileno()).st_size - self.body_offset
+        first = np.frombuffer(head[self.body_offset:self.body_offset + 8], dtype=">u4")
+        if body_bytes < 8 or len(first) < 2:
+            raise TraceError(f"{path}: the trace has no records after its header")
+        self.record_bytes, record_id = int(first[0]), int(first[1])
+        version = record_id >> 16
+        if self.record_bytes not in (52, 56) or version not in (3, 4):
+            raise TraceError(f"{path}: byte {self.body_offset}: unsupported SRT record (size {self.record_bytes}, version {version}); "
+                             "expected 52- or 56-byte records of version 3 or 4")
+        self.count = body_bytes // self.record_bytes
+        if self.count * self.record_bytes != body_bytes:
+            raise TraceError(f"{path}: truncated: {body_bytes - self.count * self.record_bytes} bytes after the last whole "
+                             f"{self.record_bytes}-byte record (record {self.count})")
+        match = re.search(r"sectorsize\s*=\s*([0-9]{1,9})\b", header, re.ASCII)
+        self.sector_bytes = int(match.group(1)) if match else 512
+        if not 0 < self.sector_bytes <= 1 << 20:
+            raise TraceError(f"{path}: header field 'sectorsize' is {self.sector_bytes}; expected a sector size of 1 to 1,048,576 bytes")
+
+    def read(self, path: str, f, first: int, count: int) -> np.ndarray:
+        """Records ``first`` to ``first + count`` as rows of big-endian words, sizes checked."""
+        f.seek(self.body_offset + first * self.record_bytes)
+        words = self.record_bytes // 4
+        records = np.fromfile(f, dtype=">u4", count=count * words).reshape(count, words)
+        bad = np.nonzero(records[:, 0] != self.record_bytes)[0]
+        if len(bad):
+            raise TraceError(f"{path}: record {first + int(bad[0])}: size field {int(records[bad[0], 0])}, expected {self.record_bytes}")
+        return records
+
+
+def _disks(records: np.ndarray) -> np.ndarray:
+    """Each record's disk, as DiskSim maps the device number."""
+    return ((records[:, 8] >> 8) & 0xFF).astype(np.int64)
+
+
+def _columns(records: np.ndarray, sector_bytes: int):
+    """time_s, offset_bytes, size_bytes and is_write of records."""
+    return (records[:, 2].astype(np.float64) + records[:, 3].astype(np.float64) * 1e-6,
+            records[:, 7].astype(np.int64) * sector_bytes,
+            records[:, 6].astype(np.int64),
+            (records[:, 11] & 1) == 0)
 
 
 def read_srt(path: str | os.PathLike, *, disk: int | None = None, sort: bool = False, name: str | None = None) -> Trace:
     """Reads an HP SRT trace; each disk (DiskSim's ``(devno >> 8) & 0xff`` mapping) is a stream.
     ``disk`` keeps one disk only; records of other disks are counted in ``trace.skipped``."""
     path = os.fspath(path)
-    header, records = _records(path)
-    match = re.search(r"sectorsize\s*=\s*([0-9]{1,9})\b", header, re.ASCII)
-    sector_bytes = int(match.group(1)) if match else 512
-    if not 0 < sector_bytes <= 1 << 20:
-        raise TraceError(f"{path}: header field 'sectorsize' is {sector_bytes}; expected a sector size of 1 to 1,048,576 bytes")
-    disks = (records[:, 8] >> 8) & 0xFF
+    with open(path, "rb") as f:
+        layout = _Layout(path, f)
+        records = layout.read(path, f, 0, layout.count)
+    disks = _disks(records)
     keep = np.ones(len(records), dtype=bool) if disk is None else disks == disk
     skipped = {} if disk is None else {f"records of other disks (not disk {disk})": int((~keep).sum())}
     if not keep.any():
         found = ", ".join(str(d) for d in np.unique(disks))
         raise TraceError(f"{path}: no records for disk {disk}; the trace has disks {found}")
-    r = records[keep]
+    time_s, offset_bytes, size_bytes, is_write = _columns(records[keep], layout.sector_bytes)
     return Trace.from_arrays(
-        r[:, 2].astype(np.float64) + r[:, 3].astype(np.float64) * 1e-6,
-        r[:, 6].astype(np.int64),
-        offset_bytes=r[:, 7].astype(np.int64) * sector_bytes,
-        is_write=(r[:, 11] & 1) == 0,
+        time_s, size_bytes, offset_bytes=offset_bytes, is_write=is_write,
         name=name or os.path.basename(path) + ("" if disk is None else f"#{disk}"),
         path=path,
         sort=sort,
         skipped=skipped,
-        stream=None if disk is not None else disks[keep].astype(np.int64),
+        stream=None if disk is not None else disks[keep],
         records_read=len(records),
         format="srt",
     )
 
 
-__all__ = ["read_srt"]
+def iter_srt_batches(path, batch_records: int | None = None):
+    """An SRT trace's records in batches, as NumPy columns (time_s, offset_bytes, size_bytes,
+    is_write as uint8, disk), read one batch at a time: memory stays a batch's."""
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        layout = _Layout(path, f)
+        step = batch_records or BATCH_RECORDS
+        for first in range(0, layout.count, step):
+            records = layout.read(path, f, first, min(step, layout.count - first))
+            time_s, offset_bytes, size_bytes, is_write = _columns(records, layout.sector_bytes)
+            yield time_s, offset_bytes, size_bytes, is_write.astype(np.uint8), _disks(records)
+
+
+__all__ = ["iter_srt_batches", "read_srt"]
