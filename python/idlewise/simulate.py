@@ -75,20 +75,19 @@ def _checked_run(device, policies, base_power_w, initial_mode, replay, response_
     return device, specs, base_power_w, mode_index
 
 
-def _parquet_batches():
-    from .traces.readers.parquet import iter_parquet_batches
-
-    return iter_parquet_batches
+#: Binary formats streamed a batch of records at a time.
+BATCHED = ("parquet", "srt")
 
 
-def _srt_batches():
+def _batches(format: str, path: str):
+    """A binary trace's records in batches (its reader loads when used)."""
+    if format == "parquet":
+        from .traces.readers.parquet import iter_parquet_batches
+
+        return iter_parquet_batches(path)
     from .traces.readers.hp_srt import iter_srt_batches
 
-    return iter_srt_batches
-
-
-#: Binary formats streamed a batch of records at a time (their readers load when used).
-BATCHED = {"parquet": _parquet_batches, "srt": _srt_batches}
+    return iter_srt_batches(path)
 
 
 def simulate_file(path, device, policies, *, format: str = "auto", stream: int | None = None, base_power_w: float = 0.0,
@@ -132,7 +131,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                   fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
                                   transition_seed=None if transition_seed is None else int(transition_seed),
                                   volume=None if stream is None else int(stream), threads=workers)
-        for time_s, offset_bytes, size_bytes, is_write, volumes in BATCHED[format]()(path):
+        for time_s, offset_bytes, size_bytes, is_write, volumes in _batches(format, path):
             runs.feed(time_s, offset_bytes, size_bytes, is_write, volumes, progress=counter)
         return runs.finish()
 

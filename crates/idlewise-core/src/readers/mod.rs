@@ -85,18 +85,23 @@ impl Columns {
     }
 
     /// Appends `other`'s records (its skip counts are not taken).
-    fn append(&mut self, mut other: Columns) {
+    fn append(&mut self, other: Columns) {
+        self.append_shifted(other, 0);
+    }
+
+    /// Appends `other`'s records, their lines `line_shift` on.
+    fn append_shifted(&mut self, mut other: Columns, line_shift: u64) {
         self.time_s.append(&mut other.time_s);
         self.offset_bytes.append(&mut other.offset_bytes);
         self.size_bytes.append(&mut other.size_bytes);
         self.is_write.append(&mut other.is_write);
         self.stream.append(&mut other.stream);
-        self.line.append(&other.line);
+        self.line.append_shifted(&other.line, line_shift);
     }
 
     /// Takes `other`'s records, their lines `line_shift` on, and adds its skip counts (reasons
     /// in order of first appearance) and the records it read.
-    fn absorb(&mut self, mut other: Columns, line_shift: u64) {
+    fn absorb(&mut self, other: Columns, line_shift: u64) {
         for (why, n) in &other.skipped {
             match self.skipped.iter_mut().find(|(w, _)| w == why) {
                 Some((_, total)) => *total += n,
@@ -104,12 +109,7 @@ impl Columns {
             }
         }
         self.records_read += other.records_read;
-        self.time_s.append(&mut other.time_s);
-        self.offset_bytes.append(&mut other.offset_bytes);
-        self.size_bytes.append(&mut other.size_bytes);
-        self.is_write.append(&mut other.is_write);
-        self.stream.append(&mut other.stream);
-        self.line.append_shifted(&other.line, line_shift);
+        self.append_shifted(other, line_shift);
     }
 
     /// Moves the records out (to a consumer on another thread), leaving the columns as
@@ -242,10 +242,6 @@ impl LineNumbers {
         self.base = self.last;
         self.steps.clear();
         self.long_steps.clear();
-    }
-
-    fn append(&mut self, other: &LineNumbers) {
-        self.append_shifted(other, 0);
     }
 
     /// Appends `other`'s lines, each `shift` lines on (records of a chunk numbered from its
