@@ -7,14 +7,14 @@
 //! Idle gaps are evaluated lazily: the policy's plan for a gap is made when the gap is first
 //! needed (the next request, a mode query, or a forced wake-up) and carried out up to that time.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::device::{Device, Route, Transition, READY};
-use crate::mechanics::mems::{Coord, HostBus, MemsService, Served, SledStart, BUS_HANDOFF_MS, WRITE_COMPLETION_MS};
+use crate::mechanics::mems::{Coord, MemsService, SledStart};
+use crate::mechanics::mems_events::{Incoming, MemsEvents, MemsHost, ServedRequest};
 use crate::metrics::{Activity, Ledger, RunResult, TheoreticalMinimum, Timeline};
 use crate::policy::{GapStart, Plan, Policy};
-use crate::options::ReplayOptions;
+use crate::options::{ReplayMode, ReplayOptions};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
@@ -212,18 +212,15 @@ pub struct DeviceSim<'p> {
     mems: Option<Box<MemsRun>>,
 }
 
-/// A MEMS device between requests, on DiskSim's millisecond clock (see `mechanics::mems` for
-/// why the arithmetic follows DiskSim's): the sled, the host bus, and the reads whose sectors
-/// have not all crossed the bus yet (a write arriving later may take the bus before them).
+/// A MEMS device on DiskSim's millisecond clock (see `mechanics::mems` for why the arithmetic
+/// follows DiskSim's): the device and its host path, event by event (`mechanics::mems_events`).
 #[derive(Debug, Clone)]
 struct MemsRun {
-    pos: Coord,
-    media_end_ms: f64,
+    events: MemsEvents,
     fold_offsets: bool,
-    bus: HostBus,
-    pending: VecDeque<PendingRead>,
-    /// The passes of the pending reads, in order; emptied whenever no read is pending.
-    passes: Vec<(f64, i64)>,
+    /// Closed loop: each request's completion is needed before the next is issued, so its
+    /// events are handled to the end at once (nothing can arrive before it completes).
+    complete_each: bool,
     /// The theoretical minima (seed 004 §5.2.1), when asked for: every request served from
     /// where the previous one left the sled, with no idle sweep, shutdown or queueing.
     minimum: Option<MemsMinimum>,
@@ -237,25 +234,111 @@ struct MemsMinimum {
     energy_j: f64,
     busy_ms: f64,
     response_sum_ms: f64,
-    scratch: Vec<(f64, i64)>,
 }
 
-impl MemsRun {
-    /// Where the idle sled has swept to by `at_ms` (after the last request left the media).
-    fn sled_at(&self, service: &MemsService, at_ms: f64) -> Coord {
-        service.sled.idle_sweep(self.pos, at_ms - self.media_end_ms)
+impl MemsMinimum {
+    /// Adds a request served from where the previous one left the sled (the seek the request
+    /// causes). Stopping at the centre can make the way cheaper now and then (springs that
+    /// return the sled for free; a sled at rest that need not turn around near an edge): the
+    /// energy takes that way when it is (the time stays the direct seek's). `idle_s` is how long
+    /// the sled was idle before it in the run (a shutdown it interrupted may have gone part of
+    /// the way for free).
+    fn add(&mut self, service: &MemsService, lbn: i64, blocks: i64, idle_s: f64) {
+        let from = self.pos;
+        let serve_from = |start: Coord| {
+            let mut pos = start;
+            let served = service.serve(&mut pos, SledStart::Queued, 0.0, lbn, blocks);
+            (served.media_end_ms, served.energy_j, pos)
+        };
+        let (media_ms, direct_j, end) = serve_from(from);
+        let energy_j = match service.shutdown_cost(from) {
+            Some(shutdown) => {
+                let (_, via_j, _) = serve_from(service.rest);
+                let mut least_j = direct_j.min(shutdown.energy_j + via_j);
+                if idle_s > 0.0 && idle_s < shutdown.time_s {
+                    let (stop, before, braking) = service.interrupt_shutdown(from, idle_s).expect("a shutdown model");
+                    let (_, rest_j, _) = serve_from(stop);
+                    least_j = least_j.min(before.energy_j + braking.energy_j + rest_j);
+                }
+                least_j
+            }
+            None => direct_j,
+        };
+        self.pos = end;
+        self.energy_j += energy_j;
+        self.busy_ms += media_ms;
+        self.response_sum_ms += service.command_overhead_ms + media_ms;
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-struct PendingRead {
-    /// Its response is measured from here (its arrival, or its original arrival).
-    measured_from_ms: f64,
-    first_pass_end_ms: f64,
-    passes_from: usize,
-    passes_to: usize,
-    /// Where its response goes in the per-request list.
-    slot: usize,
+/// The account a MEMS device's events are charged to: the device's ledger and power management,
+/// and the minima.
+struct MemsLedger<'s, 'p> {
+    sim: &'s mut DeviceSim<'p>,
+    service: &'s MemsService,
+    minimum: Option<&'s mut MemsMinimum>,
+}
+
+impl MemsHost for MemsLedger<'_, '_> {
+    fn noticed(&mut self, incoming: &Incoming, notice_ms: f64, idle: Option<(f64, Coord)>) -> Option<(SledStart, f64)> {
+        let sim = &mut *self.sim;
+        let notice_s = notice_ms / 1e3;
+        if idle.is_some() && sim.gap.is_none() && notice_s > sim.free_at {
+            sim.open_gap(notice_s - sim.free_at);
+        }
+        if sim.ledger.per_request.is_some() {
+            let activity = sim.activity_at(notice_s);
+            sim.ledger.per_request.as_mut().expect("checked").at_arrival[incoming.slot] = activity;
+        }
+        let start = idle.map(|(since_ms, pos)| {
+            if sim.gap.is_none() {
+                return (SledStart::Idle { elapsed_ms: notice_ms - since_ms }, notice_ms);
+            }
+            let ready_s = sim.close_gap(notice_s);
+            if sim.woke_from_low_power && self.service.shutdown.is_some() {
+                sim.end_mems_shutdown(self.service, pos, since_ms, notice_ms)
+            } else if sim.woke_from_low_power {
+                (SledStart::Stopped, notice_ms + (ready_s - notice_s) * 1e3)
+            } else {
+                (SledStart::Idle { elapsed_ms: notice_ms - since_ms }, notice_ms)
+            }
+        });
+        if incoming.arrival_s < sim.woken_at {
+            sim.ledger.delayed_requests += 1;
+        }
+        start
+    }
+
+    fn sled_idle(&mut self, at_ms: f64) {
+        self.sim.free_at = at_ms / 1e3;
+    }
+
+    fn served(&mut self, served: &ServedRequest) {
+        let sim = &mut *self.sim;
+        let (start_s, end_s) = (served.start_ms / 1e3, served.end_ms / 1e3);
+        sim.ledger.service_time_s += (served.end_ms - served.start_ms) / 1e3;
+        sim.ledger.service_energy_j += served.energy_j;
+        sim.free_at = end_s;
+        if let Some(timeline) = sim.ledger.timeline.as_mut() {
+            timeline.push(start_s, end_s, Activity::Serving);
+        }
+        if let Some(all) = sim.ledger.per_request.as_mut() {
+            all.start_s[served.slot] = start_s;
+        }
+        if let Some(minimum) = self.minimum.as_deref_mut() {
+            minimum.add(self.service, served.lbn, served.blocks, served.idle_before_ms / 1e3);
+        }
+    }
+
+    fn completed(&mut self, slot: usize, measured_from_ms: f64, at_ms: f64) {
+        let sim = &mut *self.sim;
+        let response_s = ((at_ms - measured_from_ms) / 1e3).max(0.0);
+        sim.ledger.responses.record(response_s);
+        if let Some(all) = sim.ledger.per_request.as_mut() {
+            all.response_s[slot] = response_s;
+        }
+        sim.last_completion_s = sim.last_completion_s.max(at_ms / 1e3);
+    }
 }
 
 impl<'p> DeviceSim<'p> {
@@ -265,12 +348,9 @@ impl<'p> DeviceSim<'p> {
         plan.steps.reserve(device.mode_count() * 2 + 2);
         let initial_mode = device.starting_mode(opts.initial_mode);
         let mems = device.service.mems.as_ref().map(|m| Box::new(MemsRun {
-            pos: m.rest,
-            media_end_ms: start_s * 1e3,
+            events: MemsEvents::new(m.rest, start_s * 1e3),
             fold_offsets: opts.fold_offsets,
-            bus: HostBus::new(),
-            pending: VecDeque::new(),
-            passes: Vec::new(),
+            complete_each: opts.mode == ReplayMode::Closed,
             minimum: opts.theoretical_minimum.then(|| MemsMinimum { pos: m.rest, ..Default::default() }),
         }));
         let varies = device.transitions.iter().any(|t| t.spread.is_some());
@@ -575,146 +655,53 @@ impl<'p> DeviceSim<'p> {
         }
     }
 
-    /// A request to a MEMS device (DiskSim's event order): it waits for the host bus, its command
-    /// overhead runs whatever the sled does, then the sled takes it — at once if idle (from where
-    /// its sweep has carried it), after a start-up if stopped, after the requests before it if
-    /// busy. The sled is free for the next request when it leaves the media; the request
-    /// completes when its last sector has crossed the bus. The idle gap, and the policy's timer,
-    /// start when the sled leaves the media, as DiskSim's "time before sled inactive" does.
+    /// A request to a MEMS device: it goes to the device's events (`mechanics::mems_events`),
+    /// which take it across the bus, through its command overhead and onto the sled, and report
+    /// its service and completion to the ledger as they happen. The idle gap, and the policy's
+    /// timer, start when the sled leaves the media, as DiskSim's "time before sled inactive"
+    /// does. Returns the completion in a closed loop; in an open loop it is not known yet (NaN).
     fn mems_request(&mut self, arrival_s: f64, measured_from_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64) -> f64 {
         let device = Arc::clone(&self.device);
         let service = device.service.mems.as_ref().expect("MEMS device");
         let mut run = self.mems.take().expect("MEMS run");
-        let arrival_ms = arrival_s * 1e3;
-        self.settle_mems_reads(&mut run, arrival_ms);
-        let access_ms = run.bus.access_ms(arrival_ms);
-        let notice_ms = access_ms + service.command_overhead_ms;
-        self.settle_mems_reads(&mut run, notice_ms);
         let (lbn, blocks) = service.block_range(offset_bytes, size_bytes, run.fold_offsets);
-        let write_bus_start = is_write.then(|| {
-            let start = run.bus.write_transfer(notice_ms, blocks, service.sector_transfer_ms);
-            run.bus.hold(access_ms, run.bus.transfer_end_ms() + BUS_HANDOFF_MS);
-            start
-        });
-        if !is_write {
-            run.bus.hold(access_ms, notice_ms);
-        }
-        let notice_s = notice_ms / 1e3;
-        if self.gap.is_none() && notice_s > self.free_at {
-            self.open_gap(notice_s - self.free_at);
-        }
-        if self.ledger.per_request.is_some() {
-            self.arrival_activity = self.activity_at(notice_s);
-            self.last_arrival_s = arrival_s;
-        }
-        let (start, start_ms) = if self.gap.is_some() {
-            let ready_s = self.close_gap(notice_s);
-            if self.woke_from_low_power && service.shutdown.is_some() {
-                self.end_mems_shutdown(&run, notice_ms)
-            } else if self.woke_from_low_power {
-                (SledStart::Stopped, notice_ms + (ready_s - notice_s) * 1e3)
-            } else {
-                (SledStart::Idle { elapsed_ms: notice_ms - run.media_end_ms }, notice_ms)
+        let slot = match self.ledger.per_request.as_mut() {
+            Some(all) => {
+                all.arrival_s.push(arrival_s);
+                all.start_s.push(f64::NAN);
+                all.response_s.push(f64::NAN);
+                all.at_arrival.push(Activity::Serving);
+                all.arrival_s.len() - 1
             }
-        } else {
-            (SledStart::Queued, run.media_end_ms)
+            None => 0,
         };
-        if arrival_s < self.woken_at {
-            self.ledger.delayed_requests += 1;
-        }
-        let passes_from = run.passes.len();
-        let served = service.serve(&mut run.pos, start, start_ms, lbn, blocks, write_bus_start, &mut run.passes);
-        if run.minimum.is_some() {
-            self.least_service(&mut run, &served, lbn, blocks, is_write);
-        }
-        run.media_end_ms = served.media_end_ms;
-        self.ledger.service_time_s += (served.media_end_ms - start_ms) / 1e3;
-        self.ledger.service_energy_j += served.energy_j;
-        self.last_start_s = start_ms / 1e3;
-        if let Some(timeline) = self.ledger.timeline.as_mut() {
-            timeline.push(start_ms / 1e3, served.media_end_ms / 1e3, Activity::Serving);
-        }
-        let slot = self.ledger.per_request.as_ref().map_or(0, |all| all.response_s.len());
-        let completion_ms = if is_write {
-            run.passes.truncate(passes_from);
-            let completion_ms = served.media_end_ms + WRITE_COMPLETION_MS;
-            self.record_response(((completion_ms - measured_from_s * 1e3) / 1e3).max(0.0));
-            completion_ms
-        } else {
-            // Provisional until no write can take the bus before it (settled later).
-            let completion_ms = run.bus.read_transfer(&run.passes[passes_from..], service.sector_transfer_ms, false);
-            run.pending.push_back(PendingRead { measured_from_ms: measured_from_s * 1e3, first_pass_end_ms: served.first_pass_end_ms, passes_from, passes_to: run.passes.len(), slot });
-            self.push_per_request(f64::NAN);
-            completion_ms
-        };
-        self.free_at = served.media_end_ms / 1e3;
-        let completion_s = completion_ms / 1e3;
-        self.last_completion_s = self.last_completion_s.max(completion_s);
+        let incoming = Incoming { slot, arrival_s, arrival_ms: arrival_s * 1e3, measured_from_ms: measured_from_s * 1e3, lbn, blocks, is_write };
+        let MemsRun { events, complete_each, minimum, .. } = &mut *run;
+        let mut ledger = MemsLedger { sim: self, service, minimum: minimum.as_mut() };
+        events.arrive(service, &mut ledger, incoming);
+        let completion_ms = if *complete_each { events.complete_last(service, &mut ledger) } else { f64::NAN };
         self.mems = Some(run);
-        completion_s
+        completion_ms / 1e3
     }
 
-    /// The request's media time (ms) and energy (J) for the theoretical minima: the service it
-    /// got with its first positioning made from where the previous request left the sled (the
-    /// seek the request causes). Stopping at the centre can make the way cheaper now and then
-    /// (springs that return the sled for free; a sled at rest that need not turn around near
-    /// an edge): the energy takes that way when it is (the time stays the direct seek's).
-    fn least_service(&self, run: &mut MemsRun, served: &Served, lbn: i64, blocks: i64, is_write: bool) {
-        let service = self.device.service.mems.as_ref().expect("MEMS device");
-        let minimum = run.minimum.as_mut().expect("minima asked for");
-        let from = minimum.pos;
-        // The least service from `start`: a read's passes do not depend on when the sled starts,
-        // so its service with another first seek is the one it got; a write's wait for its
-        // sectors on the bus (the interface, not the medium), so it is served again without.
-        let scratch = &mut minimum.scratch;
-        let mut least_from = |start: Coord, pos: &mut Coord| -> (f64, f64) {
-            let again = (!is_write).then(|| if start == served.started_from { Some((served.media_end_ms - served.start_ms, served.energy_j)) } else { service.reseek(served, start) }).flatten();
-            match again {
-                Some(least) => {
-                    *pos = run.pos;
-                    least
-                }
-                None => {
-                    scratch.clear();
-                    *pos = start;
-                    let direct = service.serve(pos, SledStart::Queued, 0.0, lbn, blocks, None, scratch);
-                    (direct.media_end_ms, direct.energy_j)
-                }
-            }
-        };
-        let mut end = from;
-        let (media_ms, direct_j) = least_from(from, &mut end);
-        let idle_s = (served.start_ms - run.media_end_ms).max(0.0) / 1e3;
-        let energy_j = match service.shutdown_cost(from) {
-            Some(shutdown) => {
-                let (_, via_j) = least_from(service.rest, &mut Coord::default());
-                let mut least_j = direct_j.min(shutdown.energy_j + via_j);
-                // A shutdown the request interrupts (timeout 0) may have gone part of the way
-                // for free.
-                if idle_s > 0.0 && idle_s < shutdown.time_s {
-                    let (stop, before, braking) = service.interrupt_shutdown(from, idle_s).expect("a shutdown model");
-                    let (_, rest_j) = least_from(stop, &mut Coord::default());
-                    least_j = least_j.min(before.energy_j + braking.energy_j + rest_j);
-                }
-                least_j
-            }
-            None => direct_j,
-        };
-        minimum.pos = end;
-        minimum.energy_j += energy_j;
-        minimum.busy_ms += media_ms;
-        minimum.response_sum_ms += service.command_overhead_ms + media_ms;
+    /// Handles a MEMS device's events still pending: every request completes (the end of a run).
+    pub fn settle(&mut self) {
+        let Some(mut run) = self.mems.take() else { return };
+        let device = Arc::clone(&self.device);
+        let service = device.service.mems.as_ref().expect("MEMS device");
+        let MemsRun { events, minimum, .. } = &mut *run;
+        events.drain(service, &mut MemsLedger { sim: self, service, minimum: minimum.as_mut() });
+        self.mems = Some(run);
     }
 
     /// A request ends a MEMS sled's shutdown, or finds it over: the sled started for the centre
     /// when the low-power mode was reached, from where its idle sweep had carried it. The
     /// shutdown's time moves from the low-power mode to transitions, with the actuators' energy.
     /// Interrupted, the sled brakes at once and the request's seek starts where it stops.
-    fn end_mems_shutdown(&mut self, run: &MemsRun, notice_ms: f64) -> (SledStart, f64) {
-        let service = self.device.service.mems.as_ref().expect("MEMS device");
+    fn end_mems_shutdown(&mut self, service: &MemsService, idle_pos: Coord, idle_since_ms: f64, notice_ms: f64) -> (SledStart, f64) {
         let (mode, since_s) = self.low_power_since;
         let began_ms = since_s * 1e3;
-        let from = run.sled_at(service, began_ms);
+        let from = service.sled.idle_sweep(idle_pos, began_ms - idle_since_ms);
         let full = service.shutdown_cost(from).expect("a shutdown model");
         let elapsed_s = (notice_ms - began_ms) / 1e3;
         let mode_power_w = self.device.modes[mode].power_w;
@@ -750,28 +737,6 @@ impl<'p> DeviceSim<'p> {
             all.start_s.push(self.last_start_s);
             all.response_s.push(response_s);
             all.at_arrival.push(self.arrival_activity);
-        }
-    }
-
-    /// Moves the sectors of pending reads whose transfers start by `until_ms` (nothing that
-    /// comes later can take the bus before them) and records their responses.
-    fn settle_mems_reads(&mut self, run: &mut MemsRun, until_ms: f64) {
-        let sector_ms = self.device.service.mems.as_ref().expect("MEMS device").sector_transfer_ms;
-        while let Some(read) = run.pending.front().copied() {
-            if read.first_pass_end_ms > until_ms {
-                break;
-            }
-            run.pending.pop_front();
-            let end_ms = run.bus.read_transfer(&run.passes[read.passes_from..read.passes_to], sector_ms, true);
-            let response_s = ((end_ms - read.measured_from_ms) / 1e3).max(0.0);
-            self.ledger.responses.record(response_s);
-            if let Some(all) = self.ledger.per_request.as_mut() {
-                all.response_s[read.slot] = response_s;
-            }
-            self.last_completion_s = self.last_completion_s.max(end_ms / 1e3);
-        }
-        if run.pending.is_empty() {
-            run.passes.clear();
         }
     }
 
@@ -815,10 +780,8 @@ impl<'p> DeviceSim<'p> {
     /// Ends the run at `end_s` (at least the last completion) and returns its account. An open
     /// gap is closed without a wake-up: the device stays where the plan had taken it.
     pub fn finish(mut self, end_s: f64) -> RunResult {
-        let mut mems = self.mems.take();
-        if let Some(run) = mems.as_mut() {
-            self.settle_mems_reads(run, f64::INFINITY);
-        }
+        self.settle();
+        let mems = self.mems.take();
         let end_s = end_s.max(self.free_at).max(self.last_completion_s);
         if self.gap.is_none() && end_s > self.free_at {
             self.open_gap(f64::INFINITY);
@@ -834,7 +797,7 @@ impl<'p> DeviceSim<'p> {
             if let Some(run) = mems.as_ref().filter(|_| mode != READY) {
                 let service = self.device.service.mems.as_ref().expect("MEMS device");
                 let began_ms = t * 1e3;
-                let from = run.sled_at(service, began_ms);
+                let from = service.sled.idle_sweep(run.events.pos, began_ms - run.events.idle_since_ms());
                 if let Some(full) = service.shutdown_cost(from) {
                     let power_w = self.device.modes[mode].power_w;
                     let (time_s, energy_j) = if end_s - t >= full.time_s {

@@ -188,7 +188,8 @@ impl<'p> Replay<'p> {
     }
 
     /// Ends the run `tail_s` after the last completion.
-    pub fn finish(self) -> RunResult {
+    pub fn finish(mut self) -> RunResult {
+        self.sim.settle();
         let end = self.sim.free_at();
         self.sim.finish(end + self.tail_s)
     }

@@ -131,8 +131,7 @@ fn shutdowns_are_charged_from_where_the_sled_stopped() {
     let spec = [PolicySpec::parse("timeout:0s").unwrap()];
     // Block 100,000 of 4 KiB: where does the first request leave the sled, and when?
     let mut pos = service.rest;
-    let mut passes = vec![];
-    let first = service.serve(&mut pos, SledStart::Queued, 0.0, 100_000, 8, None, &mut passes);
+    let first = service.serve(&mut pos, SledStart::Queued, 0.0, 100_000, 8);
     let full = service.shutdown_cost(pos).unwrap();
     assert!(full.time_s > 0.5e-3 && full.time_s < 2.1e-3, "{}", full.time_s);
 
@@ -142,7 +141,7 @@ fn shutdowns_are_charged_from_where_the_sled_stopped() {
     // The second request's shutdown, from where it left the sled (the same block again, from
     // the centre), runs until the run ends: when its 8 sectors have crossed the bus.
     let mut again = service.rest;
-    service.serve(&mut again, SledStart::Stopped, 0.0, 100_000, 8, None, &mut passes);
+    service.serve(&mut again, SledStart::Stopped, 0.0, 100_000, 8);
     let bus_s = 8.0 * 5.12e-6;
     let (_, cut, _) = service.interrupt_shutdown(again, bus_s).unwrap();
     assert!((run.transition_time_s - full.time_s - bus_s).abs() < 1e-12, "{} vs {} + {bus_s}", run.transition_time_s, full.time_s);
@@ -157,7 +156,7 @@ fn shutdowns_are_charged_from_where_the_sled_stopped() {
     let (stop, before, braking) = service.interrupt_shutdown(pos, 0.3e-3).unwrap();
     assert!((before.time_s - 0.3e-3).abs() < 1e-12 && braking.time_s > 0.0);
     let mut from_stop = stop;
-    let resumed = service.serve(&mut from_stop, SledStart::Queued, 0.0, 100_000, 8, None, &mut passes);
+    let resumed = service.serve(&mut from_stop, SledStart::Queued, 0.0, 100_000, 8);
     // The second request: braking, then its seek and media from where the sled stopped, then
     // its sectors over the bus; the last shutdown runs to the end.
     let media_end_s = t2 + braking.time_s + resumed.media_end_ms / 1e3;

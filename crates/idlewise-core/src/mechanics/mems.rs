@@ -298,6 +298,24 @@ impl Sled {
         distance / velocity * 1000.0
     }
 
+    /// The last block of the pass that starts at `first` (DiskSim's `mems_sled_schedule`): the
+    /// blocks up to `last` that the active tips read at once (a row's worth at most), across a
+    /// row boundary only when the next row lies where this one does (the next column's first row
+    /// may: DiskSim then goes on with other tips); a write's only up to `ready`, the last block
+    /// across the bus (at least the first, which the servo burst then checks).
+    pub fn pass_end(&self, first: i64, last: i64, ready: Option<i64>) -> i64 {
+        let cells_per_row = self.cells_per_row() as i64;
+        let mut end = last.min(first + cells_per_row - 1);
+        if let Some(ready) = ready {
+            end = end.min(ready).max(first);
+        }
+        let boundary = (first / cells_per_row + 1) * cells_per_row;
+        if boundary <= end && self.position(boundary).0 != self.position(first).0 {
+            end = boundary - 1;
+        }
+        end
+    }
+
     /// DiskSim's idle sweep period (see `idle_sweep`).
     fn sweep_period(&self) -> f64 {
         let v = self.access_velocity_nm_s();
@@ -411,79 +429,23 @@ pub enum SledStart {
     At(Coord),
 }
 
-/// One request's work on the media.
+/// One request's work on the media, served on its own (no bus, no queue).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Served {
-    /// When the sled took the request, and when it finished with the media (it may take the
-    /// next request then).
+    /// When the sled took the request, and when it finished with the media.
     pub start_ms: f64,
     pub media_end_ms: f64,
-    /// Where the sled was when it took the request.
-    pub started_from: Coord,
-    /// When the first pass over the media ended (a read's sectors start crossing the bus then).
-    pub first_pass_end_ms: f64,
     pub energy_j: f64,
-    /// The first positioning, where it went, and the block's two ends it chose between.
-    pub first_seek: Seek,
-    pub first_target: Coord,
-    pub first_ends: (Coord, Coord),
 }
-
-/// The sectors of a write that have crossed the bus by a given time: the bus moves them one by
-/// one from `start_ms`, in DiskSim's arithmetic (`t = t + transfer` per sector).
-struct BusCursor {
-    next_done_ms: f64,
-    transferred: i64,
-    total: i64,
-    step_ms: f64,
-}
-
-impl BusCursor {
-    /// Index of the last sector transferred by `at_ms` (−1 for none), relative to the first.
-    fn completed_by(&mut self, at_ms: f64) -> i64 {
-        while self.transferred < self.total && self.next_done_ms <= at_ms {
-            self.transferred += 1;
-            self.next_done_ms += self.step_ms;
-        }
-        self.transferred - 1
-    }
-}
-
-/// DiskSim hands the bus to a transfer that waited for another one this much later
-/// (`mems_bus_update`: "to ensure the RECONNECT occurs after the COMPLETION"), and a write
-/// completes this much after its last sector reaches the media (`mems_sled_update`).
-pub const BUS_HANDOFF_MS: f64 = 0.000001;
-pub const WRITE_COMPLETION_MS: f64 = 0.001;
 
 impl MemsService {
     /// Energy of a positioning (mW × ms).
     #[inline]
-    fn seek_energy_mj(&self, seek: &Seek) -> f64 {
+    pub(crate) fn seek_energy_mj(&self, seek: &Seek) -> f64 {
         match self.seek_axis_power_w {
             Some(axis_w) => axis_w * (seek.x_ms + seek.y_ms),
             None => self.sled_power_w * seek.total_ms,
         }
-    }
-
-    /// The media time (ms) and energy (J) of `served` had its first positioning started from
-    /// `from` instead; `None` when from there the sled would take the block at its other end
-    /// (every later pass could then differ: serve it again).
-    pub fn reseek(&self, served: &Served, from: Coord) -> Option<(f64, f64)> {
-        let sled = &self.sled;
-        let (up, dn) = served.first_ends;
-        let seek = if sled.bidirectional {
-            let (seek_up, seek_dn) = sled.seek_both(from, up, dn);
-            let (target, seek) = if seek_up.total_ms < seek_dn.total_ms { (up, seek_up) } else { (dn, seek_dn) };
-            if target != served.first_target {
-                return None;
-            }
-            seek
-        } else {
-            sled.seek(from, up)
-        };
-        let media_ms = served.media_end_ms - served.start_ms - served.first_seek.total_ms + seek.total_ms;
-        let energy_j = served.energy_j + (self.seek_energy_mj(&seek) - self.seek_energy_mj(&served.first_seek)) / 1000.0;
-        Some((media_ms, energy_j))
     }
 
     /// A position's offsets from the centre (m).
@@ -534,13 +496,11 @@ impl MemsService {
         (if fold { first % (self.sled.blocks() - blocks).max(1) } else { first }, blocks)
     }
 
-    /// Serves `blocks` 512-byte blocks from `lbn` on the media (DiskSim's `mems_sled_schedule` →
-    /// seek → servo → data → update loop, one pass per row of simultaneously readable blocks),
-    /// starting at `start_ms` from `pos`. A write's sectors cross the bus one by one from
-    /// `write_bus_start_ms`, and a pass only writes those already across. Each pass's end and
-    /// block count go to `passes` (a read's sectors cross the bus as each pass ends).
-    #[allow(clippy::too_many_arguments)]
-    pub fn serve(&self, pos: &mut Coord, start: SledStart, start_ms: f64, lbn: i64, blocks: i64, write_bus_start_ms: Option<f64>, passes: &mut Vec<(f64, i64)>) -> Served {
+    /// Serves `blocks` 512-byte blocks from `lbn` on the media with nothing else going on (the
+    /// theoretical minima): DiskSim's schedule → seek → servo → data → update loop, one pass per
+    /// row of simultaneously readable blocks ([`Sled::pass_end`]), starting at `start_ms` from
+    /// `pos`. Under load the device is served event by event instead (`mems_events`).
+    pub fn serve(&self, pos: &mut Coord, start: SledStart, start_ms: f64, lbn: i64, blocks: i64) -> Served {
         let sled = &self.sled;
         match start {
             SledStart::Queued => {}
@@ -548,38 +508,15 @@ impl MemsService {
             SledStart::Stopped => *pos = self.rest,
             SledStart::At(at) => *pos = at,
         }
-        let blocks = blocks.max(1);
-        let started_from = *pos;
-        let last = lbn + blocks - 1;
-        let tips_per_block = sled.tip_sectors_per_lbn;
-        let mut write_bus = write_bus_start_ms
-            .map(|start| BusCursor { next_done_ms: start + self.sector_transfer_ms, transferred: 0, total: blocks, step_ms: self.sector_transfer_ms });
-        let mut served = Served { start_ms, started_from, ..Served::default() };
-        let mut first_pass = true;
-        let mut sought = false;
+        let last = lbn + blocks.max(1) - 1;
         let mut t = start_ms;
         let mut done = lbn - 1;
-        let active_w = self.sled_power_w;
         let mut energy = 0.0;
         while done < last {
             let first = done + 1;
+            let end = sled.pass_end(first, last, None);
             let (up, dn) = sled.position(first);
-            // Blocks of the same row go together, as many as the active tips allow; a write
-            // only takes the blocks that have crossed the bus already.
-            let bus_ready = write_bus.as_mut().map(|b| lbn + b.completed_by(t));
-            // As many blocks as the active tips read at once (a row's worth at most), and a
-            // row boundary only when the next row lies where this one does (the next column's
-            // first row may: DiskSim then goes on with other tips).
-            let cells_per_row = sled.cells_per_row() as i64;
-            let mut end = last.min(first + cells_per_row - 1);
-            if let Some(ready) = bus_ready {
-                end = end.min(ready).max(first);
-            }
-            let boundary = (first / cells_per_row + 1) * cells_per_row;
-            if boundary <= end && sled.position(boundary).0 != up {
-                end = boundary - 1;
-            }
-            let tips = (end - first + 1) as i32 * tips_per_block;
+            let tips = (end - first + 1) as i32 * sled.tip_sectors_per_lbn;
             let (target, seek) = if sled.bidirectional {
                 let (seek_up, seek_dn) = sled.seek_both(*pos, up.servo_start, dn.servo_start);
                 if seek_up.total_ms < seek_dn.total_ms { (up, seek_up) } else { (dn, seek_dn) }
@@ -588,125 +525,16 @@ impl MemsService {
             };
             t += seek.total_ms;
             energy += self.seek_energy_mj(&seek);
-            if !sought {
-                sought = true;
-                served.first_seek = seek;
-                served.first_target = target.servo_start;
-                served.first_ends = (up.servo_start, dn.servo_start);
-            }
-            *pos = target.servo_start;
-            let servo_ms = sled.media_ms(*pos, target.tipsector_start);
-            // A write whose first block has not crossed the bus yet reads the servo with one tip
-            // and goes back to scheduling (DiskSim's "weird special case").
-            if let Some(bus) = write_bus.as_mut() {
-                if first > lbn + bus.completed_by(t) {
-                    t += servo_ms;
-                    energy += (active_w + self.tip_power_w) * servo_ms;
-                    *pos = target.tipsector_start;
-                    continue;
-                }
-            }
+            let servo_ms = sled.media_ms(target.servo_start, target.tipsector_start);
             t += servo_ms;
-            *pos = target.tipsector_start;
-            let data_ms = sled.media_ms(*pos, target.tipsector_end);
+            let data_ms = sled.media_ms(target.tipsector_start, target.tipsector_end);
             t += data_ms;
             *pos = target.tipsector_end;
-            energy += (active_w + self.tip_power_w * tips as f64) * (servo_ms + data_ms);
-            if first_pass {
-                served.first_pass_end_ms = t;
-                first_pass = false;
-            }
-            passes.push((t, end - first + 1));
+            energy += (self.sled_power_w + self.tip_power_w * tips as f64) * (servo_ms + data_ms);
             done = end;
         }
-        served.media_end_ms = t;
         // Powers in W times ms: mJ.
-        served.energy_j = energy / 1000.0;
-        served
-    }
-}
-
-/// The bus between host and device as DiskSim's MEMS model uses it. The device holds it while a
-/// request's command overhead runs and while sectors cross it; a request arriving then waits
-/// for the device to let go. Transfers take it in the order they start (a write's at the end of
-/// its command overhead, a read's when its first pass leaves the media); one that waited starts
-/// `BUS_HANDOFF_MS` after the other ends.
-#[derive(Debug, Clone, Default)]
-pub struct HostBus {
-    /// Times the device holds the bus, `[from, until)`, in no particular order; pruned as the
-    /// clock passes them.
-    holds: Vec<(f64, f64)>,
-    /// When the last transfer given the bus ends.
-    transfer_end_ms: f64,
-}
-
-impl HostBus {
-    pub fn new() -> Self {
-        HostBus { holds: Vec::new(), transfer_end_ms: f64::NEG_INFINITY }
-    }
-
-    /// When a request that reaches the bus at `at_ms` gets it (the device lets go).
-    pub fn access_ms(&mut self, at_ms: f64) -> f64 {
-        self.holds.retain(|&(_, until)| until > at_ms);
-        let mut t = at_ms;
-        loop {
-            match self.holds.iter().find(|&&(from, until)| from <= t && t < until) {
-                Some(&(_, until)) => t = until,
-                None => return t,
-            }
-        }
-    }
-
-    pub fn hold(&mut self, from_ms: f64, until_ms: f64) {
-        self.holds.push((from_ms, until_ms));
-    }
-
-    /// A transfer asking for the bus at `at_ms`: when it starts.
-    pub fn transfer_start_ms(&self, at_ms: f64) -> f64 {
-        if self.transfer_end_ms > at_ms { self.transfer_end_ms + BUS_HANDOFF_MS } else { at_ms }
-    }
-
-    /// Moves a read's sectors as its passes leave the media (`(end_ms, blocks)` each): straight
-    /// on while the bus keeps up; when it has caught up, the device lets the bus go
-    /// (`BUS_HANDOFF_MS` later) and takes it again at the next pass's end. Returns when the last
-    /// sector is across. With `commit`, books the bus.
-    pub fn read_transfer(&mut self, passes: &[(f64, i64)], sector_ms: f64, commit: bool) -> f64 {
-        let Some(&(first_end, _)) = passes.first() else { return f64::NEG_INFINITY };
-        let mut burst_start = self.transfer_start_ms(first_end);
-        let mut t = burst_start;
-        for &(end, blocks) in passes {
-            if end > t {
-                if commit {
-                    self.hold(burst_start, t + BUS_HANDOFF_MS);
-                }
-                t = end;
-                burst_start = end;
-            }
-            for _ in 0..blocks {
-                t += sector_ms;
-            }
-        }
-        if commit {
-            self.transfer_end_ms = t;
-            // The completion goes up the bus at once; the device lets go when it has.
-            self.hold(burst_start, t);
-        }
-        t
-    }
-
-    /// Books a write's transfer of `blocks` sectors asked for at `at_ms`; returns its start.
-    pub fn write_transfer(&mut self, at_ms: f64, blocks: i64, sector_ms: f64) -> f64 {
-        let start = self.transfer_start_ms(at_ms);
-        let mut t = start;
-        for _ in 0..blocks {
-            t += sector_ms;
-        }
-        self.transfer_end_ms = t;
-        start
-    }
-
-    pub fn transfer_end_ms(&self) -> f64 {
-        self.transfer_end_ms
+        Served { start_ms, media_end_ms: t, energy_j: energy / 1000.0 }
     }
 }
 

@@ -8,5 +8,6 @@
 //!   802.11 PSM beacons), seed 000 §2.2 and §5.1.
 
 pub mod mems;
+pub mod mems_events;
 pub mod network;
 pub mod sled_shutdown;

@@ -176,8 +176,10 @@ pub fn run_system(
 
 fn run(events: &[AppEvent], storage: (&Device, &PolicySpec), network: Option<(&Device, &PolicySpec)>, cfg: &SystemConfig) -> Result<SystemReport> {
     let ctx = BuildContext { base_power_w: cfg.base_power_w };
-    let storage_opts = ReplayOptions { initial_mode: cfg.storage_initial_mode, ..Default::default() };
-    let network_opts = ReplayOptions { initial_mode: cfg.network_initial_mode, ..Default::default() };
+    // Closed loop: the system issues each request when the one before has completed (a device
+    // whose completions come from events, MEMS, then completes each request at once).
+    let storage_opts = ReplayOptions { initial_mode: cfg.storage_initial_mode, mode: ReplayMode::Closed, ..Default::default() };
+    let network_opts = ReplayOptions { initial_mode: cfg.network_initial_mode, mode: ReplayMode::Closed, ..Default::default() };
     crate::replay::check_options(storage.0, &storage_opts)?;
     if let Some((d, _)) = network {
         crate::replay::check_options(d, &network_opts)?;

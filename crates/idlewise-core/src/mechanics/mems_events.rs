@@ -1,0 +1,590 @@
+//! A MEMS device behind DiskSim 4.0's host path, event by event, so that under load (deep
+//! queues, large requests, reads and writes interleaved) its requests complete when DiskSim's do.
+//!
+//! The topology is DiskSim's validation set-up for the CMU models: a stand-alone driver, a
+//! pass-through controller and the device on one bus, all delays zero except the device's own
+//! (command overhead, sled motion, 5.12 µs a sector on the bus). What decides a response there is
+//! who holds the bus and when, and DiskSim settles that with events at equal times, so this model
+//! keeps DiskSim's events and their order: an event queue ordered by time and then by the order
+//! events were added (`addtointq` inserts after every event of the same time), and one handler per
+//! DiskSim handler, named after it:
+//!
+//! - a request crosses the controller to the device only when the bus is free, and the device
+//!   then holds the bus (`mems_io_access_arrive`) until the driver acknowledges a disconnect or a
+//!   completion (`mems_io_interrupt_complete`); a waiting owner gets it in FIFO order
+//!   (`bus_ownership_release`);
+//! - a write keeps the bus after its command overhead and streams its sectors; a read lets the bus
+//!   go (unless a transfer holds it) and asks for it again after each pass over the media, giving
+//!   it up when it has sent what the media has read (`mems_bus_update`); transfers waiting for the
+//!   bus go in turn, the next one reconnecting 1e-6 ms after the last sector;
+//! - every interrupt to the host (disconnect, reconnect, completion) needs the bus: at once if
+//!   the device holds it, else after the owners queued before it;
+//! - the sled serves its queue in FCFS order, one pass per row of blocks, a write only over
+//!   blocks already across the bus (`mems_sled_schedule` ... `mems_sled_update`); a write completes
+//!   0.001 ms after its last pass, a read when its last sector is across.
+//!
+//! Power management is not DiskSim's timer but the device's policy: when a request reaches an
+//! idle sled, the host (`MemsHost`) says how the sled starts (from its idle sweep, from rest after
+//! a start-up, or where an interrupted shutdown left it).
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
+
+use super::mems::{Coord, CoordSet, MemsService, SledStart};
+
+/// A write completes this long after its last pass (`mems_sled_update`: SCHLOS's "hack to make
+/// the write requests not complete simultaneously").
+pub const WRITE_COMPLETION_MS: f64 = 0.001;
+/// A transfer that waited for the bus reconnects, and the device lets the bus go, this long after
+/// the last sector (`mems_bus_update`: "to ensure the RECONNECT or DISCONNECT interrupts occur
+/// after the COMPLETION").
+pub const BUS_HANDOFF_MS: f64 = 0.000001;
+
+/// What the device tells the one who drives it: power management, and the account.
+pub trait MemsHost {
+    /// A request's command overhead ended at `notice_ms` and it joins the sled's queue.
+    /// `idle` is when the sled fell idle and where it was then, if it is idle now (`None`: busy,
+    /// or starting). For an idle sled, returns how it starts and when it takes the request.
+    fn noticed(&mut self, incoming: &Incoming, notice_ms: f64, idle: Option<(f64, Coord)>) -> Option<(SledStart, f64)>;
+    /// The sled found nothing left to do at `at_ms`.
+    fn sled_idle(&mut self, at_ms: f64);
+    /// The sled served a request from `start_ms` to `end_ms` with `energy_j`; it had been idle
+    /// for `idle_before_ms` when it took it (0 when it came from the queue).
+    fn served(&mut self, served: &ServedRequest);
+    /// The driver received a request's completion at `at_ms`.
+    fn completed(&mut self, slot: usize, measured_from_ms: f64, at_ms: f64);
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct ServedRequest {
+    pub slot: usize,
+    pub start_ms: f64,
+    pub end_ms: f64,
+    pub energy_j: f64,
+    pub idle_before_ms: f64,
+    pub lbn: i64,
+    pub blocks: i64,
+    pub is_write: bool,
+}
+
+/// A request to queue: where its response is measured from and what it moves.
+#[derive(Debug, Clone, Copy)]
+pub struct Incoming {
+    pub slot: usize,
+    pub arrival_s: f64,
+    pub arrival_ms: f64,
+    pub measured_from_ms: f64,
+    pub lbn: i64,
+    pub blocks: i64,
+    pub is_write: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cause {
+    Disconnect,
+    Reconnect,
+    Completion,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Owner {
+    Controller,
+    Device,
+}
+
+/// What crosses the bus: a request going down, an interrupt going up, the driver's
+/// acknowledgement of one going down.
+#[derive(Debug, Clone, Copy)]
+enum Message {
+    Access(u64),
+    Interrupt(Cause, u64),
+    Acknowledge(Cause),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SledStep {
+    Schedule,
+    Seek,
+    Servo,
+    Data,
+    Update,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    /// BUS_OWNERSHIP_GRANTED: the bus is `to`'s; `delay_ms` is how long the message then takes.
+    Granted { to: Owner, message: Message, delay_ms: f64 },
+    /// The controller's BUS_DELAY_COMPLETE downwards: the message reaches the device.
+    ToDevice(Message),
+    /// The device's BUS_DELAY_COMPLETE: an interrupt reaches the controller.
+    ToController(Message),
+    /// The controller's BUS_DELAY_COMPLETE upwards: the interrupt is raised at the driver.
+    ToDriver(Message),
+    /// INTR_EVENT: the driver takes the interrupt.
+    Interrupt(Message),
+    /// IO_INTERRUPT_COMPLETE: the driver handles it and acknowledges.
+    InterruptComplete(Message),
+    OverheadComplete(u64),
+    Sled(SledStep),
+    BusInitiate(u64),
+    BusTransfer(u64),
+    BusUpdate(u64),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Scheduled {
+    time_ms: f64,
+    seq: u64,
+    event: Event,
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Scheduled {}
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Scheduled {
+    /// Reversed, for a min-heap on (time, order added).
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.time_ms.total_cmp(&self.time_ms).then(other.seq.cmp(&self.seq))
+    }
+}
+
+/// One request's progress (DiskSim's `mems_reqinfo` with its one extent). Block counters are
+/// DiskSim's: the last block done, −1 before the first.
+#[derive(Debug, Clone, Copy)]
+struct Request {
+    incoming: Incoming,
+    last: i64,
+    media_done_to: i64,
+    bus_done_to: i64,
+    next_start: i64,
+    next_end: i64,
+    media_done: bool,
+    bus_done: bool,
+    bus_pending: bool,
+    complete: bool,
+    start_ms: f64,
+    idle_before_ms: f64,
+    energy_mj: f64,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Bus {
+    owned: bool,
+    /// Owners waiting, FIFO (`bus_fifo_arbitration`).
+    waiting: VecDeque<(Owner, Message, f64)>,
+}
+
+/// The device and the path to it, with the events not yet handled.
+#[derive(Debug, Clone)]
+pub struct MemsEvents {
+    queue: BinaryHeap<Scheduled>,
+    seq: u64,
+    now_ms: f64,
+    /// The order the next arrival takes among events of its time: DiskSim reads the next trace
+    /// request when it takes the current one from its queue.
+    arrival_seq: u64,
+    /// Requests not yet completed, by id from `first_id`.
+    requests: VecDeque<Request>,
+    first_id: u64,
+    bus: Bus,
+    /// The device holds the bus (`dev->busowned`).
+    device_owns_bus: bool,
+    /// The transfer that has the bus, and those waiting for it (`dataxfer_req`, `dataxfer_queue`).
+    transferring: Option<u64>,
+    transfers_waiting: VecDeque<u64>,
+    // The sled.
+    pub pos: Coord,
+    sled_running: bool,
+    idle_since_ms: f64,
+    sled_queue: VecDeque<u64>,
+    active: Option<u64>,
+    up: CoordSet,
+    dn: CoordSet,
+    target: CoordSet,
+    tips: i32,
+    /// The request that completed last, and when.
+    last_completion: Option<(u64, f64)>,
+}
+
+impl MemsEvents {
+    /// A device whose sled is at `pos`, idle since `start_ms` (the host says in what mode).
+    pub fn new(pos: Coord, start_ms: f64) -> Self {
+        MemsEvents {
+            queue: BinaryHeap::new(),
+            seq: 0,
+            now_ms: start_ms,
+            arrival_seq: 0,
+            requests: VecDeque::new(),
+            first_id: 0,
+            bus: Bus::default(),
+            device_owns_bus: false,
+            transferring: None,
+            transfers_waiting: VecDeque::new(),
+            pos,
+            sled_running: false,
+            idle_since_ms: start_ms,
+            sled_queue: VecDeque::new(),
+            active: None,
+            up: CoordSet::default(),
+            dn: CoordSet::default(),
+            target: CoordSet::default(),
+            tips: 0,
+            last_completion: None,
+        }
+    }
+
+    /// When the sled last fell idle (meaningful while it is idle).
+    pub fn idle_since_ms(&self) -> f64 {
+        self.idle_since_ms
+    }
+
+    pub fn sled_busy(&self) -> bool {
+        self.sled_running
+    }
+
+    #[inline]
+    fn push(&mut self, time_ms: f64, event: Event) {
+        let seq = self.seq;
+        self.seq += 1;
+        self.queue.push(Scheduled { time_ms, seq, event });
+    }
+
+    #[inline]
+    fn req(&mut self, id: u64) -> &mut Request {
+        let i = (id - self.first_id) as usize;
+        &mut self.requests[i]
+    }
+
+    /// A request arrives at the driver (it must not precede the previous arrival): the events
+    /// before it are handled, then its own.
+    pub fn arrive(&mut self, service: &MemsService, host: &mut impl MemsHost, incoming: Incoming) {
+        self.run_until(service, host, incoming.arrival_ms, self.arrival_seq);
+        self.now_ms = self.now_ms.max(incoming.arrival_ms);
+        self.arrival_seq = self.seq;
+        self.seq += 1;
+        let id = self.first_id + self.requests.len() as u64;
+        let last = incoming.lbn + incoming.blocks.max(1) - 1;
+        self.requests.push_back(Request {
+            incoming,
+            last,
+            media_done_to: -1,
+            bus_done_to: -1,
+            next_start: -1,
+            next_end: -1,
+            media_done: false,
+            bus_done: false,
+            bus_pending: false,
+            complete: false,
+            start_ms: f64::NAN,
+            idle_before_ms: 0.0,
+            energy_mj: 0.0,
+        });
+        // The driver sends it straight down (no queueing there: the device takes 100,000); the
+        // pass-through controller needs the bus to the device.
+        self.get_bus(Owner::Controller, Message::Access(id), 0.0);
+    }
+
+    /// Handles every event before `(time_ms, seq)`.
+    fn run_until(&mut self, service: &MemsService, host: &mut impl MemsHost, time_ms: f64, seq: u64) {
+        while let Some(next) = self.queue.peek() {
+            if next.time_ms > time_ms || (next.time_ms == time_ms && next.seq > seq) {
+                break;
+            }
+            let next = self.queue.pop().expect("peeked");
+            self.handle(service, host, next);
+        }
+    }
+
+    /// Handles every event left: the end of a run.
+    pub fn drain(&mut self, service: &MemsService, host: &mut impl MemsHost) {
+        while let Some(next) = self.queue.pop() {
+            self.handle(service, host, next);
+        }
+    }
+
+    /// Handles events until the request that arrived last has completed, and returns when it
+    /// did. For a closed loop only, where nothing arrives before it completes.
+    pub fn complete_last(&mut self, service: &MemsService, host: &mut impl MemsHost) -> f64 {
+        let id = self.first_id + self.requests.len() as u64 - 1;
+        loop {
+            if let Some((done, at)) = self.last_completion {
+                if done == id {
+                    return at;
+                }
+            }
+            let next = self.queue.pop().expect("a request in progress has events to come");
+            self.handle(service, host, next);
+        }
+    }
+
+    fn handle(&mut self, service: &MemsService, host: &mut impl MemsHost, next: Scheduled) {
+        let t = next.time_ms;
+        self.now_ms = t;
+        match next.event {
+            Event::Granted { to: Owner::Controller, message, .. } => {
+                // The controller sends the request down at once (delay 0) and forgets the bus,
+                // which stays owned: the device takes it over (`controller_disown_busno`).
+                self.push(t, Event::ToDevice(message));
+            }
+            Event::Granted { to: Owner::Device, message, delay_ms } => {
+                self.device_owns_bus = true;
+                self.push(t + delay_ms, Event::ToController(message));
+            }
+            Event::ToDevice(Message::Access(id)) => {
+                self.device_owns_bus = true;
+                self.push(t + service.command_overhead_ms, Event::OverheadComplete(id));
+            }
+            Event::ToDevice(Message::Acknowledge(cause)) => match cause {
+                Cause::Disconnect | Cause::Completion => {
+                    if self.device_owns_bus {
+                        self.release_bus(t);
+                        self.device_owns_bus = false;
+                    }
+                }
+                Cause::Reconnect => {
+                    let id = self.transferring.expect("a reconnect is for the transfer that has the bus");
+                    self.push(t, Event::BusTransfer(id));
+                }
+            },
+            Event::ToDevice(Message::Interrupt(..)) => unreachable!("interrupts go up"),
+            Event::ToController(message) => self.push(t, Event::ToDriver(message)),
+            Event::ToDriver(message) => self.push(t, Event::Interrupt(message)),
+            Event::Interrupt(message) => self.push(t, Event::InterruptComplete(message)),
+            Event::InterruptComplete(Message::Interrupt(cause, id)) => {
+                if cause == Cause::Completion {
+                    let r = self.req(id);
+                    r.complete = true;
+                    let (slot, from) = (r.incoming.slot, r.incoming.measured_from_ms);
+                    self.last_completion = Some((id, t));
+                    host.completed(slot, from, t);
+                    self.forget_completed();
+                }
+                self.push(t, Event::ToDevice(Message::Acknowledge(cause)));
+            }
+            Event::InterruptComplete(_) => unreachable!("the driver completes interrupts only"),
+            Event::OverheadComplete(id) => self.overhead_complete(service, host, t, id),
+            Event::Sled(step) => self.sled_step(service, host, t, step),
+            Event::BusInitiate(id) => {
+                if self.transferring.is_none() {
+                    self.transferring = Some(id);
+                    self.send_up(t, Cause::Reconnect, id, 0.0);
+                } else {
+                    self.transfers_waiting.push_back(id);
+                }
+            }
+            Event::BusTransfer(id) => self.push(t + service.sector_transfer_ms, Event::BusUpdate(id)),
+            Event::BusUpdate(id) => self.bus_update(t, id),
+        }
+    }
+
+    /// Drops completed requests from the front of the list.
+    fn forget_completed(&mut self) {
+        while self.requests.front().is_some_and(|r| r.complete && r.media_done) {
+            self.requests.pop_front();
+            self.first_id += 1;
+        }
+    }
+
+    /// `bus_ownership_get`: a free bus is granted at once (as an event), a busy one in turn.
+    fn get_bus(&mut self, to: Owner, message: Message, delay_ms: f64) {
+        if self.bus.owned {
+            self.bus.waiting.push_back((to, message, delay_ms));
+        } else {
+            self.bus.owned = true;
+            self.push(self.now_ms, Event::Granted { to, message, delay_ms });
+        }
+    }
+
+    /// `bus_ownership_release`: to the next owner waiting, or free.
+    fn release_bus(&mut self, t: f64) {
+        match self.bus.waiting.pop_front() {
+            Some((to, message, delay_ms)) => self.push(t, Event::Granted { to, message, delay_ms }),
+            None => self.bus.owned = false,
+        }
+    }
+
+    /// `mems_send_event_up_path`: an interrupt to the host, over the bus the device holds or
+    /// will be granted.
+    fn send_up(&mut self, t: f64, cause: Cause, id: u64, delay_ms: f64) {
+        let message = Message::Interrupt(cause, id);
+        if self.device_owns_bus {
+            self.push(t + delay_ms, Event::ToController(message));
+        } else {
+            self.get_bus(Owner::Device, message, delay_ms);
+        }
+    }
+
+    /// `mems_device_overhead_complete`.
+    fn overhead_complete(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, id: u64) {
+        self.sled_queue.push_back(id);
+        let r = *self.req(id);
+        if r.incoming.is_write {
+            // A write keeps the bus to stream its sectors into the device.
+            self.push(t, Event::BusInitiate(id));
+            self.req(id).bus_pending = true;
+        } else if self.transferring.is_none() {
+            self.send_up(t, Cause::Disconnect, id, 0.0);
+        }
+        let idle = (!self.sled_running).then_some((self.idle_since_ms, self.pos));
+        if let Some((start, start_ms)) = host.noticed(&r.incoming, t, idle) {
+            let sled = &service.sled;
+            match start {
+                SledStart::Idle { elapsed_ms } => self.pos = sled.idle_sweep(self.pos, elapsed_ms),
+                SledStart::Stopped => self.pos = service.rest,
+                SledStart::At(at) => self.pos = at,
+                SledStart::Queued => {}
+            }
+            self.sled_running = true;
+            self.push(start_ms, Event::Sled(SledStep::Schedule));
+        }
+    }
+
+    fn sled_step(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, step: SledStep) {
+        let sled = &service.sled;
+        match step {
+            SledStep::Schedule => {
+                if self.active.is_none() {
+                    self.active = self.sled_queue.pop_front();
+                    if let Some(id) = self.active {
+                        // Since the sled left the media (0 straight from the previous request).
+                        let idle_before_ms = (t - self.idle_since_ms).max(0.0);
+                        let r = self.req(id);
+                        r.start_ms = t;
+                        r.idle_before_ms = idle_before_ms;
+                    }
+                }
+                let Some(id) = self.active else {
+                    self.sled_running = false;
+                    self.idle_since_ms = t;
+                    host.sled_idle(t);
+                    return;
+                };
+                let r = *self.req(id);
+                let first = if r.media_done_to == -1 { r.incoming.lbn } else { r.media_done_to + 1 };
+                let ready = (r.incoming.is_write).then_some(r.bus_done_to);
+                let end = sled.pass_end(first, r.last, ready);
+                (self.up, self.dn) = sled.position(first);
+                self.tips = (end - first + 1) as i32 * sled.tip_sectors_per_lbn;
+                let req = self.req(id);
+                req.next_start = first;
+                req.next_end = end;
+                self.push(t, Event::Sled(SledStep::Seek));
+            }
+            SledStep::Seek => {
+                let (target, seek) = if sled.bidirectional {
+                    let (seek_up, seek_dn) = sled.seek_both(self.pos, self.up.servo_start, self.dn.servo_start);
+                    if seek_up.total_ms < seek_dn.total_ms { (self.up, seek_up) } else { (self.dn, seek_dn) }
+                } else {
+                    (self.up, sled.seek(self.pos, self.up.servo_start))
+                };
+                self.target = target;
+                self.pos = target.servo_start;
+                let energy = service.seek_energy_mj(&seek);
+                let id = self.active.expect("seeking for a request");
+                self.req(id).energy_mj += energy;
+                self.push(t + seek.total_ms, Event::Sled(SledStep::Servo));
+            }
+            SledStep::Servo => {
+                let dt = sled.media_ms(self.pos, self.target.tipsector_start);
+                let id = self.active.expect("a servo burst for a request");
+                let r = *self.req(id);
+                // DiskSim's "weird special case": a write none of whose pass has crossed the bus
+                // reads the servo with one tip and goes back to scheduling.
+                let next = if r.incoming.is_write && r.next_start > r.bus_done_to {
+                    self.tips = 1;
+                    SledStep::Schedule
+                } else {
+                    SledStep::Data
+                };
+                self.pos = self.target.tipsector_start;
+                self.req(id).energy_mj += (service.sled_power_w + service.tip_power_w * self.tips as f64) * dt;
+                self.push(t + dt, Event::Sled(next));
+            }
+            SledStep::Data => {
+                let dt = sled.media_ms(self.pos, self.target.tipsector_end);
+                let id = self.active.expect("data for a request");
+                self.pos = self.target.tipsector_end;
+                self.req(id).energy_mj += (service.sled_power_w + service.tip_power_w * self.tips as f64) * dt;
+                self.push(t + dt, Event::Sled(SledStep::Update));
+            }
+            SledStep::Update => {
+                let id = self.active.expect("an update for a request");
+                let r = self.req(id);
+                r.media_done_to = r.next_end;
+                let start_read_transfer = !r.incoming.is_write && !r.bus_pending;
+                if start_read_transfer {
+                    r.bus_pending = true;
+                }
+                let media_done = r.media_done_to >= r.last;
+                let complete_now = media_done && r.bus_done;
+                if media_done {
+                    r.media_done = true;
+                }
+                let r = *r;
+                if start_read_transfer {
+                    self.push(t, Event::BusInitiate(id));
+                }
+                if complete_now {
+                    self.send_up(t, Cause::Completion, id, WRITE_COMPLETION_MS);
+                }
+                if media_done {
+                    self.active = None;
+                    self.idle_since_ms = t;
+                    host.served(&ServedRequest {
+                        slot: r.incoming.slot,
+                        start_ms: r.start_ms,
+                        end_ms: t,
+                        energy_j: r.energy_mj / 1000.0,
+                        idle_before_ms: r.idle_before_ms,
+                        lbn: r.incoming.lbn,
+                        blocks: r.incoming.blocks,
+                        is_write: r.incoming.is_write,
+                    });
+                    self.forget_completed();
+                }
+                self.push(t, Event::Sled(SledStep::Schedule));
+            }
+        }
+    }
+
+    /// `mems_bus_update`: one sector has crossed.
+    fn bus_update(&mut self, t: f64, id: u64) {
+        let r = self.req(id);
+        r.bus_done_to = if r.bus_done_to == -1 { r.incoming.lbn } else { r.bus_done_to + 1 };
+        let mut release = false;
+        let mut complete_now = false;
+        if r.bus_done_to >= r.last {
+            r.bus_done = true;
+            complete_now = r.media_done;
+            r.bus_pending = false;
+            release = true;
+        } else if !r.incoming.is_write && r.bus_done_to >= r.media_done_to {
+            // A read that has sent what the media has read lets the bus go until its next pass.
+            r.bus_pending = false;
+            release = true;
+        }
+        if complete_now {
+            self.send_up(t, Cause::Completion, id, 0.0);
+        }
+        if !release {
+            self.push(t, Event::BusTransfer(id));
+            return;
+        }
+        self.transferring = None;
+        match self.transfers_waiting.pop_front() {
+            Some(next) => {
+                self.transferring = Some(next);
+                self.send_up(t, Cause::Reconnect, next, BUS_HANDOFF_MS);
+            }
+            None => self.send_up(t, Cause::Disconnect, id, BUS_HANDOFF_MS),
+        }
+    }
+}
