@@ -94,11 +94,32 @@ enum Owner {
 
 /// What crosses the bus: a request going down, an interrupt going up, the driver's
 /// acknowledgement of one going down.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Message {
-    Access(u64),
-    Interrupt(Cause, u64),
+    Access,
+    Interrupt(Cause),
     Acknowledge(Cause),
+}
+
+/// How long an interrupt takes to reach the controller once the device has the bus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Delay {
+    None,
+    /// `BUS_HANDOFF_MS`.
+    Handoff,
+    /// `WRITE_COMPLETION_MS`.
+    WriteCompletion,
+}
+
+impl Delay {
+    #[inline]
+    fn ms(self) -> f64 {
+        match self {
+            Delay::None => 0.0,
+            Delay::Handoff => BUS_HANDOFF_MS,
+            Delay::WriteCompletion => WRITE_COMPLETION_MS,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,10 +131,17 @@ enum SledStep {
     Update,
 }
 
+/// What happens, to request `id` (16 bytes: the queue moves many).
 #[derive(Debug, Clone, Copy)]
-enum Event {
-    /// BUS_OWNERSHIP_GRANTED: the bus is `to`'s; `delay_ms` is how long the message then takes.
-    Granted { to: Owner, message: Message, delay_ms: f64 },
+struct Event {
+    id: u64,
+    kind: Kind,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    /// BUS_OWNERSHIP_GRANTED: the bus is `to`'s, for `message`, which then takes `delay`.
+    Granted { to: Owner, message: Message, delay: Delay },
     /// The controller's BUS_DELAY_COMPLETE downwards: the message reaches the device.
     ToDevice(Message),
     /// The device's BUS_DELAY_COMPLETE: an interrupt reaches the controller.
@@ -124,11 +152,18 @@ enum Event {
     Interrupt(Message),
     /// IO_INTERRUPT_COMPLETE: the driver handles it and acknowledges.
     InterruptComplete(Message),
-    OverheadComplete(u64),
+    OverheadComplete,
     Sled(SledStep),
-    BusInitiate(u64),
-    BusTransfer(u64),
-    BusUpdate(u64),
+    BusInitiate,
+    BusTransfer,
+    BusUpdate,
+}
+
+impl Kind {
+    #[inline]
+    fn of(self, id: u64) -> Event {
+        Event { id, kind: self }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -136,6 +171,13 @@ struct Scheduled {
     time_ms: f64,
     seq: u64,
     event: Event,
+}
+
+impl Scheduled {
+    #[inline]
+    fn before(&self, time_ms: f64, seq: u64) -> bool {
+        self.time_ms < time_ms || (self.time_ms == time_ms && self.seq < seq)
+    }
 }
 
 impl PartialEq for Scheduled {
@@ -153,6 +195,85 @@ impl Ord for Scheduled {
     /// Reversed, for a min-heap on (time, order added).
     fn cmp(&self, other: &Self) -> Ordering {
         other.time_ms.total_cmp(&self.time_ms).then(other.seq.cmp(&self.seq))
+    }
+}
+
+/// DiskSim's event queue, ordered by time and then by the order events were added, kept in four
+/// places for speed (about 50 events a request): events for the present time in a FIFO (most
+/// are: the hops of an interrupt), the sled's one chain of events and the one bus transfer's in
+/// a slot each, the rest in a heap. The order they come out in is the single queue's.
+#[derive(Debug, Clone, Default)]
+struct EventQueue {
+    seq: u64,
+    now_ms: f64,
+    present: VecDeque<Scheduled>,
+    later: BinaryHeap<Scheduled>,
+    sled: Option<Scheduled>,
+    transfer: Option<Scheduled>,
+}
+
+#[derive(Clone, Copy)]
+enum Source {
+    Present,
+    Later,
+    Sled,
+    Transfer,
+}
+
+impl EventQueue {
+    /// The next order number (an arrival reserves one when the previous arrival is taken).
+    #[inline]
+    fn reserve(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq - 1
+    }
+
+    #[inline]
+    fn push(&mut self, time_ms: f64, event: Event) {
+        let next = Scheduled { time_ms, seq: self.reserve(), event };
+        match event.kind {
+            Kind::Sled(_) => {
+                debug_assert!(self.sled.is_none(), "the sled has one event at a time");
+                self.sled = Some(next);
+            }
+            Kind::BusTransfer | Kind::BusUpdate => {
+                debug_assert!(self.transfer.is_none(), "one transfer has the bus at a time");
+                self.transfer = Some(next);
+            }
+            _ if time_ms == self.now_ms => self.present.push_back(next),
+            _ => self.later.push(next),
+        }
+    }
+
+    /// Where the first event is, if it comes before `(time_ms, seq)`.
+    #[inline]
+    fn first_before(&self, time_ms: f64, seq: u64) -> Option<Source> {
+        let mut best: Option<(Source, f64, u64)> = None;
+        let mut consider = |source: Source, e: Option<&Scheduled>| {
+            if let Some(e) = e {
+                if best.is_none_or(|(_, t, q)| e.before(t, q)) {
+                    best = Some((source, e.time_ms, e.seq));
+                }
+            }
+        };
+        consider(Source::Present, self.present.front());
+        consider(Source::Sled, self.sled.as_ref());
+        consider(Source::Transfer, self.transfer.as_ref());
+        consider(Source::Later, self.later.peek());
+        best.filter(|&(_, t, q)| t < time_ms || (t == time_ms && q < seq)).map(|(source, ..)| source)
+    }
+
+    /// Takes the first event if it comes before `(time_ms, seq)`.
+    #[inline]
+    fn pop_before(&mut self, time_ms: f64, seq: u64) -> Option<Scheduled> {
+        let next = match self.first_before(time_ms, seq)? {
+            Source::Present => self.present.pop_front(),
+            Source::Later => self.later.pop(),
+            Source::Sled => self.sled.take(),
+            Source::Transfer => self.transfer.take(),
+        }?;
+        self.now_ms = next.time_ms;
+        Some(next)
     }
 }
 
@@ -179,15 +300,15 @@ struct Request {
 struct Bus {
     owned: bool,
     /// Owners waiting, FIFO (`bus_fifo_arbitration`).
-    waiting: VecDeque<(Owner, Message, f64)>,
+    waiting: VecDeque<Event>,
 }
 
 /// The device and the path to it, with the events not yet handled.
 #[derive(Debug, Clone)]
 pub struct MemsEvents {
-    queue: BinaryHeap<Scheduled>,
-    seq: u64,
-    now_ms: f64,
+    queue: EventQueue,
+    /// Events are handled up to the next arrival, which comes at this time.
+    limit_ms: f64,
     /// The order the next arrival takes among events of its time: DiskSim reads the next trace
     /// request when it takes the current one from its queue.
     arrival_seq: u64,
@@ -218,9 +339,8 @@ impl MemsEvents {
     /// A device whose sled is at `pos`, idle since `start_ms` (the host says in what mode).
     pub fn new(pos: Coord, start_ms: f64) -> Self {
         MemsEvents {
-            queue: BinaryHeap::new(),
-            seq: 0,
-            now_ms: start_ms,
+            queue: EventQueue { now_ms: start_ms, ..EventQueue::default() },
+            limit_ms: f64::INFINITY,
             arrival_seq: 0,
             requests: VecDeque::new(),
             first_id: 0,
@@ -252,9 +372,7 @@ impl MemsEvents {
 
     #[inline]
     fn push(&mut self, time_ms: f64, event: Event) {
-        let seq = self.seq;
-        self.seq += 1;
-        self.queue.push(Scheduled { time_ms, seq, event });
+        self.queue.push(time_ms, event);
     }
 
     #[inline]
@@ -267,9 +385,8 @@ impl MemsEvents {
     /// before it are handled, then its own.
     pub fn arrive(&mut self, service: &MemsService, host: &mut impl MemsHost, incoming: Incoming) {
         self.run_until(service, host, incoming.arrival_ms, self.arrival_seq);
-        self.now_ms = self.now_ms.max(incoming.arrival_ms);
-        self.arrival_seq = self.seq;
-        self.seq += 1;
+        self.queue.now_ms = self.queue.now_ms.max(incoming.arrival_ms);
+        self.arrival_seq = self.queue.reserve();
         let id = self.first_id + self.requests.len() as u64;
         let last = incoming.lbn + incoming.blocks.max(1) - 1;
         self.requests.push_back(Request {
@@ -289,23 +406,21 @@ impl MemsEvents {
         });
         // The driver sends it straight down (no queueing there: the device takes 100,000); the
         // pass-through controller needs the bus to the device.
-        self.get_bus(Owner::Controller, Message::Access(id), 0.0);
+        self.get_bus(Kind::Granted { to: Owner::Controller, message: Message::Access, delay: Delay::None }.of(id));
     }
 
     /// Handles every event before `(time_ms, seq)`.
     fn run_until(&mut self, service: &MemsService, host: &mut impl MemsHost, time_ms: f64, seq: u64) {
-        while let Some(next) = self.queue.peek() {
-            if next.time_ms > time_ms || (next.time_ms == time_ms && next.seq > seq) {
-                break;
-            }
-            let next = self.queue.pop().expect("peeked");
+        self.limit_ms = time_ms;
+        while let Some(next) = self.queue.pop_before(time_ms, seq) {
             self.handle(service, host, next);
         }
+        self.limit_ms = f64::INFINITY;
     }
 
     /// Handles every event left: the end of a run.
     pub fn drain(&mut self, service: &MemsService, host: &mut impl MemsHost) {
-        while let Some(next) = self.queue.pop() {
+        while let Some(next) = self.queue.pop_before(f64::INFINITY, u64::MAX) {
             self.handle(service, host, next);
         }
     }
@@ -320,29 +435,63 @@ impl MemsEvents {
                     return at;
                 }
             }
-            let next = self.queue.pop().expect("a request in progress has events to come");
+            let next = self.queue.pop_before(f64::INFINITY, u64::MAX).expect("a request in progress has events to come");
             self.handle(service, host, next);
+        }
+    }
+
+    /// Whether an event added now for time `at_ms` would be the next one handled: nothing else is
+    /// queued for that time or before, and the next arrival comes later. It is then handled at
+    /// once instead of queued (the same order, without the queue's work).
+    #[inline]
+    fn is_next(&self, at_ms: f64) -> bool {
+        let q = &self.queue;
+        self.limit_ms > at_ms
+            && q.present.is_empty()
+            && q.later.peek().is_none_or(|e| e.time_ms > at_ms)
+            && q.sled.as_ref().is_none_or(|e| e.time_ms > at_ms)
+            && q.transfer.as_ref().is_none_or(|e| e.time_ms > at_ms)
+    }
+
+    /// A handler's last event, for the same time: handled at once if it is next, else queued.
+    #[inline]
+    fn then(&mut self, t: f64, event: Event) -> Option<Event> {
+        if self.is_next(t) {
+            self.queue.reserve();
+            Some(event)
+        } else {
+            self.push(t, event);
+            None
         }
     }
 
     fn handle(&mut self, service: &MemsService, host: &mut impl MemsHost, next: Scheduled) {
         let t = next.time_ms;
-        self.now_ms = t;
-        match next.event {
-            Event::Granted { to: Owner::Controller, message, .. } => {
+        let mut event = Some(next.event);
+        while let Some(e) = event.take() {
+            event = self.handle_one(service, host, t, e);
+        }
+    }
+
+    /// One DiskSim handler; returns the event it adds last for the same time when that event is
+    /// to be handled at once.
+    fn handle_one(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, event: Event) -> Option<Event> {
+        let id = event.id;
+        match event.kind {
+            Kind::Granted { to: Owner::Controller, message, .. } => {
                 // The controller sends the request down at once (delay 0) and forgets the bus,
                 // which stays owned: the device takes it over (`controller_disown_busno`).
-                self.push(t, Event::ToDevice(message));
+                return self.then(t, Kind::ToDevice(message).of(id));
             }
-            Event::Granted { to: Owner::Device, message, delay_ms } => {
+            Kind::Granted { to: Owner::Device, message, delay } => {
                 self.device_owns_bus = true;
-                self.push(t + delay_ms, Event::ToController(message));
+                self.push(t + delay.ms(), Kind::ToController(message).of(id));
             }
-            Event::ToDevice(Message::Access(id)) => {
+            Kind::ToDevice(Message::Access) => {
                 self.device_owns_bus = true;
-                self.push(t + service.command_overhead_ms, Event::OverheadComplete(id));
+                self.push(t + service.command_overhead_ms, Kind::OverheadComplete.of(id));
             }
-            Event::ToDevice(Message::Acknowledge(cause)) => match cause {
+            Kind::ToDevice(Message::Acknowledge(cause)) => match cause {
                 Cause::Disconnect | Cause::Completion => {
                     if self.device_owns_bus {
                         self.release_bus(t);
@@ -351,14 +500,16 @@ impl MemsEvents {
                 }
                 Cause::Reconnect => {
                     let id = self.transferring.expect("a reconnect is for the transfer that has the bus");
-                    self.push(t, Event::BusTransfer(id));
+                    self.push(t, Kind::BusTransfer.of(id));
                 }
             },
-            Event::ToDevice(Message::Interrupt(..)) => unreachable!("interrupts go up"),
-            Event::ToController(message) => self.push(t, Event::ToDriver(message)),
-            Event::ToDriver(message) => self.push(t, Event::Interrupt(message)),
-            Event::Interrupt(message) => self.push(t, Event::InterruptComplete(message)),
-            Event::InterruptComplete(Message::Interrupt(cause, id)) => {
+            Kind::ToDevice(Message::Interrupt(_)) => unreachable!("interrupts go up"),
+            // The hops of an interrupt to the driver, and of its acknowledgement back: when
+            // nothing else is due at this time they follow one another at once.
+            Kind::ToController(message) => return self.then(t, Kind::ToDriver(message).of(id)),
+            Kind::ToDriver(message) => return self.then(t, Kind::Interrupt(message).of(id)),
+            Kind::Interrupt(message) => return self.then(t, Kind::InterruptComplete(message).of(id)),
+            Kind::InterruptComplete(Message::Interrupt(cause)) => {
                 if cause == Cause::Completion {
                     let r = self.req(id);
                     r.complete = true;
@@ -367,22 +518,23 @@ impl MemsEvents {
                     host.completed(slot, from, t);
                     self.forget_completed();
                 }
-                self.push(t, Event::ToDevice(Message::Acknowledge(cause)));
+                return self.then(t, Kind::ToDevice(Message::Acknowledge(cause)).of(id));
             }
-            Event::InterruptComplete(_) => unreachable!("the driver completes interrupts only"),
-            Event::OverheadComplete(id) => self.overhead_complete(service, host, t, id),
-            Event::Sled(step) => self.sled_step(service, host, t, step),
-            Event::BusInitiate(id) => {
+            Kind::InterruptComplete(_) => unreachable!("the driver completes interrupts only"),
+            Kind::OverheadComplete => self.overhead_complete(service, host, t, id),
+            Kind::Sled(step) => self.sled_step(service, host, t, step),
+            Kind::BusInitiate => {
                 if self.transferring.is_none() {
                     self.transferring = Some(id);
-                    self.send_up(t, Cause::Reconnect, id, 0.0);
+                    self.send_up(t, Cause::Reconnect, id, Delay::None);
                 } else {
                     self.transfers_waiting.push_back(id);
                 }
             }
-            Event::BusTransfer(id) => self.push(t + service.sector_transfer_ms, Event::BusUpdate(id)),
-            Event::BusUpdate(id) => self.bus_update(t, id),
+            Kind::BusTransfer => self.push(t + service.sector_transfer_ms, Kind::BusUpdate.of(id)),
+            Kind::BusUpdate => self.bus_update(service, t, id),
         }
+        None
     }
 
     /// Drops completed requests from the front of the list.
@@ -394,31 +546,31 @@ impl MemsEvents {
     }
 
     /// `bus_ownership_get`: a free bus is granted at once (as an event), a busy one in turn.
-    fn get_bus(&mut self, to: Owner, message: Message, delay_ms: f64) {
+    fn get_bus(&mut self, grant: Event) {
         if self.bus.owned {
-            self.bus.waiting.push_back((to, message, delay_ms));
+            self.bus.waiting.push_back(grant);
         } else {
             self.bus.owned = true;
-            self.push(self.now_ms, Event::Granted { to, message, delay_ms });
+            self.push(self.queue.now_ms, grant);
         }
     }
 
     /// `bus_ownership_release`: to the next owner waiting, or free.
     fn release_bus(&mut self, t: f64) {
         match self.bus.waiting.pop_front() {
-            Some((to, message, delay_ms)) => self.push(t, Event::Granted { to, message, delay_ms }),
+            Some(grant) => self.push(t, grant),
             None => self.bus.owned = false,
         }
     }
 
     /// `mems_send_event_up_path`: an interrupt to the host, over the bus the device holds or
     /// will be granted.
-    fn send_up(&mut self, t: f64, cause: Cause, id: u64, delay_ms: f64) {
-        let message = Message::Interrupt(cause, id);
+    fn send_up(&mut self, t: f64, cause: Cause, id: u64, delay: Delay) {
+        let message = Message::Interrupt(cause);
         if self.device_owns_bus {
-            self.push(t + delay_ms, Event::ToController(message));
+            self.push(t + delay.ms(), Kind::ToController(message).of(id));
         } else {
-            self.get_bus(Owner::Device, message, delay_ms);
+            self.get_bus(Kind::Granted { to: Owner::Device, message, delay }.of(id));
         }
     }
 
@@ -428,10 +580,10 @@ impl MemsEvents {
         let r = *self.req(id);
         if r.incoming.is_write {
             // A write keeps the bus to stream its sectors into the device.
-            self.push(t, Event::BusInitiate(id));
+            self.push(t, Kind::BusInitiate.of(id));
             self.req(id).bus_pending = true;
         } else if self.transferring.is_none() {
-            self.send_up(t, Cause::Disconnect, id, 0.0);
+            self.send_up(t, Cause::Disconnect, id, Delay::None);
         }
         let idle = (!self.sled_running).then_some((self.idle_since_ms, self.pos));
         if let Some((start, start_ms)) = host.noticed(&r.incoming, t, idle) {
@@ -443,7 +595,7 @@ impl MemsEvents {
                 SledStart::Queued => {}
             }
             self.sled_running = true;
-            self.push(start_ms, Event::Sled(SledStep::Schedule));
+            self.push(start_ms, Kind::Sled(SledStep::Schedule).of(0));
         }
     }
 
@@ -476,7 +628,7 @@ impl MemsEvents {
                 let req = self.req(id);
                 req.next_start = first;
                 req.next_end = end;
-                self.push(t, Event::Sled(SledStep::Seek));
+                self.push(t, Kind::Sled(SledStep::Seek).of(0));
             }
             SledStep::Seek => {
                 let (target, seek) = if sled.bidirectional {
@@ -490,7 +642,7 @@ impl MemsEvents {
                 let energy = service.seek_energy_mj(&seek);
                 let id = self.active.expect("seeking for a request");
                 self.req(id).energy_mj += energy;
-                self.push(t + seek.total_ms, Event::Sled(SledStep::Servo));
+                self.push(t + seek.total_ms, Kind::Sled(SledStep::Servo).of(0));
             }
             SledStep::Servo => {
                 let dt = sled.media_ms(self.pos, self.target.tipsector_start);
@@ -506,14 +658,14 @@ impl MemsEvents {
                 };
                 self.pos = self.target.tipsector_start;
                 self.req(id).energy_mj += (service.sled_power_w + service.tip_power_w * self.tips as f64) * dt;
-                self.push(t + dt, Event::Sled(next));
+                self.push(t + dt, Kind::Sled(next).of(0));
             }
             SledStep::Data => {
                 let dt = sled.media_ms(self.pos, self.target.tipsector_end);
                 let id = self.active.expect("data for a request");
                 self.pos = self.target.tipsector_end;
                 self.req(id).energy_mj += (service.sled_power_w + service.tip_power_w * self.tips as f64) * dt;
-                self.push(t + dt, Event::Sled(SledStep::Update));
+                self.push(t + dt, Kind::Sled(SledStep::Update).of(0));
             }
             SledStep::Update => {
                 let id = self.active.expect("an update for a request");
@@ -530,10 +682,10 @@ impl MemsEvents {
                 }
                 let r = *r;
                 if start_read_transfer {
-                    self.push(t, Event::BusInitiate(id));
+                    self.push(t, Kind::BusInitiate.of(id));
                 }
                 if complete_now {
-                    self.send_up(t, Cause::Completion, id, WRITE_COMPLETION_MS);
+                    self.send_up(t, Cause::Completion, id, Delay::WriteCompletion);
                 }
                 if media_done {
                     self.active = None;
@@ -550,41 +702,55 @@ impl MemsEvents {
                     });
                     self.forget_completed();
                 }
-                self.push(t, Event::Sled(SledStep::Schedule));
+                self.push(t, Kind::Sled(SledStep::Schedule).of(0));
             }
         }
     }
 
-    /// `mems_bus_update`: one sector has crossed.
-    fn bus_update(&mut self, t: f64, id: u64) {
-        let r = self.req(id);
-        r.bus_done_to = if r.bus_done_to == -1 { r.incoming.lbn } else { r.bus_done_to + 1 };
-        let mut release = false;
-        let mut complete_now = false;
-        if r.bus_done_to >= r.last {
-            r.bus_done = true;
-            complete_now = r.media_done;
-            r.bus_pending = false;
-            release = true;
-        } else if !r.incoming.is_write && r.bus_done_to >= r.media_done_to {
-            // A read that has sent what the media has read lets the bus go until its next pass.
-            r.bus_pending = false;
-            release = true;
-        }
-        if complete_now {
-            self.send_up(t, Cause::Completion, id, 0.0);
-        }
-        if !release {
-            self.push(t, Event::BusTransfer(id));
-            return;
-        }
-        self.transferring = None;
-        match self.transfers_waiting.pop_front() {
-            Some(next) => {
-                self.transferring = Some(next);
-                self.send_up(t, Cause::Reconnect, next, BUS_HANDOFF_MS);
+    /// `mems_bus_update`: one sector has crossed. While the transfer goes on and nothing else is
+    /// due before its next sector (nor at the same time, which would come first), the next
+    /// `MEMS_BUS_TRANSFER` and `MEMS_BUS_UPDATE` are handled here in turn: the same order and
+    /// times as queued one by one.
+    fn bus_update(&mut self, service: &MemsService, mut t: f64, id: u64) {
+        loop {
+            let r = self.req(id);
+            r.bus_done_to = if r.bus_done_to == -1 { r.incoming.lbn } else { r.bus_done_to + 1 };
+            let mut release = false;
+            let mut complete_now = false;
+            if r.bus_done_to >= r.last {
+                r.bus_done = true;
+                complete_now = r.media_done;
+                r.bus_pending = false;
+                release = true;
+            } else if !r.incoming.is_write && r.bus_done_to >= r.media_done_to {
+                // A read that has sent what the media has read lets the bus go until its next pass.
+                r.bus_pending = false;
+                release = true;
             }
-            None => self.send_up(t, Cause::Disconnect, id, BUS_HANDOFF_MS),
+            if complete_now {
+                self.send_up(t, Cause::Completion, id, Delay::None);
+            }
+            if release {
+                self.transferring = None;
+                match self.transfers_waiting.pop_front() {
+                    Some(next) => {
+                        self.transferring = Some(next);
+                        self.send_up(t, Cause::Reconnect, next, Delay::Handoff);
+                    }
+                    None => self.send_up(t, Cause::Disconnect, id, Delay::Handoff),
+                }
+                return;
+            }
+            let next_ms = t + service.sector_transfer_ms;
+            if !self.is_next(next_ms) {
+                self.push(t, Kind::BusTransfer.of(id));
+                return;
+            }
+            // MEMS_BUS_TRANSFER at t, then MEMS_BUS_UPDATE at the next sector.
+            self.queue.reserve();
+            self.queue.reserve();
+            self.queue.now_ms = next_ms;
+            t = next_ms;
         }
     }
 }
