@@ -1,8 +1,10 @@
 //! MEMS replay throughput: requests per second of the sled engine (DiskSim's `memsmodel`
 //! mechanics: layout, seeks, idle sweep, host bus; seed 004's shutdowns) on one core.
 //!
-//! Usage: `cargo run --release -p idlewise-benchmarks --bin mems_replay -- [REQUESTS] [MODEL]`
-//! (defaults: 5,000,000 requests; cmu-mems-g2; ibm-mems-seed004 for seed 004's sled).
+//! Usage: `cargo run --release -p idlewise-benchmarks --bin mems_replay -- [REQUESTS] [MODEL] [GAP_SCALE]`
+//! (defaults: 5,000,000 requests; cmu-mems-g2; ibm-mems-seed004 for seed 004's sled; gaps as
+//! recorded). A GAP_SCALE below 1 shrinks the gaps between arrivals: at 1/15 the G2 device is
+//! about 90 % busy and requests queue behind each other (the queued workload of issue 27).
 //!
 //! The trace is `tests/data/mems-disksim/visible.trace` (20,000 real requests from DiskSim's
 //! `ascii.trace`, folded onto G1's capacity) repeated end to end, each copy shifted by the span of
@@ -17,6 +19,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).map(|s| s.replace('_', "").parse().expect("REQUESTS must be an integer")).unwrap_or(5_000_000);
     let model = args.get(2).cloned().unwrap_or_else(|| "cmu-mems-g2".to_string());
+    let gap_scale: f64 = args.get(3).map(|s| parse_scale(s)).unwrap_or(1.0);
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let device_path = format!("{root}/python/idlewise/catalog/{model}.toml");
     let text = std::fs::read_to_string(&device_path).unwrap_or_else(|e| panic!("cannot read {device_path}: {e}"));
@@ -33,7 +36,7 @@ fn main() {
             if time_s.len() == n {
                 break;
             }
-            time_s.push(base.time_s[i] + copy * span);
+            time_s.push((base.time_s[i] - base.time_s[0] + copy * span) * gap_scale);
             offset.push(base.offset_bytes[i]);
             size.push(base.size_bytes[i]);
             write.push(base.is_write[i]);
@@ -42,8 +45,8 @@ fn main() {
     }
     let trace = TraceView::new(&time_s, &offset, &size, &write).unwrap();
     println!("device: {}", device.name);
-    println!("requests: {n}, span: {:.1} h", trace.span_s() / 3600.0);
-    println!("{:<20} {:>10} {:>16}", "policy", "seconds", "requests/s");
+    println!("requests: {n}, span: {:.1} h, gaps scaled by {gap_scale}", trace.span_s() / 3600.0);
+    println!("{:<20} {:>10} {:>16} {:>18}", "policy", "seconds", "requests/s", "mean response ms");
     // The last run is the always-on reference `evaluate` makes once per (trace, device), which
     // also computes seed 004's theoretical minima.
     for (spec, theoretical_minimum) in [("timeout:100ms", false), ("timeout:10ms", false), ("timeout:1ms", false), ("timeout:0s", false), ("always-on", false), ("always-on", true)] {
@@ -53,7 +56,16 @@ fn main() {
         let result = replay(&trace, &device, policy.as_mut(), &opts).unwrap();
         let seconds = start.elapsed().as_secs_f64();
         let name = if theoretical_minimum { format!("{} + minima", result.policy) } else { result.policy.clone() };
-        println!("{:<20} {:>10.3} {:>16.0}", name, seconds, n as f64 / seconds);
+        println!("{:<20} {:>10.3} {:>16.0} {:>18.3}", name, seconds, n as f64 / seconds, result.mean_response_s * 1e3);
         std::hint::black_box(result.energy_j);
     }
+}
+
+/// A scale as a number or a fraction (`0.1`, `1/15`).
+fn parse_scale(text: &str) -> f64 {
+    let value = match text.split_once('/') {
+        Some((a, b)) => a.trim().parse::<f64>().ok().zip(b.trim().parse::<f64>().ok()).map(|(a, b)| a / b),
+        None => text.trim().parse().ok(),
+    };
+    value.filter(|v| v.is_finite() && *v > 0.0).unwrap_or_else(|| panic!("GAP_SCALE must be a positive number or a fraction, got {text}"))
 }

@@ -228,7 +228,7 @@ impl EventQueue {
         self.seq - 1
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, time_ms: f64, event: Event) {
         let next = Scheduled { time_ms, seq: self.reserve(), event };
         match event.kind {
@@ -246,7 +246,7 @@ impl EventQueue {
     }
 
     /// Where the first event is, if it comes before `(time_ms, seq)`.
-    #[inline]
+    #[inline(always)]
     fn first_before(&self, time_ms: f64, seq: u64) -> Option<Source> {
         let mut best: Option<(Source, f64, u64)> = None;
         let mut consider = |source: Source, e: Option<&Scheduled>| {
@@ -264,7 +264,7 @@ impl EventQueue {
     }
 
     /// Takes the first event if it comes before `(time_ms, seq)`.
-    #[inline]
+    #[inline(always)]
     fn pop_before(&mut self, time_ms: f64, seq: u64) -> Option<Scheduled> {
         let next = match self.first_before(time_ms, seq)? {
             Source::Present => self.present.pop_front(),
@@ -370,7 +370,7 @@ impl MemsEvents {
         self.sled_running
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, time_ms: f64, event: Event) {
         self.queue.push(time_ms, event);
     }
@@ -443,7 +443,7 @@ impl MemsEvents {
     /// Whether an event added now for time `at_ms` would be the next one handled: nothing else is
     /// queued for that time or before, and the next arrival comes later. It is then handled at
     /// once instead of queued (the same order, without the queue's work).
-    #[inline]
+    #[inline(always)]
     fn is_next(&self, at_ms: f64) -> bool {
         let q = &self.queue;
         self.limit_ms > at_ms
@@ -454,7 +454,7 @@ impl MemsEvents {
     }
 
     /// A handler's last event, for the same time: handled at once if it is next, else queued.
-    #[inline]
+    #[inline(always)]
     fn then(&mut self, t: f64, event: Event) -> Option<Event> {
         if self.is_next(t) {
             self.queue.reserve();
@@ -465,6 +465,7 @@ impl MemsEvents {
         }
     }
 
+    #[inline(always)]
     fn handle(&mut self, service: &MemsService, host: &mut impl MemsHost, next: Scheduled) {
         let t = next.time_ms;
         let mut event = Some(next.event);
@@ -522,7 +523,7 @@ impl MemsEvents {
             }
             Kind::InterruptComplete(_) => unreachable!("the driver completes interrupts only"),
             Kind::OverheadComplete => self.overhead_complete(service, host, t, id),
-            Kind::Sled(step) => self.sled_step(service, host, t, step),
+            Kind::Sled(step) => return self.sled_step(service, host, t, step),
             Kind::BusInitiate => {
                 if self.transferring.is_none() {
                     self.transferring = Some(id);
@@ -599,7 +600,7 @@ impl MemsEvents {
         }
     }
 
-    fn sled_step(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, step: SledStep) {
+    fn sled_step(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, step: SledStep) -> Option<Event> {
         let sled = &service.sled;
         match step {
             SledStep::Schedule => {
@@ -617,7 +618,7 @@ impl MemsEvents {
                     self.sled_running = false;
                     self.idle_since_ms = t;
                     host.sled_idle(t);
-                    return;
+                    return None;
                 };
                 let r = *self.req(id);
                 let first = if r.media_done_to == -1 { r.incoming.lbn } else { r.media_done_to + 1 };
@@ -628,7 +629,7 @@ impl MemsEvents {
                 let req = self.req(id);
                 req.next_start = first;
                 req.next_end = end;
-                self.push(t, Kind::Sled(SledStep::Seek).of(0));
+                return self.then(t, Kind::Sled(SledStep::Seek).of(0));
             }
             SledStep::Seek => {
                 let (target, seek) = if sled.bidirectional {
@@ -702,9 +703,10 @@ impl MemsEvents {
                     });
                     self.forget_completed();
                 }
-                self.push(t, Kind::Sled(SledStep::Schedule).of(0));
+                return self.then(t, Kind::Sled(SledStep::Schedule).of(0));
             }
         }
+        None
     }
 
     /// `mems_bus_update`: one sector has crossed. While the transfer goes on and nothing else is
