@@ -3,8 +3,8 @@
 //!
 //! Usage: `cargo run --release -p idlewise-benchmarks --bin mems_replay -- [REQUESTS] [MODEL] [GAP_SCALE]`
 //! (defaults: 5,000,000 requests; cmu-mems-g2; ibm-mems-seed004 for seed 004's sled; gaps as
-//! recorded). A GAP_SCALE below 1 shrinks the gaps between arrivals: at 1/15 the G2 device is
-//! about 90 % busy and requests queue behind each other (the queued workload of issue 27).
+//! recorded). A GAP_SCALE below 1 shrinks the gaps between arrivals: at 1/15 G2's sled is busy
+//! 65 % of the time and the mean response triples as requests queue (issue 27's queued workload).
 //!
 //! The trace is `tests/data/mems-disksim/visible.trace` (20,000 real requests from DiskSim's
 //! `ascii.trace`, folded onto G1's capacity) repeated end to end, each copy shifted by the span of
