@@ -500,6 +500,8 @@ def cmd_experiment(args) -> int:
         _print_mems_timeout(result)
     elif args.name == "mems-shutdown":
         _print_mems_shutdown(result)
+    elif args.name == "mems-optimum":
+        _print_mems_optimum(result)
     else:
         table = Table(title=f"experiment {args.name}", title_justify="left")
         keys = ["workload", "variant", "knob", "mean_response_s", "energy_j", "energy_lower_bound_j", "storage_reads",
@@ -568,6 +570,19 @@ def _print_swap_reshaping(rows) -> None:
                       cell(r, "exec_time_s", "original", 2), cell(r, "exec_time_s", "reshaped", 2),
                       ratio(r, "exec_time_s", r["exec_time_ratio"]),
                       cell(r, "energy_j", "original", 3), cell(r, "energy_j", "reshaped", 3), ratio(r, "energy_j", r["energy_ratio"]))
+    _console().print(table)
+
+
+def _print_mems_optimum(rows) -> None:
+    """Seed 004's optimum on mobile workloads: the best timeout and what 1 ms and 10 ms cost."""
+    table = Table(title=f"seed 004 on mobile workloads ({rows[0]['requests']:,} requests each, closed loop): "
+                        "least energy by timeout", title_justify="left")
+    for column in ("locality", "idle < 1 ms", "shutdown", "best timeout", "E(1 ms)/E(0)", "E(10 ms)/E(0)", "R(10 ms)/R(0)"):
+        table.add_column(column, justify="right")
+    for r in rows:
+        table.add_row(f"{r['locality']:.0%}", f"{r['sub_ms_share']:.0%}", r["shutdown"].upper(), f"{r['best_timeout_ms']} ms",
+                      f"{r['energy_1ms_j'] / r['energy_0ms_j'] - 1:+.2%}", f"{r['energy_10ms_j'] / r['energy_0ms_j'] - 1:+.2%}",
+                      f"{r['response_10ms_s'] / r['response_0ms_s'] - 1:+.2%}")
     _console().print(table)
 
 
@@ -1024,9 +1039,9 @@ def build_parser() -> argparse.ArgumentParser:
     ca.set_defaults(func=cmd_cache)
 
     ex = sub.add_parser("experiment", help="the seeds' experiments: static-vs-adaptive, knob, ghost-hints (000), arm-power (001), "
-                                           "swap-cost, swap-reshaping (002), nvcache-flushing (003), mems-timeout, mems-shutdown (004)")
+                                           "swap-cost, swap-reshaping (002), nvcache-flushing (003), mems-timeout, mems-shutdown, mems-optimum (004)")
     ex.add_argument("name", choices=("static-vs-adaptive", "knob", "ghost-hints", "arm-power", "swap-cost", "swap-reshaping",
-                                     "nvcache-flushing", "mems-timeout", "mems-shutdown"))
+                                     "nvcache-flushing", "mems-timeout", "mems-shutdown", "mems-optimum"))
     ex.add_argument("traces", nargs="*", metavar="TRACE", help="trace files (mems-timeout)")
     ex.add_argument("--device", help="catalog name or TOML path (mems-timeout, mems-shutdown; default ibm-mems-seed004)")
     _trace_options(ex)

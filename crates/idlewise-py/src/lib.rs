@@ -168,6 +168,12 @@ impl Device {
         self.inner.with_mems_shutdown(policy).map(|inner| Device { inner }).map_err(to_py_err)
     }
 
+    /// A MEMS device's capacity in 512-byte blocks (its sled's layout), or None for other devices.
+    #[getter]
+    fn mems_blocks(&self) -> Option<i64> {
+        self.inner.service.mems.as_ref().map(|m| m.sled.blocks())
+    }
+
     /// The MEMS shutdown policy ("pe" or "ee"), or None for a device without a sled shutdown.
     #[getter]
     fn mems_shutdown(&self) -> Option<&'static str> {

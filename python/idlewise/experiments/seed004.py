@@ -6,6 +6,9 @@ the fixed timeout on a MEMS device with the performance- and energy-efficient sh
   Figures 4b/8 (the energy-response trade-off), on any traces.
 - ``mems-shutdown``: section 6.2's shutdown times next to the seed's, and Figure 7 (the relative
   time and energy difference of the two policies over the probe field).
+- ``mems-optimum``: where the least energy lies as the share of sub-millisecond idle periods and
+  the locality of a mobile workload vary (``mobile_workload``: what the seed states of its iPAQ
+  traces), and which term decides it.
 
 Everything comes from the engine (``simulate`` and the device's sled model); this module only
 chooses the runs and lays out their results.
@@ -18,7 +21,7 @@ import numpy as np
 from ..devices import load_device
 from ..errors import IdlewiseError
 from ..simulate import simulate
-from ..traces import read_trace
+from ..traces import Trace, read_trace
 from ..traces.stats import idle_gaps_s
 
 DEFAULT_DEVICE = "ibm-mems-seed004"
@@ -67,35 +70,153 @@ def _fits(trace, device) -> bool:
     return True
 
 
-def mems_timeout(traces, plot=None, device=None, format="auto", stream=None, sort=False) -> list[dict]:
+def mems_timeout(traces, plot=None, device=None, format="auto", stream=None, sort=False, replay="open") -> list[dict]:
     """One row per (trace, timeout, shutdown policy): energy, mean response, the theoretical
-    minima and the number of shutdowns. Traces that do not fit the device are folded onto it
-    (``fold_offsets``), and their rows say so."""
+    minima and the number of shutdowns. ``traces`` are paths or :class:`Trace` objects (such as
+    :func:`mobile_workload`'s, replayed ``closed`` so that their gaps are the idle periods).
+    Traces that do not fit the device are folded onto it (``fold_offsets``), and their rows say so."""
     base = _mems_device(device)
     if not traces:
         raise IdlewiseError("experiment mems-timeout needs one or more traces")
-    specs = [f"timeout:{ms}ms" for ms in TIMEOUTS_MS]
     rows, histograms = [], {}
-    for path in traces:
-        trace = read_trace(path, format=format, stream=stream, sort=sort)
+    for item in traces:
+        trace = item if isinstance(item, Trace) else read_trace(item, format=format, stream=stream, sort=sort)
         folded = not _fits(trace, base)
-        gaps = idle_gaps_s(trace, base, fold_offsets=folded)
-        histograms[trace.name] = gaps
-        for shutdown in SHUTDOWNS:
-            d = base.with_mems_shutdown(shutdown)
-            results = simulate(trace, d, specs, fold_offsets=folded, progress=False)
-            for ms, r in zip(TIMEOUTS_MS, results, strict=True):
-                rows.append({
-                    "trace": trace.name, "device": base.name, "timeout_s": ms / 1e3, "shutdown": shutdown,
-                    "energy_j": r["energy_j"], "mean_response_s": r["mean_response_s"],
-                    "theoretical_min_energy_j": r["theoretical_min_energy_j"],
-                    "theoretical_min_response_s": r["theoretical_min_response_s"],
-                    "shutdowns": r["transitions"].get("idle->inactive", 0),
-                    "requests": r["requests"], "makespan_s": r["makespan_s"], "folded": folded,
-                })
+        histograms[trace.name] = idle_gaps_s(trace, base, fold_offsets=folded)
+        rows += _timeout_rows(trace, base, folded, replay)
     if plot:
         _plot_timeouts(rows, histograms, plot)
     return rows
+
+
+def _timeout_rows(trace, base, folded=False, replay="open") -> list[dict]:
+    """Every timeout of Tables 2/3 under both shutdown policies, with each run's energy terms."""
+    specs = [f"timeout:{ms}ms" for ms in TIMEOUTS_MS]
+    rows = []
+    for shutdown in SHUTDOWNS:
+        d = base.with_mems_shutdown(shutdown)
+        results = simulate(trace, d, specs, fold_offsets=folded, replay=replay, progress=False)
+        for ms, r in zip(TIMEOUTS_MS, results, strict=True):
+            rows.append({
+                "trace": trace.name, "device": base.name, "timeout_s": ms / 1e3, "shutdown": shutdown,
+                "energy_j": r["energy_j"], "mean_response_s": r["mean_response_s"],
+                "theoretical_min_energy_j": r["theoretical_min_energy_j"],
+                "theoretical_min_response_s": r["theoretical_min_response_s"],
+                "shutdowns": r["transitions"].get("idle->inactive", 0),
+                "requests": r["requests"], "makespan_s": r["makespan_s"], "folded": folded,
+                "shutdown_energy_j": r["transition_energy_j"], "service_energy_j": r["service_energy_j"],
+                "idle_energy_j": r["energy_by_mode_j"].get("idle", 0.0),
+                "inactive_energy_j": r["energy_by_mode_j"].get("inactive", 0.0),
+            })
+    return rows
+
+
+#: What seed 004 states of its iPAQ workloads: requests of file-system blocks (4 KB ext3 and FAT,
+#: 1 KB ext3/ext2), in sequential runs (streaming, copying, launching programs); "short —but
+#: many— and long (but few) idle periods", 48 % of them within 0-10 ms (§5.2.1, Figure 4a). The
+#: rest is ours, and a parameter: the share of idle periods under 1 ms, and the locality.
+MOBILE_SHORT_SHARE = 0.48
+
+
+def mobile_workload(requests=3000, sub_ms_share=0.2, locality=0.9, block_bytes=4096, seed=4, device=None) -> Trace:
+    """A workload of seed 004's mobile scenarios from what the seed states of them. Gaps are idle
+    periods (think times): replay it ``closed``. Of the idle periods, ``sub_ms_share`` are under
+    1 ms (uniform), the rest of the seed's 48 % within 0-10 ms lie in 1-10 ms (uniform), and the
+    others are longer, log-uniform from 10 ms to 5 s (few, and long). A ``sub_ms_share`` above
+    48 % leaves Figure 4a (like the seed's scenario 6, copying files): then every short idle period
+    is under 1 ms and the rest are long. Each request reads or writes one
+    file-system block (a third are writes); with probability ``locality`` it continues where the
+    previous one ended (sequential runs), otherwise it goes anywhere on the device."""
+    if not 0.0 <= sub_ms_share < 1.0:
+        raise IdlewiseError(f"sub_ms_share must lie in 0-1 (the share of idle periods under 1 ms), got {sub_ms_share}")
+    if not 0.0 <= locality <= 1.0:
+        raise IdlewiseError(f"locality must lie in 0-1, got {locality}")
+    rng = np.random.default_rng(seed)
+    # File-system blocks that fit the device (seed 004's by default).
+    blocks = _mems_device(device).mems_blocks // (block_bytes // 512) - 1
+    kind = rng.random(requests)
+    gaps = np.where(kind < sub_ms_share, rng.uniform(0.0, 1e-3, requests),
+                    np.where(kind < max(MOBILE_SHORT_SHARE, sub_ms_share), rng.uniform(1e-3, 10e-3, requests),
+                             np.exp(rng.uniform(np.log(10e-3), np.log(5.0), requests))))
+    gaps[0] = 0.0
+    start = rng.integers(0, blocks, requests)
+    sequential = rng.random(requests) < locality
+    block = np.empty(requests, dtype=np.int64)
+    at = int(start[0])
+    for i in range(requests):
+        at = at + 1 if (i > 0 and sequential[i] and at + 1 < blocks) else int(start[i])
+        block[i] = at
+    name = f"mobile(sub-ms {sub_ms_share:.0%}, locality {locality:.0%}, {block_bytes // 1024} KB)"
+    return Trace.from_arrays(np.cumsum(gaps), np.full(requests, block_bytes), op=(rng.random(requests) < 1 / 3).astype(np.int8),
+                             offset_bytes=block * block_bytes, name=name)
+
+
+#: Up to the seed's 48 % within 0-10 ms (Figure 4a), then beyond it to find where 1 ms would win.
+SUB_MS_SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.48, 0.6, 0.7, 0.8)
+LOCALITIES = (0.0, 0.5, 0.9, 0.99)
+
+
+def mems_optimum(traces=None, plot=None, device=None, requests=3000) -> list[dict]:
+    """Where the least energy lies, per shutdown policy, on :func:`mobile_workload` as the share
+    of sub-millisecond idle periods and the locality vary: one row per (workload, shutdown) with
+    the best timeout, the energy and response at 0, 1 and 10 ms, and the energy terms at 0 ms and
+    at 1 ms (shutdowns, service = seeks and media, idle sweeping, inactive)."""
+    base = _mems_device(device)
+    out = []
+    for locality in LOCALITIES:
+        for share in SUB_MS_SHARES:
+            trace = mobile_workload(requests, share, locality)
+            rows = _timeout_rows(trace, base, replay="closed")
+            for shutdown in SHUTDOWNS:
+                mine = {round(r["timeout_s"] * 1e3): r for r in rows if r["shutdown"] == shutdown}
+                best = min(mine.values(), key=lambda r: r["energy_j"])
+                row = {"sub_ms_share": share, "locality": locality, "shutdown": shutdown, "requests": requests,
+                       "best_timeout_ms": round(best["timeout_s"] * 1e3), "least_energy_j": best["energy_j"]}
+                for ms in (0, 1, 10, 50):
+                    row[f"energy_{ms}ms_j"] = mine[ms]["energy_j"]
+                    row[f"response_{ms}ms_s"] = mine[ms]["mean_response_s"]
+                for ms in (0, 1):
+                    for term in ("shutdown_energy_j", "service_energy_j", "idle_energy_j", "inactive_energy_j"):
+                        row[f"{term[:-2]}_{ms}ms_j"] = mine[ms][term]
+                out.append(row)
+    if plot:
+        _plot_optimum(out, plot)
+    return out
+
+
+def _plot_optimum(rows, path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.4))
+    markers = dict(zip(LOCALITIES, ("o", "s", "^", "D"), strict=True))
+    for locality in LOCALITIES:
+        for shutdown, style in (("pe", "-"), ("ee", "--")):
+            mine = [r for r in rows if r["locality"] == locality and r["shutdown"] == shutdown]
+            x = [r["sub_ms_share"] * 100 for r in mine]
+            label = f"locality {locality:.0%}, {shutdown.upper()}"
+            axes[0].plot(x, [100 * (r["energy_1ms_j"] / r["energy_0ms_j"] - 1) for r in mine], style, marker=markers[locality], label=label)
+            axes[1].plot(x, [100 * (r["energy_10ms_j"] / r["energy_0ms_j"] - 1) for r in mine], style, marker=markers[locality], label=label)
+            if shutdown == "pe":
+                axes[2].plot(x, [100 * (r["response_10ms_s"] / r["response_0ms_s"] - 1) for r in mine], style,
+                             marker=markers[locality], label=f"locality {locality:.0%}")
+    for ax, title in ((axes[0], "energy at 1 ms against 0 ms (%)"), (axes[1], "energy at 10 ms against 0 ms (%)"),
+                      (axes[2], "mean response at 10 ms against 0 ms (%), PE")):
+        ax.axhline(0, color="black", lw=0.8)
+        ax.axvline(48, color="gray", lw=0.8, ls=":")
+        ax.set_xlabel("idle periods under 1 ms (% of all)")
+        ax.set_title(title, fontsize=10)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("above 0: a timeout of 0 ms is cheaper")
+    axes[1].legend(fontsize=7, ncol=2)
+    axes[2].legend(fontsize=7)
+    fig.suptitle("seed 004 on ibm-mems-seed004: mobile workloads (4 KB blocks, closed loop); dotted: the seed's 48 % of "
+                 "idle periods within 0-10 ms (Figure 4a), beyond which the workload leaves it", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def _plot_timeouts(rows, histograms, path) -> None:
@@ -193,5 +314,5 @@ def _plot_field(field, path, name) -> None:
     plt.close(fig)
 
 
-EXPERIMENTS = {"mems-timeout": mems_timeout, "mems-shutdown": mems_shutdown}
+EXPERIMENTS = {"mems-timeout": mems_timeout, "mems-shutdown": mems_shutdown, "mems-optimum": mems_optimum}
 """Seed 004 experiments by name."""
