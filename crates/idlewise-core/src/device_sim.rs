@@ -286,9 +286,9 @@ impl MemsHost for MemsLedger<'_, '_> {
         if idle.is_some() && sim.gap.is_none() && notice_s > sim.free_at {
             sim.open_gap(notice_s - sim.free_at);
         }
-        if sim.ledger.per_request.is_some() {
-            let activity = sim.activity_at(notice_s);
-            sim.ledger.per_request.as_mut().expect("checked").at_arrival[incoming.slot] = activity;
+        let activity = sim.ledger.per_request.is_some().then(|| sim.activity_at(notice_s));
+        if let (Some(activity), Some(all)) = (activity, sim.ledger.per_request.as_mut()) {
+            all.at_arrival[incoming.slot] = activity;
         }
         let start = idle.map(|(since_ms, pos)| {
             if sim.gap.is_none() {
