@@ -131,11 +131,20 @@ enum SledStep {
     Update,
 }
 
-/// What happens, to request `id` (16 bytes: the queue moves many).
+/// What happens, to request `id`: two words, the kind packed in the second. The queue moves
+/// many events; a `Kind` of seven bytes was copied in overlapping pieces, which stalled the store
+/// buffer on nearly every event (a third of the run time).
 #[derive(Debug, Clone, Copy)]
 struct Event {
     id: u64,
-    kind: Kind,
+    code: u64,
+}
+
+impl Event {
+    #[inline(always)]
+    fn kind(self) -> Kind {
+        Kind::unpack(self.code)
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -157,12 +166,95 @@ enum Kind {
     BusInitiate,
     BusTransfer,
     BusUpdate,
+    /// No event: what a handler returns when it has nothing to hand on at once.
+    Nothing,
 }
 
+const NOTHING: Event = Event { id: 0, code: 0 };
+
 impl Kind {
-    #[inline]
+    #[inline(always)]
     fn of(self, id: u64) -> Event {
-        Event { id, kind: self }
+        Event { id, code: self.pack() }
+    }
+
+    /// Byte 0: the kind (0 = nothing); byte 1: the message; byte 2: owner, delay or sled step.
+    #[inline(always)]
+    fn pack(self) -> u64 {
+        let (kind, message, arg) = match self {
+            Kind::Nothing => (0, 0, 0),
+            Kind::Granted { to, message, delay } => (1, message.code(), to as u64 | (delay as u64) << 1),
+            Kind::ToDevice(m) => (2, m.code(), 0),
+            Kind::ToController(m) => (3, m.code(), 0),
+            Kind::ToDriver(m) => (4, m.code(), 0),
+            Kind::Interrupt(m) => (5, m.code(), 0),
+            Kind::InterruptComplete(m) => (6, m.code(), 0),
+            Kind::OverheadComplete => (7, 0, 0),
+            Kind::Sled(step) => (8, 0, step as u64),
+            Kind::BusInitiate => (9, 0, 0),
+            Kind::BusTransfer => (10, 0, 0),
+            Kind::BusUpdate => (11, 0, 0),
+        };
+        kind | message << 8 | arg << 16
+    }
+
+    #[inline(always)]
+    fn unpack(code: u64) -> Kind {
+        let message = || Message::from_code((code >> 8) & 0xff);
+        let arg = (code >> 16) & 0xff;
+        match code & 0xff {
+            0 => Kind::Nothing,
+            1 => Kind::Granted {
+                to: if arg & 1 == 0 { Owner::Controller } else { Owner::Device },
+                message: message(),
+                delay: match arg >> 1 {
+                    0 => Delay::None,
+                    1 => Delay::Handoff,
+                    _ => Delay::WriteCompletion,
+                },
+            },
+            2 => Kind::ToDevice(message()),
+            3 => Kind::ToController(message()),
+            4 => Kind::ToDriver(message()),
+            5 => Kind::Interrupt(message()),
+            6 => Kind::InterruptComplete(message()),
+            7 => Kind::OverheadComplete,
+            8 => Kind::Sled(match arg {
+                0 => SledStep::Schedule,
+                1 => SledStep::Seek,
+                2 => SledStep::Servo,
+                3 => SledStep::Data,
+                _ => SledStep::Update,
+            }),
+            9 => Kind::BusInitiate,
+            10 => Kind::BusTransfer,
+            _ => Kind::BusUpdate,
+        }
+    }
+}
+
+impl Message {
+    #[inline(always)]
+    fn code(self) -> u64 {
+        match self {
+            Message::Access => 0,
+            Message::Interrupt(c) => 1 + c as u64,
+            Message::Acknowledge(c) => 4 + c as u64,
+        }
+    }
+
+    #[inline(always)]
+    fn from_code(code: u64) -> Message {
+        let cause = |c| match c {
+            0 => Cause::Disconnect,
+            1 => Cause::Reconnect,
+            _ => Cause::Completion,
+        };
+        match code {
+            0 => Message::Access,
+            1..=3 => Message::Interrupt(cause(code - 1)),
+            _ => Message::Acknowledge(cause(code - 4)),
+        }
     }
 }
 
@@ -231,7 +323,7 @@ impl EventQueue {
     #[inline(always)]
     fn push(&mut self, time_ms: f64, event: Event) {
         let next = Scheduled { time_ms, seq: self.reserve(), event };
-        match event.kind {
+        match event.kind() {
             Kind::Sled(_) => {
                 debug_assert!(self.sled.is_none(), "the sled has one event at a time");
                 self.sled = Some(next);
@@ -455,30 +547,32 @@ impl MemsEvents {
 
     /// A handler's last event, for the same time: handled at once if it is next, else queued.
     #[inline(always)]
-    fn then(&mut self, t: f64, event: Event) -> Option<Event> {
+    fn then(&mut self, t: f64, event: Event) -> Event {
         if self.is_next(t) {
             self.queue.reserve();
-            Some(event)
+            event
         } else {
             self.push(t, event);
-            None
+            NOTHING
         }
     }
 
     #[inline(always)]
     fn handle(&mut self, service: &MemsService, host: &mut impl MemsHost, next: Scheduled) {
         let t = next.time_ms;
-        let mut event = Some(next.event);
-        while let Some(e) = event.take() {
-            event = self.handle_one(service, host, t, e);
+        let mut event = next.event;
+        // A plain loop over a plain value: an `Option<Event>` here was copied in overlapping
+        // pieces that stalled the store buffer on every event.
+        while event.code != NOTHING.code {
+            event = self.handle_one(service, host, t, event);
         }
     }
 
     /// One DiskSim handler; returns the event it adds last for the same time when that event is
     /// to be handled at once.
-    fn handle_one(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, event: Event) -> Option<Event> {
+    fn handle_one(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, event: Event) -> Event {
         let id = event.id;
-        match event.kind {
+        match event.kind() {
             Kind::Granted { to: Owner::Controller, message, .. } => {
                 // The controller sends the request down at once (delay 0) and forgets the bus,
                 // which stays owned: the device takes it over (`controller_disown_busno`).
@@ -507,21 +601,20 @@ impl MemsEvents {
             Kind::ToDevice(Message::Interrupt(_)) => unreachable!("interrupts go up"),
             // The hops of an interrupt to the driver, and of its acknowledgement back: when
             // nothing else is due at this time they follow one another at once.
-            Kind::ToController(message) => return self.then(t, Kind::ToDriver(message).of(id)),
+            Kind::ToController(message) => {
+                // Up to the driver's handler nothing is added but the next hop: when the first
+                // is next, so are the others, and they are taken in one go (orders reserved).
+                if self.is_next(t) {
+                    self.queue.reserve();
+                    self.queue.reserve();
+                    self.queue.reserve();
+                    return self.interrupt_complete(host, t, message, id);
+                }
+                self.push(t, Kind::ToDriver(message).of(id));
+            }
             Kind::ToDriver(message) => return self.then(t, Kind::Interrupt(message).of(id)),
             Kind::Interrupt(message) => return self.then(t, Kind::InterruptComplete(message).of(id)),
-            Kind::InterruptComplete(Message::Interrupt(cause)) => {
-                if cause == Cause::Completion {
-                    let r = self.req(id);
-                    r.complete = true;
-                    let (slot, from) = (r.incoming.slot, r.incoming.measured_from_ms);
-                    self.last_completion = Some((id, t));
-                    host.completed(slot, from, t);
-                    self.forget_completed();
-                }
-                return self.then(t, Kind::ToDevice(Message::Acknowledge(cause)).of(id));
-            }
-            Kind::InterruptComplete(_) => unreachable!("the driver completes interrupts only"),
+            Kind::InterruptComplete(message) => return self.interrupt_complete(host, t, message, id),
             Kind::OverheadComplete => self.overhead_complete(service, host, t, id),
             Kind::Sled(step) => return self.sled_step(service, host, t, step),
             Kind::BusInitiate => {
@@ -534,8 +627,24 @@ impl MemsEvents {
             }
             Kind::BusTransfer => self.push(t + service.sector_transfer_ms, Kind::BusUpdate.of(id)),
             Kind::BusUpdate => self.bus_update(service, t, id),
+            Kind::Nothing => {}
         }
-        None
+        NOTHING
+    }
+
+    /// IO_INTERRUPT_COMPLETE: the driver takes a completion (the request's response ends here)
+    /// and acknowledges every interrupt to the device.
+    fn interrupt_complete(&mut self, host: &mut impl MemsHost, t: f64, message: Message, id: u64) -> Event {
+        let Message::Interrupt(cause) = message else { unreachable!("the driver completes interrupts only") };
+        if cause == Cause::Completion {
+            let r = self.req(id);
+            r.complete = true;
+            let (slot, from) = (r.incoming.slot, r.incoming.measured_from_ms);
+            self.last_completion = Some((id, t));
+            host.completed(slot, from, t);
+            self.forget_completed();
+        }
+        self.then(t, Kind::ToDevice(Message::Acknowledge(cause)).of(id))
     }
 
     /// Drops completed requests from the front of the list.
@@ -600,7 +709,7 @@ impl MemsEvents {
         }
     }
 
-    fn sled_step(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, step: SledStep) -> Option<Event> {
+    fn sled_step(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, step: SledStep) -> Event {
         let sled = &service.sled;
         match step {
             SledStep::Schedule => {
@@ -618,7 +727,7 @@ impl MemsEvents {
                     self.sled_running = false;
                     self.idle_since_ms = t;
                     host.sled_idle(t);
-                    return None;
+                    return NOTHING;
                 };
                 let r = *self.req(id);
                 let first = if r.media_done_to == -1 { r.incoming.lbn } else { r.media_done_to + 1 };
@@ -706,7 +815,7 @@ impl MemsEvents {
                 return self.then(t, Kind::Sled(SledStep::Schedule).of(0));
             }
         }
-        None
+        NOTHING
     }
 
     /// `mems_bus_update`: one sector has crossed. While the transfer goes on and nothing else is
