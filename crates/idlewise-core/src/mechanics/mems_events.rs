@@ -548,22 +548,27 @@ impl MemsEvents {
     /// A handler's last event, for the same time: handled at once if it is next, else queued.
     #[inline(always)]
     fn then(&mut self, t: f64, event: Event) -> Event {
-        if self.is_next(t) {
+        self.then_at(t, event)
+    }
+
+    /// A handler's last event, for `at_ms`: handled at once (the clock moved there) if nothing
+    /// else comes first, else queued.
+    #[inline(always)]
+    fn then_at(&mut self, at_ms: f64, event: Event) -> Event {
+        if self.is_next(at_ms) {
             self.queue.reserve();
+            self.queue.now_ms = at_ms;
             event
         } else {
-            self.push(t, event);
+            self.push(at_ms, event);
             NOTHING
         }
     }
 
-    #[inline(always)]
     fn handle(&mut self, service: &MemsService, host: &mut impl MemsHost, next: Scheduled) {
-        let t = next.time_ms;
         let mut event = next.event;
-        // A plain loop over a plain value: an `Option<Event>` here was copied in overlapping
-        // pieces that stalled the store buffer on every event.
         while event.code != NOTHING.code {
+            let t = self.queue.now_ms;
             event = self.handle_one(service, host, t, event);
         }
     }
@@ -580,22 +585,22 @@ impl MemsEvents {
             }
             Kind::Granted { to: Owner::Device, message, delay } => {
                 self.device_owns_bus = true;
-                self.push(t + delay.ms(), Kind::ToController(message).of(id));
+                return self.then_at(t + delay.ms(), Kind::ToController(message).of(id));
             }
             Kind::ToDevice(Message::Access) => {
                 self.device_owns_bus = true;
-                self.push(t + service.command_overhead_ms, Kind::OverheadComplete.of(id));
+                return self.then_at(t + service.command_overhead_ms, Kind::OverheadComplete.of(id));
             }
             Kind::ToDevice(Message::Acknowledge(cause)) => match cause {
                 Cause::Disconnect | Cause::Completion => {
                     if self.device_owns_bus {
-                        self.release_bus(t);
                         self.device_owns_bus = false;
+                        return self.release_bus(t);
                     }
                 }
                 Cause::Reconnect => {
                     let id = self.transferring.expect("a reconnect is for the transfer that has the bus");
-                    self.push(t, Kind::BusTransfer.of(id));
+                    return self.then(t, Kind::BusTransfer.of(id));
                 }
             },
             Kind::ToDevice(Message::Interrupt(_)) => unreachable!("interrupts go up"),
@@ -625,7 +630,7 @@ impl MemsEvents {
                     self.transfers_waiting.push_back(id);
                 }
             }
-            Kind::BusTransfer => self.push(t + service.sector_transfer_ms, Kind::BusUpdate.of(id)),
+            Kind::BusTransfer => return self.then_at(t + service.sector_transfer_ms, Kind::BusUpdate.of(id)),
             Kind::BusUpdate => self.bus_update(service, t, id),
             Kind::Nothing => {}
         }
@@ -666,10 +671,13 @@ impl MemsEvents {
     }
 
     /// `bus_ownership_release`: to the next owner waiting, or free.
-    fn release_bus(&mut self, t: f64) {
+    fn release_bus(&mut self, t: f64) -> Event {
         match self.bus.waiting.pop_front() {
-            Some(grant) => self.push(t, grant),
-            None => self.bus.owned = false,
+            Some(grant) => self.then(t, grant),
+            None => {
+                self.bus.owned = false;
+                NOTHING
+            }
         }
     }
 
@@ -752,7 +760,7 @@ impl MemsEvents {
                 let energy = service.seek_energy_mj(&seek);
                 let id = self.active.expect("seeking for a request");
                 self.req(id).energy_mj += energy;
-                self.push(t + seek.total_ms, Kind::Sled(SledStep::Servo).of(0));
+                return self.then_at(t + seek.total_ms, Kind::Sled(SledStep::Servo).of(0));
             }
             SledStep::Servo => {
                 let dt = sled.media_ms(self.pos, self.target.tipsector_start);
@@ -768,14 +776,14 @@ impl MemsEvents {
                 };
                 self.pos = self.target.tipsector_start;
                 self.req(id).energy_mj += (service.sled_power_w + service.tip_power_w * self.tips as f64) * dt;
-                self.push(t + dt, Kind::Sled(next).of(0));
+                return self.then_at(t + dt, Kind::Sled(next).of(0));
             }
             SledStep::Data => {
                 let dt = sled.media_ms(self.pos, self.target.tipsector_end);
                 let id = self.active.expect("data for a request");
                 self.pos = self.target.tipsector_end;
                 self.req(id).energy_mj += (service.sled_power_w + service.tip_power_w * self.tips as f64) * dt;
-                self.push(t + dt, Kind::Sled(SledStep::Update).of(0));
+                return self.then_at(t + dt, Kind::Sled(SledStep::Update).of(0));
             }
             SledStep::Update => {
                 let id = self.active.expect("an update for a request");
@@ -812,10 +820,9 @@ impl MemsEvents {
                     });
                     self.forget_completed();
                 }
-                return self.then(t, Kind::Sled(SledStep::Schedule).of(0));
+                self.then(t, Kind::Sled(SledStep::Schedule).of(0))
             }
         }
-        NOTHING
     }
 
     /// `mems_bus_update`: one sector has crossed. While the transfer goes on and nothing else is
