@@ -54,8 +54,9 @@ def test_sweeps_follow_the_seeds_figures(result):
     full = {r["nvcache_bytes"]: r for r in nv if r["flush_when"] == "full"}
     assert full[256 * MIB]["flushes"] == 0 and full[256 * MIB]["flush_time_s"] == 0
     assert 0 < full[128 * MIB]["flushes"] < full[64 * MIB]["flushes"] < full[1 * MIB]["flushes"]
-    # Algorithm 1 flushes a request at a time, so DRAM does not matter to it.
-    one = {r["flush_time_s"] for r in result["dram_sweep_algorithm1"] if r["flush_when"] == "full"}
+    # Algorithm 1 flushes a request at a time, so DRAM does not matter to it once it holds the
+    # largest request (at 100 KiB a few are read in pieces).
+    one = {r["flush_time_s"] for r in result["dram_sweep_algorithm1"] if r["flush_when"] == "full" and r["dram_bytes"] >= 256 << 10}
     assert len(one) == 1
 
 
@@ -65,9 +66,17 @@ def test_the_seeds_claims_on_hp(result):
     inf = result["infinite"]
     # A week of HP in under 0.5 GB, never 100 MB in one spin-down period.
     assert 100 * MIB < inf["bytes_cached"] < inf["flash_bytes_written"] < 0.5e9
+    # Nothing stale is flushed: a flush writes at most what was redirected (issue 31).
+    for r in result["figure5"] + result["dram_sweep"] + result["nvcache_sweep"]:
+        assert r["bytes_flushed"] + r["bytes_unflushed"] + r["bytes_superseded"] == r["bytes_redirected"]
     assert 0 < inf["max_bytes_per_spindown"] < 100e6
     assert sum(inf["bytes_cached_per_spindown"]) == inf["bytes_cached"]
-    assert all(c["holds"] for c in result["claims"])
+    # Four of the five hold. Ordering and merging save 78 % under full, short of the seed's 90 %
+    # (85 % was our criterion): with stale sectors no longer flushed (issue 31), the log holds
+    # fewer copies of the same blocks for merging to fold.
+    assert [c["holds"] for c in result["claims"]] == [True, False, True, True, True]
+    ordering = result["claims"][1]["ours"]
+    assert 0.70 < ordering["algorithm 4 against 1 at 64MiB/16MiB, full"] < 0.85
     # The NVCache saves energy and spin-ups against the plain disk under the same policy.
     assert inf["energy_j"] < result["plain_disk"]["energy_j"] and inf["spinups"] < result["plain_disk"]["spinups"]
 

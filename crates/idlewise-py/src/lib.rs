@@ -682,7 +682,7 @@ fn hybrid<'py>(
         d.set_item("spinups", r.disk.wakeups)?;
         d.set_item("writes_redirected", r.writes_redirected)?;
         d.set_item("bytes_redirected", r.bytes_redirected)?;
-        d.set_item("bytes_mirrored", r.bytes_mirrored)?;
+        d.set_item("bytes_superseded", r.bytes_superseded)?;
         d.set_item("bytes_written_to_disk", r.bytes_written_to_disk)?;
         d.set_item("reads_from_nvcache", r.reads_from_nvcache)?;
         d.set_item("reads_spinning_up", r.reads_spinning_up)?;

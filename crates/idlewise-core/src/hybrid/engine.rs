@@ -81,8 +81,9 @@ pub struct HybridResult {
     pub energy_j: f64,
     pub writes_redirected: u64,
     pub bytes_redirected: u64,
-    /// Writes to sectors the NVCache held while the platters spun, also appended to it.
-    pub bytes_mirrored: u64,
+    /// Redirected bytes the platters overwrote while they spun, before a flush: stale in the
+    /// NVCache, never flushed. `bytes_redirected` = flushed + unflushed + superseded.
+    pub bytes_superseded: u64,
     /// User bytes written straight to the platters.
     pub bytes_written_to_disk: u64,
     pub reads_from_nvcache: u64,
@@ -159,7 +160,7 @@ struct Run<'d, 'p> {
 struct Counts {
     writes_redirected: u64,
     bytes_redirected: u64,
-    bytes_mirrored: u64,
+    bytes_superseded: u64,
     bytes_written_to_disk: u64,
     reads_from_nvcache: u64,
     reads_spinning_up: u64,
@@ -250,30 +251,22 @@ impl Run<'_, '_> {
         self.flash.serve(arrival_s, size + METADATA_BYTES, true)
     }
 
-    /// A request the platters serve; held sectors are gathered from (reads) or mirrored to
-    /// (writes) the flash at the same time. Returns when both are done.
+    /// A request the platters serve. A read gathers its held sectors from the flash at the same
+    /// time; a write over held sectors makes them stale in the NVCache (seed 003 §3: such writes
+    /// are "serviced by the rotating media and not the NVCache, of which does not have to
+    /// flushed"), so a later flush does not write the older data back over it. Returns when the
+    /// request is done.
     fn serve_on_disk(&mut self, arrival_s: f64, offset: u64, size: u64, is_write: bool) -> f64 {
         let held = self.nvcache.held_bytes(offset, size);
         let (_, disk_done) = self.disk.serve_user(arrival_s, size as f64, is_write, offset as f64);
         let mut done = disk_done;
         if is_write {
             self.result_counts.bytes_written_to_disk += size;
-        }
-        if held > 0 {
-            done = done.max(if is_write {
-                if self.nvcache.fits(size) {
-                    self.nvcache.append(offset, size);
-                    self.result_counts.bytes_mirrored += size;
-                    self.result_counts.flash_bytes_written += size + METADATA_BYTES;
-                    self.flash.serve(arrival_s, size + METADATA_BYTES, true)
-                } else {
-                    // No room to keep the log coherent: flush it now (the platters spin).
-                    self.flush_now(disk_done);
-                    disk_done
-                }
-            } else {
-                self.flash.serve(arrival_s, held, false)
-            });
+            if held > 0 {
+                self.result_counts.bytes_superseded += self.nvcache.invalidate(offset, size);
+            }
+        } else if held > 0 {
+            done = done.max(self.flash.serve(arrival_s, held, false));
         }
         self.after_disk_io(arrival_s, disk_done);
         done
@@ -355,7 +348,7 @@ pub fn replay_hybrid(
         flash_busy_s: run.flash.busy_s,
         writes_redirected: c.writes_redirected,
         bytes_redirected: c.bytes_redirected,
-        bytes_mirrored: c.bytes_mirrored,
+        bytes_superseded: c.bytes_superseded,
         bytes_written_to_disk: c.bytes_written_to_disk,
         reads_from_nvcache: c.reads_from_nvcache,
         reads_spinning_up: c.reads_spinning_up,

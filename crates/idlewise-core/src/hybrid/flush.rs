@@ -15,7 +15,7 @@
 //! The flash is a function of read bytes to time; the disk is whatever `FlushDisk` says (the
 //! hybrid engine's disk with its seek model and policy). Times are seconds from the flush start.
 
-use super::nvcache::{LogEntry, METADATA_BYTES};
+use super::nvcache::LogEntry;
 
 /// How to flush (seed 003 Figure 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,7 +114,7 @@ fn chunks(entries: &[LogEntry], chunk_bytes: u64) -> Vec<Chunk> {
             let mut data_done = 0;
             while read < first.log_bytes() {
                 let piece = chunk_bytes.min(first.log_bytes() - read);
-                let data_end = (read + piece).saturating_sub(METADATA_BYTES);
+                let data_end = (read + piece).saturating_sub(first.meta_bytes);
                 let data = data_end - data_done;
                 let writes = if data > 0 { vec![Write { offset_bytes: first.offset_bytes + data_done, size_bytes: data }] } else { Vec::new() };
                 out.push(Chunk { read_bytes: piece, writes, merges: 0 });
@@ -235,7 +235,7 @@ mod tests {
     // A (0, 1 KiB), B (512, 1 KiB) overlapping A's second half, C (8 KiB, 512), D (1536, 512)
     // adjacent to B's end. Log bytes with their metadata sectors: 1536, 1536, 1024, 1024.
     fn log() -> Vec<LogEntry> {
-        [(0, 1024), (512, 1024), (8192, 512), (1536, 512)].map(|(o, s)| LogEntry { offset_bytes: o, size_bytes: s }).to_vec()
+        [(0, 1024), (512, 1024), (8192, 512), (1536, 512)].map(|(o, s)| LogEntry::new(o, s)).to_vec()
     }
 
     fn run(algorithm: FlushAlgorithm, dram: u64) -> (FlushStats, Vec<(u64, u64)>) {

@@ -1,23 +1,34 @@
 //! The NVCache as seed 003 §3 describes it: every redirected write is appended in log order
 //! with a metadata sector (target sector, offset, length), so a flush can read many of them
-//! with one flash read; a read is served from flash only if all its sectors are held.
+//! with one flash read; a read is served from flash only if all its sectors are held. A write
+//! the spinning platters serve over held sectors makes those sectors stale: such writes are
+//! "serviced by the rotating media and not the NVCache" (seed 003 §3), so the log forgets them
+//! and a flush never writes them back over the newer data.
 
 use std::collections::BTreeMap;
 
 /// Bytes of the metadata sector written with each redirected request.
 pub const METADATA_BYTES: u64 = 512;
 
-/// A redirected write: where its data belongs on the platters.
+/// A redirected write, or what is still valid of one: where its data belongs on the platters,
+/// and the metadata sector a flush reads with it (`METADATA_BYTES` for a whole write and the first
+/// piece of one split by a stale range; 0 for the pieces after it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LogEntry {
     pub offset_bytes: u64,
     pub size_bytes: u64,
+    pub meta_bytes: u64,
 }
 
 impl LogEntry {
-    /// Bytes it takes in the log: its data and its metadata sector.
+    /// A redirected write, with its metadata sector.
+    pub fn new(offset_bytes: u64, size_bytes: u64) -> Self {
+        LogEntry { offset_bytes, size_bytes, meta_bytes: METADATA_BYTES }
+    }
+
+    /// Bytes a flush reads for it: its data and its metadata sector.
     pub fn log_bytes(&self) -> u64 {
-        self.size_bytes + METADATA_BYTES
+        self.size_bytes + self.meta_bytes
     }
 
     pub fn end_bytes(&self) -> u64 {
@@ -74,6 +85,23 @@ impl RangeSet {
         self.covered(start, end) == end.saturating_sub(start)
     }
 
+    /// Removes `[start, end)`, cutting the ranges it overlaps.
+    pub fn remove(&mut self, start: u64, end: u64) {
+        if start >= end {
+            return;
+        }
+        let touched: Vec<(u64, u64)> = self.ranges.range(..end).filter(|&(_, &e)| e > start).map(|(&s, &e)| (s, e)).collect();
+        for (s, e) in touched {
+            self.ranges.remove(&s);
+            if s < start {
+                self.ranges.insert(s, start);
+            }
+            if e > end {
+                self.ranges.insert(end, e);
+            }
+        }
+    }
+
     pub fn clear(&mut self) {
         self.ranges.clear();
     }
@@ -113,10 +141,42 @@ impl NvCache {
 
     /// Appends a redirected write; the caller has checked that it fits.
     pub fn append(&mut self, offset_bytes: u64, size_bytes: u64) {
-        let entry = LogEntry { offset_bytes, size_bytes };
+        let entry = LogEntry::new(offset_bytes, size_bytes);
         self.used_bytes += entry.log_bytes();
         self.held.insert(offset_bytes, entry.end_bytes());
         self.entries.push(entry);
+    }
+
+    /// The platters have been written over `[offset, offset + size)`: what the log holds there is
+    /// stale. Entries keep the log space they took (the log is append-only until a flush clears
+    /// it) but lose the stale data, so a flush neither reads nor writes it. Returns the stale
+    /// bytes dropped.
+    pub fn invalidate(&mut self, offset_bytes: u64, size_bytes: u64) -> u64 {
+        let (start, end) = (offset_bytes, offset_bytes + size_bytes);
+        if self.held.covered(start, end) == 0 {
+            return 0;
+        }
+        let mut dropped = 0;
+        let mut kept = Vec::with_capacity(self.entries.len() + 1);
+        for e in self.entries.drain(..) {
+            let (a, b) = (e.offset_bytes, e.end_bytes());
+            if b <= start || a >= end {
+                kept.push(e);
+                continue;
+            }
+            dropped += b.min(end) - a.max(start);
+            let mut meta = e.meta_bytes;
+            if a < start {
+                kept.push(LogEntry { offset_bytes: a, size_bytes: start - a, meta_bytes: meta });
+                meta = 0;
+            }
+            if b > end {
+                kept.push(LogEntry { offset_bytes: end, size_bytes: b - end, meta_bytes: meta });
+            }
+        }
+        self.entries = kept;
+        self.held.remove(start, end);
+        dropped
     }
 
     /// Whether every sector of a request is held (a read served from flash alone).
@@ -190,5 +250,95 @@ mod tests {
         nv.clear();
         assert!(nv.is_empty() && nv.fits(3584) && !nv.holds(0, 1));
         assert!(NvCache::new(None).fits(u64::MAX / 2));
+    }
+
+    #[test]
+    fn a_platter_write_over_held_sectors_makes_them_stale() {
+        // A (0..2048) then B (4096..5120); the platters write 1024..4608: A keeps 0..1024 with its
+        // metadata sector, B keeps 4608..5120 without it; 1024 + 512 bytes are stale.
+        let mut nv = NvCache::new(Some(1 << 20));
+        nv.append(0, 2048);
+        nv.append(4096, 1024);
+        let used = nv.used_bytes();
+        assert_eq!(nv.invalidate(1024, 3584), 1024 + 512);
+        assert_eq!(nv.entries(), &[LogEntry::new(0, 1024), LogEntry { offset_bytes: 4608, size_bytes: 512, meta_bytes: 512 }]);
+        assert_eq!(nv.used_bytes(), used, "the log space stays taken until a flush");
+        assert!(nv.holds(0, 1024) && !nv.holds(1024, 1) && nv.holds(4608, 512) && !nv.holds(4096, 512));
+        // A write inside one entry splits it; the second piece has no metadata sector of its own.
+        let mut nv = NvCache::new(None);
+        nv.append(0, 4096);
+        assert_eq!(nv.invalidate(1024, 1024), 1024);
+        assert_eq!(nv.entries(), &[LogEntry::new(0, 1024), LogEntry { offset_bytes: 2048, size_bytes: 2048, meta_bytes: 0 }]);
+        assert_eq!(nv.invalidate(8192, 512), 0);
+    }
+
+    /// Random redirected writes, platter writes and flushes: the platters end as a plain disk's
+    /// would (every sector holds its last write), and a flush never writes stale data.
+    #[test]
+    fn the_platters_end_as_a_plain_disks_whatever_the_interleaving() {
+        use std::collections::HashMap;
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for _ in 0..200 {
+            let mut nv = NvCache::new(None);
+            let (mut plain, mut platters) = (HashMap::new(), HashMap::new());
+            let flush = |nv: &mut NvCache, platters: &mut HashMap<u64, u64>, log: &HashMap<u64, u64>| {
+                for e in nv.entries() {
+                    for sector in e.offset_bytes / 512..e.end_bytes() / 512 {
+                        platters.insert(sector, log[&sector]);
+                    }
+                }
+                nv.clear();
+            };
+            // What the log holds of each sector (its newest redirected version).
+            let mut log = HashMap::new();
+            for version in 1..60u64 {
+                let (sector, sectors) = (next(64), 1 + next(8));
+                match next(5) {
+                    0 => {
+                        flush(&mut nv, &mut platters, &log);
+                        log.clear();
+                    }
+                    1 | 2 => {
+                        nv.append(sector * 512, sectors * 512);
+                        for s in sector..sector + sectors {
+                            log.insert(s, version);
+                            plain.insert(s, version);
+                        }
+                    }
+                    _ => {
+                        nv.invalidate(sector * 512, sectors * 512);
+                        for s in sector..sector + sectors {
+                            platters.insert(s, version);
+                            plain.insert(s, version);
+                            log.remove(&s);
+                        }
+                    }
+                }
+                for e in nv.entries() {
+                    for s in e.offset_bytes / 512..e.end_bytes() / 512 {
+                        assert!(log.contains_key(&s), "the log keeps a stale sector {s}");
+                    }
+                }
+            }
+            flush(&mut nv, &mut platters, &log);
+            assert_eq!(platters, plain);
+        }
+    }
+
+    #[test]
+    fn removing_ranges_cuts_them() {
+        let mut s = RangeSet::default();
+        s.insert(0, 100);
+        s.insert(200, 300);
+        s.remove(50, 250);
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![(0, 50), (250, 300)]);
+        s.remove(0, 1000);
+        assert!(s.is_empty());
     }
 }
