@@ -146,7 +146,7 @@ def test_closed_loop_replay_stretches_execution_by_the_wake_ups(microdrive, tmp_
     assert sleepy["execution_time_s"] == pytest.approx(on["execution_time_s"] + 2 * 0.82)
     open_run = idlewise.simulate(trace_of(times), microdrive, "timeout:standby=2s")[0]
     assert open_run["execution_time_s"] == pytest.approx(60.0 + 0.82 + service_s)
-    with pytest.raises(idlewise.IdlewiseError, match="open' or 'closed"):
+    with pytest.raises(idlewise.IdlewiseError, match="'open', 'closed' or 'sync'"):
         idlewise.simulate(trace_of(times), microdrive, "always-on", replay="sideways")
     path = tmp_path / "t.csv"
     path.write_text("time_s,offset_bytes,size_bytes,op\n0,0,4096,R\n30,0,4096,R\n60,0,4096,R\n")

@@ -94,3 +94,45 @@ def test_response_from_original_is_refused_with_closed_loop():
     with pytest.raises(Exception, match="closed"):
         simulate(apply_transform(t, "compress:2ops"), "hitachi-travelstar-5k320", "always-on", replay="closed",
                  response_from="original")
+
+
+# --- The seed's replay rule and normalisation (issue 31) ---------------------------------------
+
+def test_sync_replay_issues_each_request_after_the_previous_completes_or_at_its_time():
+    """Seed 001 §3: a request is issued at its trace time, or as soon as the one before completes
+    if that is later; its response runs from that issue. Two 64 KiB reads 0.1 ms apart and a third
+    10 s later on an always-on disk: the second is issued when the first completes and counts only
+    its own service; open loop counts its wait in the queue too."""
+    t = Trace.from_arrays([0.0, 0.0001, 10.0], [65536] * 3, op=[0] * 3, offset_bytes=[0, 65536, 0])
+    sync = simulate(t, "hitachi-travelstar-5k320", "always-on", replay="sync", per_request=True)
+    opened = simulate(t, "hitachi-travelstar-5k320", "always-on", per_request=True)
+    s, o = sync.per_request().to_pydict(), opened.per_request().to_pydict()
+    first_done = o["start_s"][0] + o["response_s"][0]
+    # The second request is issued (its record's arrival) when the first completes.
+    assert s["arrival_s"][1] == pytest.approx(first_done) and o["arrival_s"][1] == 0.0001
+    # Same schedule: the second starts when the first ends.
+    assert s["start_s"][1] == pytest.approx(first_done) == pytest.approx(o["start_s"][1])
+    # Sync measures from the issue (the first's completion), open loop from 0.1 ms.
+    assert s["response_s"][1] == pytest.approx(o["response_s"][1] - (first_done - 0.0001), rel=1e-9)
+    assert s["response_s"][2] == pytest.approx(o["response_s"][2])
+
+
+def test_normalised_as_the_seed_does_against_the_untransformed_trace_with_no_timeout():
+    """Seed 001 normalises "against the unmodified trace, with no standby timeout". On the hplajw
+    week with compress:64ops, timeout:2s and responses from the original arrival: ×18.9, where
+    dividing by the transformed trace's own always-on run gave ×117 (issue 31)."""
+    from conftest import SRT
+    from idlewise import read_trace
+
+    week = read_trace(SRT, stream=0)
+    shaped = apply_transform(week, "compress:64ops")
+    r = simulate(shaped, "hitachi-travelstar-5k320", "timeout:2s", response_from="original").to_dicts()
+    row = next(x for x in r if x["policy"] == "timeout:2s")
+    plain_on = next(x for x in simulate(week, "hitachi-travelstar-5k320", "always-on").to_dicts() if x["policy"] == "always-on")
+    assert row["normalized_against"] == "always-on, untransformed trace"
+    assert row["normalized_mean_response"] == pytest.approx(row["mean_response_s"] / plain_on["mean_response_s"], rel=1e-12)
+    assert row["normalized_energy"] == pytest.approx(row["energy_j"] / plain_on["energy_j"], rel=1e-12)
+    assert row["normalized_mean_response"] == pytest.approx(18.87, abs=0.05)
+    # An unchanged trace keeps its own always-on run.
+    plain = next(x for x in simulate(week, "hitachi-travelstar-5k320", "timeout:2s").to_dicts() if x["policy"] == "timeout:2s")
+    assert plain["normalized_against"] == "always-on"

@@ -912,8 +912,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--policy", action="append", required=True, help="policy spec, e.g. timeout:2s or a range timeout:0s..10s/2s (repeatable)")
     sim.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power added to system energy")
     sim.add_argument("--initial-mode", default=None, metavar="MODE", help="mode the device is in at the first request (default: ready)")
-    sim.add_argument("--replay", choices=("open", "closed"), default="open",
-                     help="open: requests at their trace times; closed: each issued its trace gap after the previous completes")
+    sim.add_argument("--replay", choices=("open", "closed", "sync"), default="open",
+                     help="open: requests at their trace times; closed: each issued its trace gap after the previous completes; "
+                          "sync: each at its trace time or when the previous completes, whichever is later (seed 001)")
     sim.add_argument("--fold-offsets", action="store_true",
                      help="fold block numbers onto a device with a fixed capacity (MEMS): block mod (capacity - size)")
     _response_option(sim)
@@ -969,7 +970,7 @@ def build_parser() -> argparse.ArgumentParser:
     hy.add_argument("--policy", help="the disk's spin-down policy (default experts, as seed 003)")
     hy.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power (policies that weigh delay)")
     hy.add_argument("--initial-mode", default=None, metavar="MODE", help="the disk's mode at the first request (default: ready)")
-    hy.add_argument("--replay", choices=("open", "closed"), default="open")
+    hy.add_argument("--replay", choices=("open", "closed", "sync"), default="open")
     _response_option(hy)
     hy.add_argument("--tail", type=_seconds, default=0.0, metavar="DURATION", help="run on this long after the last request")
     hy.add_argument("--transition-seed", type=int, metavar="N", help="draw varying wake-up times from seed N")

@@ -7,6 +7,9 @@ import math
 import numbers
 import os
 import sys
+from dataclasses import replace
+
+import numpy as np
 
 from . import _core
 from .devices import Device, load_device
@@ -42,8 +45,8 @@ def threads_for(requests: int, runs: int, threads: int | None) -> int:
 
 def check_replay_options(replay: str, response_from: str, tail_s, transition_seed) -> None:
     """The replay options every engine takes (see :func:`simulate`), checked before a run."""
-    if replay not in ("open", "closed"):
-        raise IdlewiseError(f"replay must be 'open' or 'closed', got {replay!r}")
+    if replay not in ("open", "closed", "sync"):
+        raise IdlewiseError(f"replay must be 'open', 'closed' or 'sync', got {replay!r}")
     if response_from not in ("issue", "original"):
         raise IdlewiseError(f"response_from must be 'issue' or 'original', got {response_from!r}")
     if not (isinstance(tail_s, numbers.Real) and math.isfinite(tail_s) and tail_s >= 0):
@@ -159,7 +162,9 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     records = []
     for volume, _, rows in volumes:
         for r in rows:
-            r.update(trace=name, stream=volume, read_report=report, records_skipped=sum(n for _, n in skipped))
+            # Streamed traces are not transformed: each row is normalised against its own always-on run.
+            r.update(trace=name, stream=volume, read_report=report, records_skipped=sum(n for _, n in skipped),
+                     normalized_against="always-on")
             records.append(r)
     return Results(records, name)
 
@@ -173,9 +178,11 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     policy spec, next to the always-on and oracle references.
 
     ``initial_mode`` names the mode the device is in at the first arrival (default: ready).
-    ``replay``: ``"open"`` (requests at their trace times) or ``"closed"`` (each request issued its
+    ``replay``: ``"open"`` (requests at their trace times), ``"closed"`` (each request issued its
     trace gap after the previous one completes, so power-management delays stretch the run; the
-    result's ``execution_time_s`` says by how much).
+    result's ``execution_time_s`` says by how much) or ``"sync"`` (seed 001's replay: each request
+    at its trace time or when the previous one completes, whichever is later; responses from that
+    issue).
     ``fold_offsets``: fold block numbers onto the device (``block mod (capacity - size)``), for
     traces made for a larger device; otherwise a request beyond a MEMS device's capacity is an error.
     ``response_from``: ``"issue"`` measures each response from when the request is issued;
@@ -219,6 +226,9 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
         records = run_with_progress(call, total, show, f"replaying {trace.name} × {len(specs) + 2} runs", unit="replays")
     except TraceRecordError as e:
         raise trace.record_error(e) from None
+    normalize_to_untransformed(records, trace, device, base_power_w=float(base_power_w), initial_mode=mode_index,
+                               replay=replay, fold_offsets=bool(fold_offsets), tail_s=float(tail_s),
+                               transition_seed=transition_seed, threads=threads)
     for r in records:
         r["trace"] = trace.name
         if "response_s" in r:
@@ -226,6 +236,42 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
             wanted = trace.original_time_s if response_from == "original" and trace.original_time_s is not None else r["arrival_s"]
             r["finish_s"] = wanted + r["response_s"]
     return Results(records, trace.name)
+
+
+def untransformed(trace: "traces.Trace") -> "traces.Trace | None":
+    """The trace before a transform issued its requests early (``compress``, ``compress-reorder``):
+    every request at its original time, in original order; ``None`` for a trace not so changed."""
+    if trace.original_time_s is None:
+        return None
+    order = np.argsort(trace.original_time_s, kind="stable")
+    out = trace.subset(order)
+    return replace(out, time_s=out.original_time_s, original_time_s=None)
+
+
+def normalize_to_untransformed(records, trace, device, **opts) -> None:
+    """Seed 001 normalises "against the unmodified trace, with no standby timeout": for a trace a
+    transform changed, every row's ``normalized_energy``, ``normalized_system_energy`` and
+    ``normalized_mean_response`` are set against an always-on run of the untransformed trace (same
+    device and replay, responses from issue), instead of the transformed trace's always-on run;
+    ``normalized_against`` says which. A row of an unchanged trace keeps its always-on run's."""
+    original = untransformed(trace)
+    if original is None:
+        for r in records:
+            r.setdefault("normalized_against", "always-on")
+        return
+    base = next(r for r in _core.evaluate(original.time_s, original.offset_bytes, original.size_bytes, original.is_write,
+                                            device, ["always-on"], response_from="issue", **{k: v for k, v in opts.items() if k != "threads"},
+                                            threads=threads_for(len(original), 2, opts.get("threads")))
+                if r["policy"] == "always-on")
+
+    def ratio(a, b):
+        return a / b if b else (1.0 if a == b else math.inf)
+
+    for r in records:
+        r["normalized_energy"] = ratio(r["energy_j"], base["energy_j"])
+        r["normalized_system_energy"] = ratio(r["system_energy_j"], base["system_energy_j"])
+        r["normalized_mean_response"] = ratio(r["mean_response_s"], base["mean_response_s"])
+        r["normalized_against"] = "always-on, untransformed trace"
 
 
 def _timeline_window(timeline_s):

@@ -21,6 +21,7 @@ from .devices import Device, load_device
 from .errors import IdlewiseError
 from .results import Results
 from .traces import Trace, apply_transform, read_trace
+from .simulate import normalize_to_untransformed
 from .traces.formats import READ_WHOLE
 from .policies import expand_spec
 
@@ -81,6 +82,8 @@ def run_task(task: Task, threads: int = 1) -> list[dict]:
                                  transformed.is_write, device, list(task.specs), base_power_w=task.base_power_w,
                                  original_time_s=transformed.original_time_s, response_from=task.response_from,
                                  tail_s=transformed.idle_tail_s, threads=threads)
+        normalize_to_untransformed(records, transformed, device, base_power_w=task.base_power_w, tail_s=transformed.idle_tail_s,
+                                   threads=threads)
         for r in records:
             r.update(trace=task.source.label, stream=stream, transform=task.transform, family=r["policy"].split(":")[0],
                      response_from=task.response_from, **read)

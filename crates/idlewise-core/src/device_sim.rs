@@ -14,7 +14,7 @@ use crate::mechanics::mems::{Coord, MemsService, SledStart};
 use crate::mechanics::mems_events::{Incoming, MemsEvents, MemsHost, ServedRequest};
 use crate::metrics::{Activity, Ledger, RunResult, TheoreticalMinimum, Timeline};
 use crate::policy::{GapStart, Plan, Policy};
-use crate::options::{ReplayMode, ReplayOptions};
+use crate::options::ReplayOptions;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
@@ -350,7 +350,7 @@ impl<'p> DeviceSim<'p> {
         let mems = device.service.mems.as_ref().map(|m| Box::new(MemsRun {
             events: MemsEvents::new(m.rest, start_s * 1e3),
             fold_offsets: opts.fold_offsets,
-            complete_each: opts.mode == ReplayMode::Closed,
+            complete_each: opts.mode.waits_for_completion(),
             minimum: opts.theoretical_minimum.then(|| MemsMinimum { pos: m.rest, ..Default::default() }),
         }));
         let varies = device.transitions.iter().any(|t| t.spread.is_some());

@@ -11,6 +11,11 @@ pub enum ReplayMode {
     /// faults on pages, a user who thinks between reads): the trace's gaps are think times, and
     /// power-management delays stretch the whole run.
     Closed,
+    /// Seed 001's replay (§3): a request is issued at its trace time, or when the previous one
+    /// completes if that is later ("issued as soon as possible, but delayed until its original
+    /// issue time if the preceding request had already completed"): one outstanding request at
+    /// a time, the trace's times kept wherever the device keeps up.
+    Sync,
 }
 
 impl ReplayMode {
@@ -18,18 +23,26 @@ impl ReplayMode {
         match text {
             "open" => Some(ReplayMode::Open),
             "closed" => Some(ReplayMode::Closed),
+            "sync" => Some(ReplayMode::Sync),
             _ => None,
         }
     }
 
-    /// The time request `i` is issued: its trace time (open), or the previous request's
-    /// completion plus the trace's gap between the two (closed; the first keeps its time).
+    /// The time request `i` is issued: its trace time (open), the previous request's
+    /// completion plus the trace's gap between the two (closed; the first keeps its time), or the
+    /// later of its trace time and the previous completion (sync).
     #[inline]
     pub fn issue_s(self, trace_s: f64, previous_trace_s: Option<f64>, previous_completion_s: f64) -> f64 {
         match (self, previous_trace_s) {
             (ReplayMode::Closed, Some(previous)) => previous_completion_s + (trace_s - previous),
+            (ReplayMode::Sync, Some(_)) => trace_s.max(previous_completion_s),
             _ => trace_s,
         }
+    }
+
+    /// Whether each request waits for the one before (its completion is needed to issue the next).
+    pub fn waits_for_completion(self) -> bool {
+        matches!(self, ReplayMode::Closed | ReplayMode::Sync)
     }
 }
 

@@ -62,10 +62,10 @@ pub(crate) fn check_options(device: &Device, opts: &ReplayOptions) -> Result<()>
     if !(opts.tail_s.is_finite() && opts.tail_s >= 0.0) {
         return Err(Error::Option { option: "tail_s".into(), message: format!("must be a non-negative number of seconds, got {}", opts.tail_s) });
     }
-    if opts.response_from == ResponseFrom::Original && opts.mode == ReplayMode::Closed {
+    if opts.response_from == ResponseFrom::Original && opts.mode != ReplayMode::Open {
         return Err(Error::Option {
             option: "response_from".into(),
-            message: "'original' measures responses from the trace's original times, which a closed-loop replay does not keep; use open-loop replay".into(),
+            message: "'original' measures responses from the trace's original times, which a closed-loop or sync replay does not keep; use open-loop replay".into(),
         });
     }
     if !(opts.base_power_w.is_finite() && opts.base_power_w >= 0.0) {
@@ -166,7 +166,7 @@ impl<'p> Replay<'p> {
                     serve(block.arrival_s[i], wanted_s, i);
                 }
             }
-            (ReplayMode::Closed, _) => {
+            (ReplayMode::Closed | ReplayMode::Sync, _) => {
                 for i in 0..n {
                     let issue = self.mode.issue_s(block.arrival_s[i], self.previous_trace_s, self.completion_s);
                     self.completion_s = serve(issue, issue, i);
@@ -456,10 +456,10 @@ mod tests {
     }
 
     #[test]
-    fn open_loop_fifo_is_seed_001_replay_rule() {
-        // Seed 001 §3.2: "issued as soon as possible if the preceding request is not complete,
-        // delayed until its original issue time otherwise". Requests at 0, 0.5 and 5 s, 1 s each:
-        // the second starts when the first completes (1 s), the third at its own time (5 s).
+    fn open_loop_fifo_serves_as_seed_001_issues_but_counts_the_queueing() {
+        // Requests at 0, 0.5 and 5 s, 1 s each: the second starts when the first completes
+        // (1 s), the third at its own time (5 s) — the schedule of seed 001's replay rule (`sync`).
+        // Open loop counts the second's response from its trace time (1.5 s), sync from its issue.
         let r = run("always-on", &[0.0, 0.5, 5.0], &[ONE_SECOND; 3], &ReplayOptions { keep_per_request: true, ..Default::default() });
         let responses = r.per_request.unwrap().response_s;
         assert!(close(responses[0], 1.0) && close(responses[1], 1.5) && close(responses[2], 1.0), "{responses:?}");

@@ -59,6 +59,23 @@ fn a_closed_loop_fault_during_a_wake_up_stretches_the_run_by_the_wake_up() {
     assert!(close(on.makespan_s, 7.0) && close(off.makespan_s, 9.0), "{} {}", on.makespan_s, off.makespan_s);
 }
 
+#[test]
+fn a_sync_replay_issues_at_the_trace_time_or_when_the_previous_completes() {
+    // Seed 001's rule, always-on, 1 s requests at 0, 0.5 and 3 s: the second is issued when the
+    // first completes (1 s) and served 1..2 s (response 1 s, from its issue); the third keeps its
+    // trace time (3 s), the second having completed already. Responses 1, 1, 1 s; open loop would
+    // give 1, 1.5, 1 s. Under timeout:0s the third finds the disk down (2..3 s) and waits for the
+    // wake-up 3..5 s: served 5..6 s, response 3 s from its issue at 3 s.
+    let sync = ReplayOptions { mode: ReplayMode::Sync, ..Default::default() };
+    let on = run_with(&two_state(""), "always-on", &[0.0, 0.5, 3.0], None, &sync);
+    assert!(close(on.mean_response_s, 1.0), "{}", on.mean_response_s);
+    let open = run_with(&two_state(""), "always-on", &[0.0, 0.5, 3.0], None, &ReplayOptions::default());
+    assert!(close(open.mean_response_s, 3.5 / 3.0), "{}", open.mean_response_s);
+    let off = run_with(&two_state(""), "timeout:0s", &[0.0, 0.5, 3.0], None, &sync);
+    assert!(close(off.mean_response_s, (1.0 + 1.0 + 3.0) / 3.0), "{}", off.mean_response_s);
+    assert!(close(off.makespan_s, 6.0), "{}", off.makespan_s);
+}
+
 const SPREAD: &str = "time_std_s = 0.5\ntime_distribution = \"lognormal\"";
 
 #[test]

@@ -579,7 +579,7 @@ impl StreamedRuns {
 /// The replay options every engine takes, from their Python spellings.
 fn replay_options(base_power_w: f64, initial_mode: usize, replay: &str, response_from: &str, tail_s: f64, transition_seed: Option<u64>) -> PyResult<ReplayOptions> {
     let mode = idlewise_core::ReplayMode::parse(replay)
-        .ok_or_else(|| IdlewiseError::new_err(format!("replay must be 'open' or 'closed', got '{replay}'")))?;
+        .ok_or_else(|| IdlewiseError::new_err(format!("replay must be 'open', 'closed' or 'sync', got '{replay}'")))?;
     let response_from = idlewise_core::ResponseFrom::parse(response_from)
         .ok_or_else(|| IdlewiseError::new_err(format!("response_from must be 'issue' or 'original', got '{response_from}'")))?;
     Ok(ReplayOptions { base_power_w, initial_mode, mode, response_from, tail_s, transition_seed, ..Default::default() })
