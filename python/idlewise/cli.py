@@ -502,6 +502,8 @@ def cmd_experiment(args) -> int:
         _print_mems_shutdown(result)
     elif args.name == "mems-optimum":
         _print_mems_optimum(result)
+    elif args.name == "purple-timeouts":
+        _print_purple(result)
     else:
         table = Table(title=f"experiment {args.name}", title_justify="left")
         keys = ["workload", "variant", "knob", "mean_response_s", "energy_j", "energy_lower_bound_j", "storage_reads",
@@ -570,6 +572,20 @@ def _print_swap_reshaping(rows) -> None:
                       cell(r, "exec_time_s", "original", 2), cell(r, "exec_time_s", "reshaped", 2),
                       ratio(r, "exec_time_s", r["exec_time_ratio"]),
                       cell(r, "energy_j", "original", 3), cell(r, "energy_j", "reshaped", 3), ratio(r, "energy_j", r["energy_ratio"]))
+    _console().print(table)
+
+
+def _print_purple(result) -> None:
+    """Seed 001 Figures 2-5: the central claim per stand-in drive and workload."""
+    table = Table(title=f"seed 001 on {result['trace']} ({result['replay']} replay, normalised against the unmodified trace "
+                        "always on): energy down 80 % with delay near 1?", title_justify="left")
+    for column in ("drive", "workload", "delay, shortest timeout", "energy, shortest timeout", "least energy with delay <= 1.25",
+                   "spin-ups", "holds"):
+        table.add_column(column, justify="left" if column in ("drive", "workload") else "right")
+    for v in result["claim"]:
+        least = "none" if v["least_energy_with_delay_near_1"] is None else f"{v['least_energy_with_delay_near_1']:.2f} at {v['at_timeout_s']:g} s"
+        table.add_row(v["drive"], v["workload"], f"x{v['delay_at_shortest_timeout']:.1f}", f"{v['energy_at_shortest_timeout']:.2f}",
+                      least, f"{v['spinups_at_shortest_timeout']:,}", "yes" if v["claim_holds"] else "no")
     _console().print(table)
 
 
@@ -1039,9 +1055,9 @@ def build_parser() -> argparse.ArgumentParser:
     ca.add_argument("--json", action="store_true")
     ca.set_defaults(func=cmd_cache)
 
-    ex = sub.add_parser("experiment", help="the seeds' experiments: static-vs-adaptive, knob, ghost-hints (000), arm-power (001), "
+    ex = sub.add_parser("experiment", help="the seeds' experiments: static-vs-adaptive, knob, ghost-hints (000), arm-power, purple-timeouts (001), "
                                            "swap-cost, swap-reshaping (002), nvcache-flushing (003), mems-timeout, mems-shutdown, mems-optimum (004)")
-    ex.add_argument("name", choices=("static-vs-adaptive", "knob", "ghost-hints", "arm-power", "swap-cost", "swap-reshaping",
+    ex.add_argument("name", choices=("static-vs-adaptive", "knob", "ghost-hints", "arm-power", "purple-timeouts", "swap-cost", "swap-reshaping",
                                      "nvcache-flushing", "mems-timeout", "mems-shutdown", "mems-optimum"))
     ex.add_argument("traces", nargs="*", metavar="TRACE", help="trace files (mems-timeout)")
     ex.add_argument("--device", help="catalog name or TOML path (mems-timeout, mems-shutdown; default ibm-mems-seed004)")
