@@ -60,6 +60,8 @@ struct DeviceFile {
     transitions: Vec<TransitionFile>,
     service: Option<ServiceFile>,
     limits: Option<LimitsFile>,
+    /// An 802.11 card's firmware switch from power-save polling to CAM under traffic.
+    fast_psp: Option<FastPspFile>,
     /// Chains a policy must take between two modes instead of the default route.
     #[serde(default)]
     routes: Vec<RouteFile>,
@@ -223,6 +225,20 @@ struct MemsShutdownFile {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct FastPspFile {
+    /// The card's power-save (PSP) mode, which the switch keeps it out of.
+    psp_mode: String,
+    burst_requests: u32,
+    window_s: f64,
+    hold_s: f64,
+    #[serde(default)]
+    source: String,
+    #[serde(default)]
+    assumed: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct LimitsFile {
     start_stop_cycles: Option<f64>,
     /// Modes whose wake-ups consume a rated start/stop cycle; by default every mode except the
@@ -369,6 +385,23 @@ pub struct Limits {
     pub provenance: Provenance,
 }
 
+/// Cisco's "Fast PSP" (and cards like it): "when receiving a large number of packets, Fast PSP
+/// Mode will temporarily switch to CAM mode to retrieve the packets. Once the packets are
+/// retrieved, it switches back to PSP mode" (Aironet driver documentation). Here: once
+/// `burst_requests` requests arrive within `window_s`, the card stays in CAM (its ready mode)
+/// until `hold_s` after the last of them, whatever its policy would do: the policy's moves into the
+/// PSP mode wait for the hold to end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FastPsp {
+    /// The PSP mode (the MAC's doze); the OS's own moves (switching the card off) are not the
+    /// firmware's and are left alone.
+    pub psp_mode: usize,
+    pub burst_requests: u32,
+    pub window_s: f64,
+    pub hold_s: f64,
+    pub provenance: Provenance,
+}
+
 /// A validated device. Mode 0 is the ready mode.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Device {
@@ -381,6 +414,8 @@ pub struct Device {
     pub transitions: Vec<Transition>,
     pub service: Service,
     pub limits: Limits,
+    /// A network card's switch to CAM under traffic (`[fast_psp]`).
+    pub fast_psp: Option<FastPsp>,
     /// Values that are allowed but look wrong (a "low-power" mode drawing more than ready).
     pub warnings: Vec<String>,
     /// The mode a run starts in unless the run says otherwise (DiskSim's MEMS sled starts
@@ -857,6 +892,26 @@ impl Device {
                 .position(|m| &m.name == name)
                 .ok_or_else(|| Error::device(origin, "initial_mode", format!("unknown mode '{name}'")))?,
         };
+        let fast_psp = match file.fast_psp {
+            None => None,
+            Some(f) => {
+                if file.kind != DeviceKind::Network {
+                    return Err(Error::device(origin, "fast_psp", "only a network card switches between PSP and CAM"));
+                }
+                if f.burst_requests < 1 {
+                    return Err(Error::device(origin, "fast_psp.burst_requests", "must be at least 1"));
+                }
+                check_value(origin, "fast_psp.window_s", f.window_s, false)?;
+                check_value(origin, "fast_psp.hold_s", f.hold_s, false)?;
+                let psp_mode = modes.iter().position(|m| m.name == f.psp_mode).ok_or_else(|| {
+                    Error::device(origin, "fast_psp.psp_mode", format!("unknown mode '{}'; known modes: {}", f.psp_mode, modes.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", ")))
+                })?;
+                if psp_mode == READY {
+                    return Err(Error::device(origin, "fast_psp.psp_mode", "must be a low-power mode, not the ready mode (CAM)"));
+                }
+                Some(FastPsp { psp_mode, burst_requests: f.burst_requests, window_s: f.window_s, hold_s: f.hold_s, provenance: Provenance { source: f.source, assumed: f.assumed } })
+            }
+        };
         Ok(Device {
             initial_mode,
             name: file.name,
@@ -868,6 +923,7 @@ impl Device {
             transitions,
             service,
             limits,
+            fast_psp,
             warnings,
             route_table,
             policy_routes,

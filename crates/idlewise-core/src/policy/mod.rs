@@ -9,6 +9,7 @@ mod always_on;
 mod breakeven;
 mod apst;
 mod epc;
+mod fast_psp;
 mod experts;
 mod hd_idle;
 mod oracle;
@@ -231,7 +232,12 @@ impl PolicySpec {
     /// Builds the policy for a device. Errors name the spec and say what was expected.
     pub fn build(&self, device: &Device, ctx: &BuildContext) -> Result<Box<dyn Policy>> {
         let family = families().iter().find(|f| f.name == self.family).expect("family checked at parse");
-        (family.build)(self, device, ctx)
+        let policy = (family.build)(self, device, ctx)?;
+        // A card whose firmware switches to CAM under traffic does so under any policy.
+        Ok(match &device.fast_psp {
+            Some(switch) => Box::new(fast_psp::FastPspPolicy::new(policy, switch.clone())),
+            None => policy,
+        })
     }
 
     fn error(&self, message: impl Into<String>) -> Error {
