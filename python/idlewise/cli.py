@@ -504,6 +504,8 @@ def cmd_experiment(args) -> int:
         _print_mems_optimum(result)
     elif args.name == "purple-timeouts":
         _print_purple(result)
+    elif args.name == "static-baselines":
+        _print_static_baselines(result)
     else:
         table = Table(title=f"experiment {args.name}", title_justify="left")
         keys = ["workload", "variant", "knob", "mean_response_s", "energy_j", "energy_lower_bound_j", "storage_reads",
@@ -572,6 +574,18 @@ def _print_swap_reshaping(rows) -> None:
                       cell(r, "exec_time_s", "original", 2), cell(r, "exec_time_s", "reshaped", 2),
                       ratio(r, "exec_time_s", r["exec_time_ratio"]),
                       cell(r, "energy_j", "original", 3), cell(r, "energy_j", "reshaped", 3), ratio(r, "energy_j", r["energy_ratio"]))
+    _console().print(table)
+
+
+def _print_static_baselines(rows) -> None:
+    """Seed 000 Figure 7 against every static baseline the seed leaves open."""
+    table = Table(title="seed 000 Figure 7: adaptive (knob 50) against each static baseline (seed: mail -42 % / -5 %, "
+                        "web -27 % / -9 %)", title_justify="left")
+    for column in ("workload", "static baseline (disk)", "static response", "static energy", "change: response / energy"):
+        table.add_column(column, justify="left" if column in ("workload", "static baseline (disk)") else "right")
+    for r in rows:
+        table.add_row(r["workload"], r["baseline"], _fmt_time(r["static_mean_response_s"]), f"{r['static_energy_j']:,.0f} J",
+                      f"{r['response_change']:+.0%} / {r['energy_change']:+.0%}")
     _console().print(table)
 
 
@@ -1055,9 +1069,9 @@ def build_parser() -> argparse.ArgumentParser:
     ca.add_argument("--json", action="store_true")
     ca.set_defaults(func=cmd_cache)
 
-    ex = sub.add_parser("experiment", help="the seeds' experiments: static-vs-adaptive, knob, ghost-hints (000), arm-power, purple-timeouts (001), "
+    ex = sub.add_parser("experiment", help="the seeds' experiments: static-vs-adaptive, static-baselines, knob, ghost-hints (000), arm-power, purple-timeouts (001), "
                                            "swap-cost, swap-reshaping (002), nvcache-flushing (003), mems-timeout, mems-shutdown, mems-optimum (004)")
-    ex.add_argument("name", choices=("static-vs-adaptive", "knob", "ghost-hints", "arm-power", "purple-timeouts", "swap-cost", "swap-reshaping",
+    ex.add_argument("name", choices=("static-vs-adaptive", "static-baselines", "knob", "ghost-hints", "arm-power", "purple-timeouts", "swap-cost", "swap-reshaping",
                                      "nvcache-flushing", "mems-timeout", "mems-shutdown", "mems-optimum"))
     ex.add_argument("traces", nargs="*", metavar="TRACE", help="trace files (mems-timeout)")
     ex.add_argument("--device", help="catalog name or TOML path (mems-timeout, mems-shutdown; default ibm-mems-seed004)")

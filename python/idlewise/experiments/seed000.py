@@ -6,6 +6,10 @@ draw its figure:
   response time and total energy.
 - ``knob`` (Figures 8-9): the adaptive cache at knobs 0-100, with the §5.3 energy lower bound.
 - ``ghost-hints`` (Figures 10-12): the knob sweep with and without ghost hints.
+- ``static-baselines``: Figure 7 against every static baseline the seed leaves open. Its static
+  strategy leaves the microdrive to "the microdrive's ABLE adaptive power manager", whose timers
+  it does not give: fixed standby timeouts, two-stage ABLE-like managers (low-power idle, then
+  standby), the multiple-experts adaptive learner, and no power management.
 """
 
 from __future__ import annotations
@@ -29,6 +33,34 @@ def static_vs_adaptive(workloads, plot=None):
         rows.append(_row(trace, "adaptive", cache="adaptive", knob=50))
     if plot:
         _bars(rows, plot)
+    return rows
+
+
+#: The static baseline's disk management, which the seed leaves to the microdrive's ABLE: every
+#: plausible reading, from no power management to aggressive timeouts.
+STATIC_BASELINES = (
+    ("no disk power management", "always-on"),
+    *((f"standby after {t} s", f"timeout:standby={t}s") for t in (2, 5, 10, 20, 30, 60)),
+    *((f"ABLE-like: low-power idle after {a}, standby after {b} s", f"timeout:low-power-idle={a},standby={b}s")
+      for a in ("500ms", "2s") for b in (10, 30)),
+    ("adaptive learner (multiple experts)", "experts"),
+)
+
+
+def static_baselines(workloads, plot=None):
+    """One row per (workload, static baseline): the static cache under that disk management, the
+    adaptive cache at knob 50, and Figure 7's change from the one to the other."""
+    rows = []
+    for path in workloads:
+        trace = read_app_trace(path)
+        adaptive = run_cache(trace, cache="adaptive", knob=50)
+        for label, policy in STATIC_BASELINES:
+            static = run_cache(trace, cache="static", storage_policy=policy)
+            rows.append({"workload": trace.name, "baseline": label, "storage_policy": policy,
+                         "static_mean_response_s": static["mean_response_s"], "static_energy_j": static["energy_j"],
+                         "adaptive_mean_response_s": adaptive["mean_response_s"], "adaptive_energy_j": adaptive["energy_j"],
+                         "response_change": adaptive["mean_response_s"] / static["mean_response_s"] - 1,
+                         "energy_change": adaptive["energy_j"] / static["energy_j"] - 1})
     return rows
 
 
@@ -101,5 +133,5 @@ def _curves(rows, path, by):
     plt.close(fig)
 
 
-EXPERIMENTS = {"static-vs-adaptive": static_vs_adaptive, "knob": knob, "ghost-hints": ghost_hints}
+EXPERIMENTS = {"static-baselines": static_baselines, "static-vs-adaptive": static_vs_adaptive, "knob": knob, "ghost-hints": ghost_hints}
 """Seed 000 experiments by name: each takes application trace paths and an optional plot path."""
