@@ -52,3 +52,15 @@ def test_figure_7_depends_on_the_static_baseline_the_seed_leaves_open():
     assert all(r["energy_change"] < 0 for r in rows)
     # The adaptive run is the same in every row.
     assert len({r["adaptive_energy_j"] for r in rows}) == 1
+
+
+def test_ghost_hints_are_strictly_better_on_dense_bursts_and_never_on_sparse_ones():
+    """Where hints give a point faster *and* cheaper than the same knob without them: bursts of
+    cached reads on a sleeping disk, dense enough (<= 0.5 s apart) that the disk, once woken by the
+    hints, serves the rest locally; never with reads 2 s apart."""
+    from idlewise.experiments.seed000 import ghost_hint_conditions
+
+    rows = ghost_hint_conditions()
+    dense = [r for r in rows if r["think_s"] <= 0.5 and r["reads"] >= 40 and r["knob"] >= 90]
+    assert dense and all(r["dominates"] and r["hint_spin_ups"] >= 1 for r in dense)
+    assert not any(r["dominates"] for r in rows if r["think_s"] == 2.0)

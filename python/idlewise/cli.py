@@ -506,6 +506,8 @@ def cmd_experiment(args) -> int:
         _print_purple(result)
     elif args.name == "static-baselines":
         _print_static_baselines(result)
+    elif args.name == "ghost-hint-conditions":
+        _print_hint_conditions(result)
     else:
         table = Table(title=f"experiment {args.name}", title_justify="left")
         keys = ["workload", "variant", "knob", "mean_response_s", "energy_j", "energy_lower_bound_j", "storage_reads",
@@ -574,6 +576,20 @@ def _print_swap_reshaping(rows) -> None:
                       cell(r, "exec_time_s", "original", 2), cell(r, "exec_time_s", "reshaped", 2),
                       ratio(r, "exec_time_s", r["exec_time_ratio"]),
                       cell(r, "energy_j", "original", 3), cell(r, "energy_j", "reshaped", 3), ratio(r, "energy_j", r["energy_ratio"]))
+    _console().print(table)
+
+
+def _print_hint_conditions(rows) -> None:
+    """Seed 000: where ghost hints beat the same knob without them on both response and energy."""
+    table = Table(title="seed 000: bursts of cached reads on a sleeping disk, ghost hints against none at the same knob",
+                  title_justify="left")
+    for column in ("reads", "size", "think", "knob", "with hints", "without", "hint spin-ups", "strictly better"):
+        table.add_column(column, justify="right")
+    for r in rows:
+        table.add_row(f"{r['reads']}", f"{r['size_bytes'] // 1024} KB", f"{r['think_s']:g} s", f"{r['knob']}",
+                      f"{_fmt_time(r['with_hints_mean_response_s'])}, {r['with_hints_energy_j']:,.1f} J",
+                      f"{_fmt_time(r['without_mean_response_s'])}, {r['without_energy_j']:,.1f} J", f"{r['hint_spin_ups']}",
+                      "yes" if r["dominates"] else "no")
     _console().print(table)
 
 
@@ -1069,9 +1085,9 @@ def build_parser() -> argparse.ArgumentParser:
     ca.add_argument("--json", action="store_true")
     ca.set_defaults(func=cmd_cache)
 
-    ex = sub.add_parser("experiment", help="the seeds' experiments: static-vs-adaptive, static-baselines, knob, ghost-hints (000), arm-power, purple-timeouts (001), "
+    ex = sub.add_parser("experiment", help="the seeds' experiments: static-vs-adaptive, static-baselines, knob, ghost-hints, ghost-hint-conditions (000), arm-power, purple-timeouts (001), "
                                            "swap-cost, swap-reshaping (002), nvcache-flushing (003), mems-timeout, mems-shutdown, mems-optimum (004)")
-    ex.add_argument("name", choices=("static-vs-adaptive", "static-baselines", "knob", "ghost-hints", "arm-power", "purple-timeouts", "swap-cost", "swap-reshaping",
+    ex.add_argument("name", choices=("static-vs-adaptive", "static-baselines", "knob", "ghost-hints", "ghost-hint-conditions", "arm-power", "purple-timeouts", "swap-cost", "swap-reshaping",
                                      "nvcache-flushing", "mems-timeout", "mems-shutdown", "mems-optimum"))
     ex.add_argument("traces", nargs="*", metavar="TRACE", help="trace files (mems-timeout)")
     ex.add_argument("--device", help="catalog name or TOML path (mems-timeout, mems-shutdown; default ibm-mems-seed004)")

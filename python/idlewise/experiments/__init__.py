@@ -8,7 +8,7 @@ from . import seed000, seed001, seed002, seed003, seed004
 
 EXPERIMENTS = {**seed000.EXPERIMENTS, **seed001.EXPERIMENTS, **seed002.EXPERIMENTS, **seed003.EXPERIMENTS, **seed004.EXPERIMENTS}
 #: Experiments that take no workload.
-NO_WORKLOAD = frozenset(seed001.EXPERIMENTS) | frozenset(seed002.EXPERIMENTS) | frozenset(seed003.EXPERIMENTS) | {"mems-shutdown", "mems-optimum"}
+NO_WORKLOAD = frozenset(seed001.EXPERIMENTS) | frozenset(seed002.EXPERIMENTS) | frozenset(seed003.EXPERIMENTS) | {"mems-shutdown", "mems-optimum", "ghost-hint-conditions"}
 #: Experiments that replay trace files given as arguments, with the trace options and a device.
 TRACE_EXPERIMENTS = frozenset({"mems-timeout"})
 #: Experiments that take --device.

@@ -14,7 +14,11 @@ draw its figure:
 
 from __future__ import annotations
 
-from ..system import read_app_trace, run_cache
+import itertools
+
+import numpy as np
+
+from ..system import AppTrace, read_app_trace, run_cache
 
 KNOBS = (0, 50, 70, 90, 95, 99, 100)
 
@@ -61,6 +65,35 @@ def static_baselines(workloads, plot=None):
                          "adaptive_mean_response_s": adaptive["mean_response_s"], "adaptive_energy_j": adaptive["energy_j"],
                          "response_change": adaptive["mean_response_s"] / static["mean_response_s"] - 1,
                          "energy_change": adaptive["energy_j"] / static["energy_j"] - 1})
+    return rows
+
+
+#: Bursts of cached reads on a sleeping disk: how many, how large, how far apart; and the knob.
+HINT_BURSTS = {"reads": (10, 40, 100, 400), "size_bytes": (4096, 16384, 65536), "think_s": (0.1, 0.5, 2.0), "knob": (50, 90, 99)}
+
+
+def burst_of_cached_reads(reads: int, size_bytes: int, think_s: float) -> AppTrace:
+    """`reads` cached objects of `size_bytes`, read `think_s` apart (a user paging through mail or
+    photos already on the device)."""
+    return AppTrace(time_s=np.arange(reads) * float(think_s), object=np.array([f"item-{i}" for i in range(reads)]),
+                    size_bytes=np.full(reads, size_bytes), is_write=np.zeros(reads, dtype=bool), cached=np.ones(reads, dtype=bool),
+                    name=f"{reads} x {size_bytes // 1024} KB every {think_s:g} s")
+
+
+def ghost_hint_conditions(workloads=None, plot=None):
+    """When do ghost hints give a strictly better point (faster *and* cheaper) than the same knob
+    without them? Bursts of cached reads (``HINT_BURSTS``) on a disk that starts in standby, with
+    and without hints; one row per burst and knob, ``dominates`` when hints win on both counts."""
+    rows = []
+    for reads, size, think, k in itertools.product(*HINT_BURSTS.values()):
+        trace = burst_of_cached_reads(reads, size, think)
+        with_hints = run_cache(trace, knob=k, storage_initial_mode="standby")
+        without = run_cache(trace, knob=k, ghost_hints=False, storage_initial_mode="standby")
+        rows.append({"reads": reads, "size_bytes": size, "think_s": think, "knob": k,
+                     "with_hints_mean_response_s": with_hints["mean_response_s"], "with_hints_energy_j": with_hints["energy_j"],
+                     "without_mean_response_s": without["mean_response_s"], "without_energy_j": without["energy_j"],
+                     "hint_spin_ups": with_hints["hint_spin_ups"],
+                     "dominates": with_hints["mean_response_s"] < without["mean_response_s"] and with_hints["energy_j"] < without["energy_j"]})
     return rows
 
 
@@ -133,5 +166,5 @@ def _curves(rows, path, by):
     plt.close(fig)
 
 
-EXPERIMENTS = {"static-baselines": static_baselines, "static-vs-adaptive": static_vs_adaptive, "knob": knob, "ghost-hints": ghost_hints}
+EXPERIMENTS = {"static-baselines": static_baselines, "ghost-hint-conditions": ghost_hint_conditions, "static-vs-adaptive": static_vs_adaptive, "knob": knob, "ghost-hints": ghost_hints}
 """Seed 000 experiments by name: each takes application trace paths and an optional plot path."""
