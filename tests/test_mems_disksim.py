@@ -3,15 +3,13 @@
 Acceptance (issue 9): on each reference run the mean response is within 0.5 % of DiskSim's and at
 least 99 % of requests are within 1 microsecond of DiskSim's response; the sled spins up as often.
 """
-import gzip
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import idlewise
+from mems_reference import DATA, compare, read_gz_rows
 
-DATA = Path(__file__).parent / "data" / "mems-disksim"
 
 # (trace, model, policy, response file, DiskSim's mean response in ms, DiskSim's spin-ups)
 RUNS = [
@@ -32,25 +30,16 @@ RUNS = [
 ]
 
 
-def disksim_responses_ms(name):
-    """DiskSim's responses in arrival order (its file is in completion order)."""
-    with gzip.open(DATA / "responses" / f"{name}.resp.gz", "rt") as f:
-        rows = np.loadtxt(f)
-    return rows[np.argsort(rows[:, 0], kind="stable"), 1]
-
-
 @pytest.mark.parametrize("trace_name,model,policy,ref,mean_ms,spinups", RUNS, ids=[r[3] for r in RUNS])
 def test_same_requests_give_the_same_responses(trace_name, model, policy, ref, mean_ms, spinups):
+    rows = np.loadtxt(DATA / f"{trace_name}.trace", ndmin=2)
     trace = idlewise.read_trace(DATA / f"{trace_name}.trace", format="disksim")
     results = idlewise.simulate(trace, f"cmu-mems-{model}", policy, keep_response_times=True, progress=False)
     run = next(r for r in results.to_dicts() if r["policy"] not in ("always-on", "oracle"))
-    ours = np.asarray(run["response_s"]) * 1e3
-    theirs = disksim_responses_ms(ref)
-    assert len(ours) == len(theirs)
-    assert ours.mean() == pytest.approx(mean_ms, rel=0.005)
-    assert theirs.mean() == pytest.approx(mean_ms, abs=1e-6)
-    within = np.mean(np.abs(ours - theirs) < 1e-3)
-    assert within >= 0.99, f"only {within:.2%} of requests within 1 us of DiskSim"
+    match = compare(rows, np.asarray(run["response_s"]) * 1e3, read_gz_rows(DATA / "responses" / f"{ref}.resp.gz"))
+    assert match.disksim_mean_ms == pytest.approx(mean_ms, abs=1e-6)
+    assert abs(match.mean_error) <= 0.005
+    assert match.within_1us >= 0.99, f"only {match.within_1us:.2%} of requests within 1 us of DiskSim"
     assert run["wakeups"] == spinups
 
 
