@@ -19,7 +19,8 @@ DATA = Path(__file__).parent / "data" / "mems-disksim"
 def test_shutdown_times_are_the_seeds_and_ee_saves_at_least_40_percent():
     rows = mems_shutdown()
     for r in rows[:-1]:
-        # PE's two times fixed the sled's acceleration; EE's are predictions, within 5 %.
+        # PE's two times are FITTED (they fixed the sled's acceleration and springs): a regression
+        # guard. EE's are predictions, within 5 %.
         tolerance = 0.03 if r["shutdown"] == "pe" else 0.05
         assert r["time_s"] == pytest.approx(SEED_SHUTDOWN_MS[(r["shutdown"], r["distance_m"])] / 1e3, rel=tolerance)
     by = {(r["shutdown"], r["distance_m"]): r for r in rows[:-1]}

@@ -481,45 +481,37 @@ def cmd_experiment(args) -> int:
     if args.json:
         json.dump(result, sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
-    elif args.name == "swap-cost":
-        _print_swap_cost(result)
-    elif args.name == "arm-power":
-        table = Table(title="seed 001 Figure 1(b): mechanical power under random reads (seed: ~1.7 W with no arm movement, "
-                            "almost 3 W at movements of 27-30 %)", title_justify="left")
-        for column in ("range of blocks", "mean arm movement", "mean service", "mechanical power W"):
-            table.add_column(column, justify="right")
-        for r in result:
-            table.add_row(f"{r['range_fraction']:.0%}", f"{r['mean_movement_fraction']:.1%}", _fmt_time(r["mean_service_s"]),
-                          f"{r['mechanical_power_w']:.2f}")
-        _console().print(table)
-    elif args.name == "swap-reshaping":
-        _print_swap_reshaping(result)
-    elif args.name == "nvcache-flushing":
-        _print_nvcache_flushing(result)
-    elif args.name == "mems-timeout":
-        _print_mems_timeout(result)
-    elif args.name == "mems-shutdown":
-        _print_mems_shutdown(result)
-    elif args.name == "mems-optimum":
-        _print_mems_optimum(result)
-    elif args.name == "purple-timeouts":
-        _print_purple(result)
-    elif args.name == "static-baselines":
-        _print_static_baselines(result)
-    elif args.name == "ghost-hint-conditions":
-        _print_hint_conditions(result)
+    elif args.name in EXPERIMENT_PRINTERS:
+        EXPERIMENT_PRINTERS[args.name](result)
     else:
-        table = Table(title=f"experiment {args.name}", title_justify="left")
-        keys = ["workload", "variant", "knob", "mean_response_s", "energy_j", "energy_lower_bound_j", "storage_reads",
-                "network_reads", "ghost_hints", "spin_ups"]
-        for k in keys:
-            table.add_column(k, justify="left" if k in ("workload", "variant") else "right")
-        for row in result:
-            table.add_row(*[f"{row[k]:,.3f}" if isinstance(row[k], float) else str(row[k]) for k in keys])
-        _console().print(table)
+        _print_system_rows(result, f"experiment {args.name}")
     if args.plot and not args.json:
         print(f"plot written to {args.plot}")
     return 0
+
+
+def _print_arm_power(rows) -> None:
+    """Seed 001 Figure 1(b): mechanical power against the range of random blocks."""
+    table = Table(title="seed 001 Figure 1(b): mechanical power under random reads (seed: ~1.7 W with no arm movement, "
+                        "almost 3 W at movements of 27-30 %)", title_justify="left")
+    for column in ("range of blocks", "mean arm movement", "mean service", "mechanical power W"):
+        table.add_column(column, justify="right")
+    for r in rows:
+        table.add_row(f"{r['range_fraction']:.0%}", f"{r['mean_movement_fraction']:.1%}", _fmt_time(r["mean_service_s"]),
+                      f"{r['mechanical_power_w']:.2f}")
+    _console().print(table)
+
+
+def _print_system_rows(rows, title: str) -> None:
+    """Seed 000's system experiments (static-vs-adaptive, knob, ghost-hints): one row per run."""
+    table = Table(title=title, title_justify="left")
+    keys = ["workload", "variant", "knob", "mean_response_s", "energy_j", "energy_lower_bound_j", "storage_reads",
+            "network_reads", "ghost_hints", "spin_ups"]
+    for k in keys:
+        table.add_column(k, justify="left" if k in ("workload", "variant") else "right")
+    for row in rows:
+        table.add_row(*[f"{row[k]:,.3f}" if isinstance(row[k], float) else str(row[k]) for k in keys])
+    _console().print(table)
 
 
 def _print_nvcache_flushing(result) -> None:
@@ -1147,5 +1139,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+#: How `idlewise experiment NAME` prints its result (without --json); seed 000's system
+#: experiments share one table.
+EXPERIMENT_PRINTERS = {
+    "swap-cost": _print_swap_cost, "arm-power": _print_arm_power, "swap-reshaping": _print_swap_reshaping,
+    "nvcache-flushing": _print_nvcache_flushing, "mems-timeout": _print_mems_timeout, "mems-shutdown": _print_mems_shutdown,
+    "mems-optimum": _print_mems_optimum, "purple-timeouts": _print_purple, "static-baselines": _print_static_baselines,
+    "ghost-hint-conditions": _print_hint_conditions,
+}
+
+
 if __name__ == "__main__":
     sys.exit(main())
+

@@ -248,7 +248,7 @@ def untransformed(trace: "traces.Trace") -> "traces.Trace | None":
     return replace(out, time_s=out.original_time_s, original_time_s=None)
 
 
-def normalize_to_untransformed(records, trace, device, **opts) -> None:
+def normalize_to_untransformed(records, trace, device, *, threads=None, **replay_options) -> None:
     """Seed 001 normalises "against the unmodified trace, with no standby timeout": for a trace a
     transform changed, every row's ``normalized_energy``, ``normalized_system_energy`` and
     ``normalized_mean_response`` are set against an always-on run of the untransformed trace (same
@@ -260,8 +260,8 @@ def normalize_to_untransformed(records, trace, device, **opts) -> None:
             r.setdefault("normalized_against", "always-on")
         return
     base = next(r for r in _core.evaluate(original.time_s, original.offset_bytes, original.size_bytes, original.is_write,
-                                            device, ["always-on"], response_from="issue", **{k: v for k, v in opts.items() if k != "threads"},
-                                            threads=threads_for(len(original), 2, opts.get("threads")))
+                                            device, ["always-on"], response_from="issue", **replay_options,
+                                            threads=threads_for(len(original), 2, threads))
                 if r["policy"] == "always-on")
 
     def ratio(a, b):

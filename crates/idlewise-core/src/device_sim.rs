@@ -247,8 +247,8 @@ impl MemsMinimum {
         let from = self.pos;
         let serve_from = |start: Coord| {
             let mut pos = start;
-            let served = service.serve(&mut pos, SledStart::Queued, 0.0, lbn, blocks);
-            (served.media_end_ms, served.energy_j, pos)
+            let served = service.serve(&mut pos, SledStart::Queued, lbn, blocks);
+            (served.media_ms, served.energy_j, pos)
         };
         let (media_ms, direct_j, end) = serve_from(from);
         let energy_j = match service.shutdown_cost(from) {
@@ -291,16 +291,13 @@ impl MemsHost for MemsLedger<'_, '_> {
             all.at_arrival[incoming.slot] = activity;
         }
         let start = idle.map(|(since_ms, pos)| {
-            if sim.gap.is_none() {
-                return (SledStart::Idle { elapsed_ms: notice_ms - since_ms }, notice_ms);
-            }
-            let ready_s = sim.close_gap(notice_s);
-            if sim.woke_from_low_power && self.service.shutdown.is_some() {
-                sim.end_mems_shutdown(self.service, pos, since_ms, notice_ms)
-            } else if sim.woke_from_low_power {
-                (SledStart::Stopped, notice_ms + (ready_s - notice_s) * 1e3)
-            } else {
-                (SledStart::Idle { elapsed_ms: notice_ms - since_ms }, notice_ms)
+            // A gap the policy may have spent in a low-power mode; none when the request came at
+            // the very instant the sled fell idle.
+            let ready_s = sim.gap.is_some().then(|| sim.close_gap(notice_s));
+            match ready_s {
+                Some(_) if sim.woke_from_low_power && self.service.shutdown.is_some() => sim.end_mems_shutdown(self.service, pos, since_ms, notice_ms),
+                Some(ready_s) if sim.woke_from_low_power => (SledStart::Stopped, notice_ms + (ready_s - notice_s) * 1e3),
+                _ => (SledStart::Idle { elapsed_ms: notice_ms - since_ms }, notice_ms),
             }
         });
         if incoming.arrival_s < sim.woken_at {
@@ -675,7 +672,7 @@ impl<'p> DeviceSim<'p> {
             }
             None => 0,
         };
-        let incoming = Incoming { slot, arrival_s, arrival_ms: arrival_s * 1e3, measured_from_ms: measured_from_s * 1e3, lbn, blocks, is_write };
+        let incoming = Incoming { slot, arrival_s, measured_from_ms: measured_from_s * 1e3, lbn, blocks, is_write };
         let MemsRun { events, complete_each, minimum, .. } = &mut *run;
         let mut ledger = MemsLedger { sim: self, service, minimum: minimum.as_mut() };
         events.arrive(service, &mut ledger, incoming);

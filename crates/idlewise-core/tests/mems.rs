@@ -131,7 +131,7 @@ fn shutdowns_are_charged_from_where_the_sled_stopped() {
     let spec = [PolicySpec::parse("timeout:0s").unwrap()];
     // Block 100,000 of 4 KiB: where does the first request leave the sled, and when?
     let mut pos = service.rest;
-    let first = service.serve(&mut pos, SledStart::Queued, 0.0, 100_000, 8);
+    let first = service.serve(&mut pos, SledStart::Queued, 100_000, 8);
     let full = service.shutdown_cost(pos).unwrap();
     assert!(full.time_s > 0.5e-3 && full.time_s < 2.1e-3, "{}", full.time_s);
 
@@ -141,7 +141,7 @@ fn shutdowns_are_charged_from_where_the_sled_stopped() {
     // The second request's shutdown, from where it left the sled (the same block again, from
     // the centre), runs until the run ends: when its 8 sectors have crossed the bus.
     let mut again = service.rest;
-    service.serve(&mut again, SledStart::Stopped, 0.0, 100_000, 8);
+    service.serve(&mut again, SledStart::Stopped, 100_000, 8);
     let bus_s = 8.0 * 5.12e-6;
     let (_, cut, _) = service.interrupt_shutdown(again, bus_s).unwrap();
     assert!((run.transition_time_s - full.time_s - bus_s).abs() < 1e-12, "{} vs {} + {bus_s}", run.transition_time_s, full.time_s);
@@ -149,17 +149,17 @@ fn shutdowns_are_charged_from_where_the_sled_stopped() {
     assert!((run.transition_energy_j - expected_j).abs() < 1e-12, "{} vs {expected_j}", run.transition_energy_j);
 
     // Interrupted 0.3 ms into the shutdown.
-    let t2 = first.media_end_ms / 1e3 + 0.3e-3;
+    let t2 = first.media_ms / 1e3 + 0.3e-3;
     let times = [0.0, t2];
     let trace = TraceView::new(&times, &[100_000 * 512, 100_000 * 512], &[4096, 4096], &[0, 0]).unwrap();
     let run = &evaluate(&trace, &device, &spec, &ReplayOptions::default(), None).unwrap()[0].run;
     let (stop, before, braking) = service.interrupt_shutdown(pos, 0.3e-3).unwrap();
     assert!((before.time_s - 0.3e-3).abs() < 1e-12 && braking.time_s > 0.0);
     let mut from_stop = stop;
-    let resumed = service.serve(&mut from_stop, SledStart::Queued, 0.0, 100_000, 8);
+    let resumed = service.serve(&mut from_stop, SledStart::Queued, 100_000, 8);
     // The second request: braking, then its seek and media from where the sled stopped, then
     // its sectors over the bus; the last shutdown runs to the end.
-    let media_end_s = t2 + braking.time_s + resumed.media_end_ms / 1e3;
+    let media_end_s = t2 + braking.time_s + resumed.media_ms / 1e3;
     assert!((run.first_arrival_s + run.makespan_s - media_end_s - bus_s).abs() < 1e-12);
     let expected_s = 0.3e-3 + braking.time_s + bus_s;
     assert!((run.transition_time_s - expected_s).abs() < 1e-12, "{} vs {expected_s}", run.transition_time_s);

@@ -87,7 +87,8 @@ def purple_timeouts(workloads=None, plot=None, trace=None, drives=None) -> dict:
     disk, as the DTB traces were workstations'): every (stand-in drive, workload, timeout), replayed
     with the seed's rule (``sync``), normalised as the seed normalises (against the unmodified trace
     with no standby timeout). Rows plus the central claim's verdict: energy down by 80 % or more
-    with the delay near 1 on the shaped workloads, and plain timeouts at several times the delay."""
+    with the delay near 1 on the shaped workloads, and plain timeouts at several times the delay.
+    ``drives`` maps catalog names to what each stands in for (default ``STAND_INS``)."""
     from .. import read_trace
     from .._core import parse_duration_s
     from ..traces import apply_transform
@@ -102,7 +103,7 @@ def purple_timeouts(workloads=None, plot=None, trace=None, drives=None) -> dict:
             for r in simulate(shaped, drive, specs, replay="sync", progress=False).to_dicts():
                 if not r["policy"].startswith("timeout:"):
                     continue
-                rows.append({"drive": drive, "stands_in_for": drives[drive] if isinstance(drives, dict) else drive,
+                rows.append({"drive": drive, "stands_in_for": drives[drive],
                              "workload": workload, "timeout_s": parse_duration_s(r["policy"].split(":", 1)[1]), "normalized_delay": r["normalized_mean_response"],
                              "normalized_energy": r["normalized_energy"], "mean_response_s": r["mean_response_s"],
                              "energy_j": r["energy_j"], "spinups": r["wakeups"]})

@@ -432,9 +432,8 @@ pub enum SledStart {
 /// One request's work on the media, served on its own (no bus, no queue).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Served {
-    /// When the sled took the request, and when it finished with the media.
-    pub start_ms: f64,
-    pub media_end_ms: f64,
+    /// How long the sled spent on it, from taking it to leaving the media.
+    pub media_ms: f64,
     pub energy_j: f64,
 }
 
@@ -498,9 +497,9 @@ impl MemsService {
 
     /// Serves `blocks` 512-byte blocks from `lbn` on the media with nothing else going on (the
     /// theoretical minima): DiskSim's schedule → seek → servo → data → update loop, one pass per
-    /// row of simultaneously readable blocks ([`Sled::pass_end`]), starting at `start_ms` from
+    /// row of simultaneously readable blocks ([`Sled::pass_end`]), starting from
     /// `pos`. Under load the device is served event by event instead (`mems_events`).
-    pub fn serve(&self, pos: &mut Coord, start: SledStart, start_ms: f64, lbn: i64, blocks: i64) -> Served {
+    pub fn serve(&self, pos: &mut Coord, start: SledStart, lbn: i64, blocks: i64) -> Served {
         let sled = &self.sled;
         match start {
             SledStart::Queued => {}
@@ -509,7 +508,7 @@ impl MemsService {
             SledStart::At(at) => *pos = at,
         }
         let last = lbn + blocks.max(1) - 1;
-        let mut t = start_ms;
+        let mut t = 0.0;
         let mut done = lbn - 1;
         let mut energy = 0.0;
         while done < last {
@@ -534,7 +533,7 @@ impl MemsService {
             done = end;
         }
         // Powers in W times ms: mJ.
-        Served { start_ms, media_end_ms: t, energy_j: energy / 1000.0 }
+        Served { media_ms: t, energy_j: energy / 1000.0 }
     }
 }
 

@@ -72,7 +72,6 @@ pub struct ServedRequest {
 pub struct Incoming {
     pub slot: usize,
     pub arrival_s: f64,
-    pub arrival_ms: f64,
     pub measured_from_ms: f64,
     pub lbn: i64,
     pub blocks: i64,
@@ -458,10 +457,6 @@ impl MemsEvents {
         self.idle_since_ms
     }
 
-    pub fn sled_busy(&self) -> bool {
-        self.sled_running
-    }
-
     #[inline(always)]
     fn push(&mut self, time_ms: f64, event: Event) {
         self.queue.push(time_ms, event);
@@ -476,8 +471,10 @@ impl MemsEvents {
     /// A request arrives at the driver (it must not precede the previous arrival): the events
     /// before it are handled, then its own.
     pub fn arrive(&mut self, service: &MemsService, host: &mut impl MemsHost, incoming: Incoming) {
-        self.run_until(service, host, incoming.arrival_ms, self.arrival_seq);
-        self.queue.now_ms = self.queue.now_ms.max(incoming.arrival_ms);
+        // DiskSim's clock is in ms.
+        let arrival_ms = incoming.arrival_s * 1e3;
+        self.run_until(service, host, arrival_ms, self.arrival_seq);
+        self.queue.now_ms = self.queue.now_ms.max(arrival_ms);
         self.arrival_seq = self.queue.reserve();
         let id = self.first_id + self.requests.len() as u64;
         let last = incoming.lbn + incoming.blocks.max(1) - 1;
@@ -654,7 +651,9 @@ impl MemsEvents {
 
     /// Drops completed requests from the front of the list.
     fn forget_completed(&mut self) {
-        while self.requests.front().is_some_and(|r| r.complete && r.media_done) {
+        // A request completes only after its media is done (a read's last sector crosses the bus
+        // after its last pass; a write completes after its last pass).
+        while self.requests.front().is_some_and(|r| r.complete) {
             self.requests.pop_front();
             self.first_id += 1;
         }
