@@ -3,7 +3,7 @@
     tools/disksim-reference/build.sh /path/to/disksim-4.0 /tmp/disksim-build
     python tools/disksim-reference/make_fixtures.py /tmp/disksim-build/src/disksim
 
-writes, under tests/data/mems-disksim/family/ (DiskSim's licence is ../COPYRIGHT.disksim):
+writes, under tests/data/mems-disksim/family/ (DiskSim's licence beside them, COPYRIGHT.disksim):
 
 - `workloads/<name>.trace.gz`: the workload (DiskSim ASCII), as `workloads.py` draws it;
 - `responses/<name>.g<N>.resp.gz`: DiskSim's response to every request on model G<N>, one line
@@ -22,6 +22,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
 import re
 import subprocess
 import sys
@@ -79,6 +80,7 @@ def run(disksim: Path, lines: list[str], model: str, timeout_ms: int, work: Path
 def main(disksim: Path) -> None:
     (OUT / "workloads").mkdir(parents=True, exist_ok=True)
     (OUT / "responses").mkdir(parents=True, exist_ok=True)
+    shutil.copy(DATA / "COPYRIGHT.disksim", OUT / "COPYRIGHT.disksim")
     summary = {}
     for w in FAMILY:
         lines = generate(w)
