@@ -210,11 +210,14 @@ class System:
 
 def run_cache(trace: AppTrace, *, storage=DEFAULT_STORAGE, network=DEFAULT_NETWORK, cache: str = "adaptive",
               knob: float = 50.0, ghost_hints: bool = True, base_power_w: float = 1.44,
+              io_cpu_power_w: float = _core.SEED000_IO_CPU_POWER_W,
               storage_policy: Optional[str] = None, network_policy: Optional[str] = None,
-              closed_loop: bool = True, storage_initial_mode: Optional[str] = None) -> dict:
+              closed_loop: bool = True, storage_initial_mode: Optional[str] = None,
+              network_initial_mode: Optional[str] = None) -> dict:
     """Runs the trace on the system. ``cache='adaptive'`` uses STPM at ``knob`` on both devices by
     default; ``'static'`` always reads cached items from the disk, with the card in PSM and a fixed
-    disk timeout (``STATIC_*_POLICY``)."""
+    disk timeout (``STATIC_*_POLICY``). ``io_cpu_power_w`` is what the platform draws above its
+    base power while a device serves (the default is fitted to seed 000's Figure 3)."""
     if cache not in ("adaptive", "static"):
         raise IdlewiseError(f"cache must be 'adaptive' or 'static', got {cache!r}")
     if not (0 <= knob <= 100):
@@ -227,9 +230,10 @@ def run_cache(trace: AppTrace, *, storage=DEFAULT_STORAGE, network=DEFAULT_NETWO
     result = _core.run_system(
         trace.time_s.astype(np.float64), trace.object_ids(), trace.size_bytes.astype(np.float64),
         trace.op_codes(), trace.cached.astype(np.uint8), storage_dev, sp,
-        network_dev, np_ if network_dev is not None else None, knob=float(knob), base_power_w=float(base_power_w),
+        network_dev, np_ if network_dev is not None else None, knob=float(knob), base_power_w=float(base_power_w), io_cpu_power_w=float(io_cpu_power_w),
         adaptive=adaptive, ghost_hints=ghost_hints, closed_loop=closed_loop,
-        storage_initial_mode=0 if storage_initial_mode is None else storage_dev.mode_index(storage_initial_mode))
+        storage_initial_mode=0 if storage_initial_mode is None else storage_dev.mode_index(storage_initial_mode),
+        network_initial_mode=0 if network_initial_mode is None or network_dev is None else network_dev.mode_index(network_initial_mode))
     result.update(workload=trace.name, cache=cache, knob=knob, ghost_hints_enabled=ghost_hints and adaptive,
                   storage=storage_dev.name, network=network_dev.name if network_dev is not None else None)
     return result

@@ -127,7 +127,10 @@ fn every_request_is_served_once_and_each_device_conserves_time() {
             assert_eq!(r.storage.requests, 3 * r.counters.storage_reads + r.counters.writes_flushed);
             assert_eq!(net.requests, r.counters.network_reads + r.uploads);
             assert!(r.energy_lower_bound_j <= r.energy_j);
-            assert!((r.energy_j - (r.storage_energy_j + r.network_energy_j + r.base_energy_j)).abs() < 1e-9);
+            assert!((r.energy_j - (r.storage_energy_j + r.network_energy_j + r.base_energy_j + r.io_cpu_energy_j)).abs() < 1e-9);
+            // The CPU draws its I/O power exactly while a device serves.
+            let serving_s = r.storage.service_time_s + net.service_time_s;
+            assert!((r.io_cpu_energy_j - cfg.io_cpu_power_w * serving_s).abs() < 1e-9 && r.io_cpu_energy_j > 0.0);
         }
     }
 }
@@ -146,20 +149,25 @@ fn bad_inputs_are_refused() {
     assert!(run_system(&[write], (&disk, &spec("stpm")), None, &cfg).unwrap_err().to_string().contains("network"));
 }
 
-/// Seed 000 §2.2 (Figure 3): the iPAQ (base 1.44 W) with both devices, one fetching while the
-/// other rests in its ready mode. Returns the response time and system energy of one read.
-fn figure3_read(from_disk: bool, size_bytes: f64, disk_mode: &str) -> (f64, f64) {
+/// One read in seed 000's Figure 3 set-up, through the system engine: the device that serves
+/// it starts in `mode`, the other rests in its low-power mode (the card in PSM, the disk in
+/// standby), as the devices' own power management leaves them when idle; the platform draws its
+/// base power and, while a device serves, the fitted CPU power. Returns the response time and the
+/// whole system's energy.
+fn figure3_read(from_disk: bool, size_bytes: f64, mode: &str) -> (f64, f64) {
     let disk = catalog("hitachi-microdrive-1gb");
     let card = catalog("cisco-350");
-    if from_disk {
-        let cfg = SystemConfig { adaptive: false, storage_initial_mode: disk.mode_index(disk_mode).unwrap(), ..Default::default() };
-        let r = run_system(&[read(0.0, 1, size_bytes, true)], (&disk, &spec("always-on")), Some((&card, &spec("always-on"))), &cfg).unwrap();
-        (r.mean_response_s, r.energy_j)
-    } else {
-        // A fetch over the link in CAM, the disk idle in performance idle beside it.
-        let (time_s, card_j) = card.service(size_bytes, false, 0.0, 0.0);
-        (time_s, card_j + (1.44 + disk.modes[0].power_w) * time_s)
-    }
+    let (disk_mode, card_mode) = if from_disk { (mode, "psm") } else { ("standby", mode) };
+    let cfg = SystemConfig {
+        adaptive: false,
+        storage_initial_mode: disk.mode_index(disk_mode).unwrap(),
+        network_initial_mode: card.mode_index(card_mode).unwrap(),
+        ..Default::default()
+    };
+    // Static: a cached object comes from the disk, an uncached one from the network; the devices
+    // stay where they are put.
+    let r = run_system(&[read(0.0, 1, size_bytes, from_disk)], (&disk, &spec("always-on")), Some((&card, &spec("always-on"))), &cfg).unwrap();
+    (r.mean_response_s, r.energy_j)
 }
 
 fn within(value: f64, measured: f64, fraction: f64) -> bool {
@@ -167,20 +175,30 @@ fn within(value: f64, measured: f64, fraction: f64) -> bool {
 }
 
 #[test]
-fn seed000_fetch_costs_come_out_within_20_percent() {
-    // "reading the file from the server requires only 250 ms and 0.9 Joules if the network is in CAM"
-    let (t, e) = figure3_read(false, 32768.0, "performance-idle");
-    eprintln!("FIG3 network 32 KB: {t} s {e} J");
-    assert!(within(t, 0.250, 0.2) && within(e, 0.9, 0.2), "network 32 KB: {t} s, {e} J");
+fn seed000_figure3_under_one_convention() {
+    // Fitted (a regression guard, not a prediction): the CPU's draw during I/O was chosen so that
     // "if the microdrive had been in performance idle mode, the Web browser would have read the
     // cached copy, saving an additional 160 ms and 580 mJ": 250 - 160 = 90 ms, 0.9 - 0.58 = 0.32 J.
     let (t, e) = figure3_read(true, 32768.0, "performance-idle");
-    eprintln!("FIG3 disk 32 KB: {t} s {e} J");
-    assert!(within(t, 0.090, 0.2) && within(e, 0.32, 0.2), "disk 32 KB from performance idle: {t} s, {e} J");
-    // "Reading a 512 KB file from the drive in standby mode takes 320 ms less than reading it
-    // from the network in CAM."
+    assert!(within(t, 0.090, 0.05) && within(e, 0.32, 0.02), "fitted point moved: disk 32 KB from performance idle: {t} s, {e} J");
+    // Predicted: "reading the file from the server requires only 250 ms and 0.9 Joules if the
+    // network is in CAM".
+    let (t, e) = figure3_read(false, 32768.0, "cam");
+    assert!(within(t, 0.250, 0.05) && within(e, 0.9, 0.1), "network 32 KB in CAM: {t} s, {e} J");
+    // Predicted: "Reading a 32 KB file from the microdrive takes 820 ms and 2.3 Joules if the
+    // drive is in standby mode". The spin-up alone is Figure 2's 820 ms and 0.9 J; the model adds
+    // the read after it, which the seed's figure does not (docs/seed000.md): 11 % slower, 19 %
+    // dearer. Pinned so that a change to either shows.
+    let (t, e) = figure3_read(true, 32768.0, "standby");
+    assert!(within(t, 0.82, 0.15) && within(e, 2.3, 0.22), "disk 32 KB from standby: {t} s, {e} J");
+    assert!(t > 0.82 && e > 2.3, "the read after the spin-up is the model's, not the seed's: {t} s, {e} J");
+    // Predicted: "Reading a 512 KB file from the drive in standby mode takes 320 ms less than
+    // reading it from the network in CAM."
     let (disk_t, _) = figure3_read(true, 524_288.0, "standby");
-    let (net_t, _) = figure3_read(false, 524_288.0, "performance-idle");
-    eprintln!("FIG3 512 KB: net {net_t} disk {disk_t} diff {}", net_t - disk_t);
+    let (net_t, _) = figure3_read(false, 524_288.0, "cam");
     assert!(within(net_t - disk_t, 0.320, 0.2), "512 KB: network {net_t} s - disk {disk_t} s");
+    // And the network in PSM is slower than in CAM for a 32 KB object (the figure's PSM line).
+    let (psm_t, _) = figure3_read(false, 32768.0, "psm");
+    assert!(psm_t > 0.250, "network 32 KB in PSM: {psm_t} s");
 }
+

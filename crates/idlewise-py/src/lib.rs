@@ -920,8 +920,9 @@ impl System {
 /// Runs an application trace on a storage device and an optional network device (seed 000).
 #[pyfunction]
 #[pyo3(signature = (time_s, object, size_bytes, op, cached, storage, storage_policy, network=None, network_policy=None,
-                    knob=50.0, base_power_w=1.44, adaptive=true, ghost_hints=true, write_queue_cap_bytes=4194304.0,
-                    closed_loop=true, storage_initial_mode=0, network_initial_mode=0))]
+                    knob=50.0, base_power_w=1.44, io_cpu_power_w=idlewise_core::system::SEED000_IO_CPU_POWER_W, adaptive=true,
+                    ghost_hints=true, write_queue_cap_bytes=4194304.0, closed_loop=true, storage_initial_mode=0,
+                    network_initial_mode=0))]
 #[allow(clippy::too_many_arguments)]
 fn run_system<'py>(
     py: Python<'py>,
@@ -936,6 +937,7 @@ fn run_system<'py>(
     network_policy: Option<&str>,
     knob: f64,
     base_power_w: f64,
+    io_cpu_power_w: f64,
     adaptive: bool,
     ghost_hints: bool,
     write_queue_cap_bytes: f64,
@@ -967,7 +969,7 @@ fn run_system<'py>(
         (Some(_), None) => return Err(IdlewiseError::new_err("a network device needs a network policy")),
         _ => None,
     };
-    let cfg = SystemConfig { knob, base_power_w, adaptive, ghost_hints, write_queue_cap_bytes, closed_loop, storage_initial_mode, network_initial_mode };
+    let cfg = SystemConfig { knob, base_power_w, io_cpu_power_w, adaptive, ghost_hints, write_queue_cap_bytes, closed_loop, storage_initial_mode, network_initial_mode };
     let storage_device = &storage.inner;
     let network_pair = network.map(|d| &d.inner).zip(network_spec.as_ref());
     let r = py
@@ -985,6 +987,7 @@ fn run_system<'py>(
         ("storage_energy_j", r.storage_energy_j),
         ("network_energy_j", r.network_energy_j),
         ("base_energy_j", r.base_energy_j),
+        ("io_cpu_energy_j", r.io_cpu_energy_j),
         ("energy_lower_bound_j", r.energy_lower_bound_j),
     ] {
         d.set_item(key, value)?;
@@ -1029,6 +1032,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Progress>()?;
     m.add_class::<System>()?;
     m.add_class::<StreamedRuns>()?;
+    m.add("SEED000_IO_CPU_POWER_W", idlewise_core::system::SEED000_IO_CPU_POWER_W)?;
     m.add_function(wrap_pyfunction!(validate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;
     m.add_function(wrap_pyfunction!(parse_power_w, m)?)?;
