@@ -149,7 +149,7 @@ def test_spinning_down_is_not_advised_when_it_saves_nothing_or_too_little(toy):
 
 def test_advice_refuses_a_trace_of_several_devices(toy):
     trace = idlewise.Trace.from_arrays([0.0, 1.0], [1, 1], stream=[0, 1])
-    with pytest.raises(IdlewiseError, match="several devices"):
+    with pytest.raises(IdlewiseError, match="holds 2 devices .*advise on one"):
         advise(trace, toy, progress=False)
 
 

@@ -125,7 +125,7 @@ def test_report_errors_name_what_to_fix(tmp_path, capsys, toy):
     assert main(["report", "--from", "x.parquet", "--device", toy, "--out", out]) == 2
     assert "leave out --device" in capsys.readouterr().err
     assert main(["report", SRT, "--device", "hitachi-travelstar-5k320", "--out", out]) == 2
-    assert "holds 2 devices (0, 1); pick one with --stream" in capsys.readouterr().err
+    assert "the trace holds 2 devices (0, 1); a report is of one: pick it with --stream K" in capsys.readouterr().err
     assert main(["report", SRT, "--device", "no-such-disk", "--out", out]) == 2
     assert "unknown device 'no-such-disk'" in capsys.readouterr().err
     assert main(["report", SRT, "--stream", "0", "--device", toy, "--window", "5h", "--out", out]) == 2

@@ -202,10 +202,7 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
     if trace.stream is not None and len(trace.streams()) == 1:
         trace = trace.select_stream(trace.streams()[0])  # the only device that did I/O
     disk = disk or trace.device_name or "sda"
-    if trace.stream is not None and len(trace.streams()) > 1:
-        names = ", ".join(trace.stream_label(s) for s in trace.streams())
-        raise IdlewiseError(f"{trace.path or trace.name}: the trace holds several devices ({names}); "
-                            "advise on one: --disk NAME or --stream K")
+    trace.require_one_device("advice", "advise on one: --disk NAME or --stream K")
     if len(trace) == 0:
         raise IdlewiseError(f"{trace.path or trace.name}: no requests: the disk was never used, so any timeout "
                             "stops it once and for good")

@@ -261,9 +261,7 @@ def cmd_report(args) -> int:
         window = parse_window(args.window) if args.window else None
         trace = _read_trace(args, args.trace)
         _report_read(trace, False)
-        if trace.stream is not None and len(trace.streams()) > 1:
-            raise IdlewiseError(f"{args.trace} holds {len(trace.streams())} devices ({', '.join(map(str, trace.streams()))}); "
-                                "pick one with --stream")
+        trace.require_one_device("a report", "pick it with --stream K")
         trace = traces.apply_transform(trace, args.transform) if args.transform else trace
         out = report(trace, devices, policies, args.out, window=window, base_power_w=args.base_power,
                      initial_mode=args.initial_mode, transform=args.transform, title=args.title)

@@ -503,6 +503,7 @@ def report(trace, devices, policies, out, *, window=None, base_power_w: float = 
     from .simulate import simulate
     from .traces.stats import trace_stats
 
+    trace.require_one_device("a report", "pick it with trace.select_stream(K) (--stream K on the command line)")
     devices = [load_device(d) for d in ([devices] if isinstance(devices, (str, Path)) or hasattr(devices, "modes") else devices)]
     specs = expand_specs([policies] if isinstance(policies, str) else policies)
     specs += [ref for ref in ("always-on", "oracle") if ref not in specs]

@@ -103,8 +103,11 @@ class Results(Sequence):
         for r in self._runs(policy, "response_s", "per-request records"):
             n = len(r["response_s"])
             labels = pa.array(r["activity_labels"], pa.string())
+            # A run of one device of a multi-device trace says which.
+            stream = {} if "stream" not in r else {"stream": pa.array(np.full(n, r["stream"], np.int64))}
             tables.append(pa.table({
                 "policy": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([r["policy"]])),
+                **stream,
                 "request": pa.array(np.arange(n, dtype=np.int64)),
                 "arrival_s": r["arrival_s"],
                 "start_s": r["start_s"],
@@ -133,7 +136,10 @@ class Results(Sequence):
                 if rows and start > rows[-1][2]:
                     rows.append((r["policy"], rows[-1][2], start, "serving"))
                 rows.append((r["policy"], start, end, labels[code]))
-            frames.append(pd.DataFrame(rows, columns=["policy", "start_s", "end_s", "activity"]))
+            frame = pd.DataFrame(rows, columns=["policy", "start_s", "end_s", "activity"])
+            if "stream" in r:
+                frame.insert(1, "stream", r["stream"])
+            frames.append(frame)
         return pd.concat(frames, ignore_index=True)
 
     def to_arrow(self):

@@ -201,11 +201,28 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     read with :meth:`Results.per_request`.
     ``timeline_s``: ``(from, to)`` in trace seconds: keep what the device did in that window,
     read with :meth:`Results.timeline`.
+
+    A trace of several devices (an HP SRT or blkparse trace of two disks, a diskstats file) is
+    replayed as one disk per device, as the command line does: each row carries its ``stream``
+    (the device's number) and ``stream_name``. Pick one device with :meth:`Trace.select_stream`.
     """
     if not isinstance(trace, traces.Trace):
         raise IdlewiseError(f"simulate() needs a Trace, got {type(trace).__name__}; build one with Trace.from_arrays or read_trace")
     device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
                                                            response_from, tail_s, transition_seed)
+    if trace.stream is not None:
+        # Requests of different disks never queue behind one another: each is its own replay.
+        records = []
+        for stream, part in trace.split_streams().items():
+            run = simulate(part, device, specs, base_power_w=base_power_w, initial_mode=initial_mode,
+                           keep_response_times=keep_response_times, progress=progress, replay=replay,
+                           fold_offsets=fold_offsets, response_from=response_from, tail_s=tail_s,
+                           transition_seed=transition_seed, threads=threads, per_request=per_request,
+                           timeline_s=timeline_s)
+            for r in run:
+                r.update(trace=trace.name, stream=stream, stream_name=trace.stream_label(stream))
+                records.append(r)
+        return Results(records, trace.name)
     show = sys.stderr.isatty() if progress is None else bool(progress)
     tail_s = max(float(tail_s), trace.idle_tail_s)
     keep = bool(per_request or keep_response_times)

@@ -248,6 +248,14 @@ class Trace:
         return replace(self.subset(records, name=f"{self.name}#{label}"), stream=None,
                        stream_names=None if self.stream_names is None else {number: label})
 
+    def require_one_device(self, what: str, pick: str) -> None:
+        """Refuses a trace of several devices for ``what`` (a report, advice), naming them and how to
+        ``pick`` one."""
+        if self.stream is not None and len(self.streams()) > 1:
+            names = ", ".join(self.stream_label(s) for s in self.streams())
+            raise TraceError(f"{self.path or self.name}: the trace holds {len(self.streams())} devices ({names}); "
+                             f"{what} is of one: {pick}")
+
     def split_streams(self) -> dict:
         """One single-device trace per device number (the trace itself if it has one device)."""
         if self.stream is None:
