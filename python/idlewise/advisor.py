@@ -30,6 +30,7 @@ from typing import Optional
 from .devices import WEAR_RATINGS, load_device, wear_ratings
 from .errors import IdlewiseError
 from .simulate import simulate
+from .output import save_figure
 
 SECONDS_PER_YEAR = 365.25 * 86400
 JOULES_PER_KWH = 3.6e6
@@ -369,7 +370,7 @@ def plot_advice(advice: dict, path: str) -> None:
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
     plt.close(fig)
 
 

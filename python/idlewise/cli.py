@@ -10,14 +10,18 @@ import argparse
 import json
 import math
 import os
+import signal
 import sys
+import threading
 from importlib import resources
+from pathlib import Path
 
 
 from . import __version__, _core
 from .devices import catalog_names, load_device, wear_ratings
 from .policies import expand_spec
 from .errors import IdlewiseError
+from .output import check_destination
 from .results import Results, json_ready
 from .simulate import simulate
 from . import traces
@@ -203,9 +207,12 @@ def _write_per_request(tables, path: str, quiet: bool) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from .output import written_whole
+
     table = pa.concat_tables(tables, promote_options="permissive")
     try:
-        pq.write_table(table, path)
+        with written_whole(path) as temporary:
+            pq.write_table(table, temporary)
     except OSError as e:
         raise IdlewiseError(f"--per-request {path}: cannot write it ({e.strerror or e})") from None
     if not quiet:
@@ -395,11 +402,21 @@ def cmd_trace_formats(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from .sweeps import TraceSource, plot_tradeoff, sweep, write_rows
+    from .sweeps import SweepInterrupted, TraceSource, plot_tradeoff, sweep, write_rows
 
+    if args.out:
+        check_destination(args.out, (".parquet", ".csv"))
     sources = [TraceSource(path=p, format=args.format, stream=args.stream, chunks=args.chunks) for p in args.traces]
-    results = sweep(sources, args.device, args.policy, transforms=args.transform or ["none"], base_power_w=args.base_power,
-                    jobs=args.jobs, scheduler=args.scheduler, response_from=args.response_from)
+    try:
+        results = sweep(sources, args.device, args.policy, transforms=args.transform or ["none"], base_power_w=args.base_power,
+                        jobs=args.jobs, scheduler=args.scheduler, response_from=args.response_from)
+    except SweepInterrupted as stop:
+        stop.detail = f"{stop.runs_done:,} of {stop.runs_planned:,} runs finished"
+        if args.out and stop.rows:
+            partial = partial_path(args.out)
+            write_rows(Results(stop.rows, "partial"), str(partial), partial_of=stop.runs_planned)
+            stop.detail += f"; their rows are in {partial} (marked partial), {args.out} was not written"
+        raise
     if args.out:
         write_rows(results, args.out)
     if args.plot:
@@ -1122,9 +1139,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _terminate(signum, frame):
+    """SIGTERM stops a command as Ctrl-C does: the engine is asked to stop and waited for."""
+    stop = KeyboardInterrupt()
+    stop.signal = signal.SIGTERM
+    raise stop
+
+
+def partial_path(out) -> Path:
+    """Where an interrupted sweep leaves the rows it finished: ``runs.partial.parquet`` beside
+    ``runs.parquet``."""
+    out = Path(out)
+    return out.with_name(f"{out.stem}.partial{out.suffix}")
+
+
 def main(argv: list[str] | None = None) -> int:
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminate)
     args = build_parser().parse_args(argv)
     try:
+        # Every file a command will write is checked before its work, which can take hours.
+        for option in ("out", "plot", "per_request"):
+            if getattr(args, option, None):
+                check_destination(getattr(args, option))
         return args.func(args)
     except BrokenPipeError:
         # The reader (head, less) closed the pipe: stop quietly, as Unix tools do.
@@ -1133,8 +1170,11 @@ def main(argv: list[str] | None = None) -> int:
     except (IdlewiseError, OSError) as e:
         print(f"idlewise: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as e:
+        # One line, what was finished, and the usual code: 130 for Ctrl-C, 143 for SIGTERM.
+        detail = getattr(e, "detail", None)
+        print("idlewise: interrupted" + (f": {detail}" if detail else ""), file=sys.stderr)
+        return 143 if getattr(e, "signal", None) == signal.SIGTERM else 130
 
 
 #: How `idlewise experiment NAME` prints its result (without --json); seed 000's system

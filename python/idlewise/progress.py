@@ -56,6 +56,22 @@ def run_with_progress(call, total: int, show: bool, label: str, unit: str = "req
 
     worker = threading.Thread(target=work, name="idlewise-engine", daemon=True)
     worker.start()
+    try:
+        return _watch(worker, progress, outcome, total, show, label, unit)
+    except KeyboardInterrupt:
+        # Ctrl-C (or SIGTERM) arrives here, in the main thread: ask the engine to stop at its
+        # next block and wait for it, so that no thread is left inside the engine while the
+        # interpreter exits (that aborted the process). Its partial result is dropped.
+        progress.stop()
+        while worker.is_alive():
+            try:
+                worker.join()
+            except KeyboardInterrupt:
+                pass  # a second Ctrl-C: already stopping
+        raise
+
+
+def _watch(worker, progress, outcome: dict, total: int, show: bool, label: str, unit: str):
     worker.join(PROGRESS_AFTER_S)
     if worker.is_alive() and show:
         import time

@@ -448,9 +448,12 @@ def _results_sections(rows) -> list[Section]:
 
 
 def _write(html: str, out) -> Path:
+    from .output import written_whole
+
     out = Path(out)
     try:
-        out.write_text(html, encoding="utf-8")
+        with written_whole(out) as temporary:
+            Path(temporary).write_text(html, encoding="utf-8")
     except OSError as e:
         raise IdlewiseError(f"{out}: cannot write the report ({e.strerror or e})") from None
     return out

@@ -24,6 +24,7 @@ from .traces import Trace, apply_transform, read_trace
 from .simulate import normalize_to_untransformed
 from .traces.formats import READ_WHOLE
 from .policies import expand_spec
+from .output import save_figure, written_whole
 
 
 
@@ -197,10 +198,26 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
         else:
             for i, task in enumerate(tasks):
                 done(i, run_task(task, threads=workers))
+    except KeyboardInterrupt as e:
+        finished = [row for rows in results for row in rows]
+        stop = SweepInterrupted(finished, sum(len(t.specs) for t in tasks))
+        stop.signal = getattr(e, "signal", None)
+        raise stop from None
     finally:
         if bar is not None:
             bar.stop()
     return Results([row for rows in results for row in rows])
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """A sweep stopped by Ctrl-C (or SIGTERM): ``rows`` of the runs it finished, of
+    ``runs_planned`` (a multi-device trace plans one run per spec; it gives one per device)."""
+
+    def __init__(self, rows: list[dict], runs_planned: int):
+        super().__init__(f"{len(rows)} runs finished")
+        self.rows = rows
+        self.runs_done = len(rows)
+        self.runs_planned = max(runs_planned, len(rows))
 
 
 def plot_tradeoff(results: Results, path: str) -> None:
@@ -245,23 +262,29 @@ def plot_tradeoff(results: Results, path: str) -> None:
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 
-def write_rows(results: Results, path: str) -> None:
-    """Writes rows to ``.parquet`` or ``.csv`` (per-mode figures become ``energy_by_mode_j.<mode>`` columns)."""
-    table = results.to_arrow()
-    if path.endswith(".parquet"):
-        import pyarrow.parquet as pq
-
-        pq.write_table(table, path)
-    elif path.endswith(".csv"):
-        import pyarrow.csv as pacsv
-
-        pacsv.write_csv(table, path)
-    else:
+def write_rows(results: Results, path: str, partial_of: Optional[int] = None) -> None:
+    """Writes rows to ``.parquet`` or ``.csv`` (per-mode figures become ``energy_by_mode_j.<mode>``
+    columns), whole or not at all (see :func:`idlewise.output.written_whole`). ``partial_of``: the
+    rows are those an interrupted sweep finished of that many; a Parquet file says so in its
+    metadata (``idlewise.partial``)."""
+    if not path.endswith((".parquet", ".csv")):
         raise IdlewiseError(f"{path}: --out must end in .parquet or .csv")
+    table = results.to_arrow()
+    if partial_of is not None:
+        table = table.replace_schema_metadata({"idlewise.partial": f"{len(results)} of {partial_of} runs"})
+    with written_whole(path) as temporary:
+        if path.endswith(".parquet"):
+            import pyarrow.parquet as pq
+
+            pq.write_table(table, temporary)
+        else:
+            import pyarrow.csv as pacsv
+
+            pacsv.write_csv(table, temporary)
 
 
-__all__ = ["Task", "TraceSource", "expand_spec", "plan", "plot_tradeoff", "run_task", "sweep", "write_rows"]
+__all__ = ["SweepInterrupted", "Task", "TraceSource", "expand_spec", "plan", "plot_tradeoff", "run_task", "sweep", "write_rows"]

@@ -67,7 +67,10 @@ class AppTrace:
 
 
 def write_app_trace(trace: AppTrace, path) -> None:
-    pacsv.write_csv(trace.to_table(), os.fspath(path), write_options=pacsv.WriteOptions(quoting_style="needed"))
+    from .output import written_whole
+
+    with written_whole(os.fspath(path)) as temporary:
+        pacsv.write_csv(trace.to_table(), temporary, write_options=pacsv.WriteOptions(quoting_style="needed"))
 
 
 def _fail_at(path: str, values, ok, field_name: str, expected: str):

@@ -34,6 +34,10 @@ pub enum Error {
     /// A run option is out of range.
     #[error("option '{option}': {message}")]
     Option { option: String, message: String },
+
+    /// The one who drew the progress bar asked the run to stop (`progress::STOP`).
+    #[error("stopped on request")]
+    Stopped,
 }
 
 impl Error {

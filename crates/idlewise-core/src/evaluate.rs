@@ -6,7 +6,7 @@
 //! next, so the trace is read from memory once per call rather than once per run; the runs are
 //! shared among threads, each taking whole runs.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use crate::device::Device;
@@ -118,8 +118,8 @@ impl<'p> Runs<'p> {
                 for run in share.iter_mut() {
                     run.feed(&block);
                 }
-                if let Some(counter) = progress {
-                    counter.fetch_add(per_block * block.len() as u64, Ordering::Relaxed);
+                if !crate::progress::advance(progress, per_block * block.len() as u64) {
+                    break; // partial, and discarded by the one who asked
                 }
             }
         };

@@ -26,6 +26,7 @@ pub mod mechanics;
 pub mod metrics;
 pub mod options;
 pub mod policy;
+pub mod progress;
 pub mod random_time;
 pub mod readers;
 pub mod replay;

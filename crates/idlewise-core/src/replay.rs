@@ -14,7 +14,7 @@
 //! this loop only feeds it columns: no allocation per request (unless per-request response times
 //! are asked for) and one policy call per idle gap.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use crate::device::Device;
@@ -211,8 +211,8 @@ pub(crate) fn replay_validated(
     let mut run = Replay::new(Arc::new(device.clone()), Box::new(policy), opts, trace.arrival_s[0], trace.len());
     for block in blocks(trace) {
         run.feed(&block);
-        if let Some(counter) = progress {
-            counter.fetch_add(block.len() as u64, Ordering::Relaxed);
+        if !crate::progress::advance(progress, block.len() as u64) {
+            break; // partial, and discarded by the one who asked
         }
     }
     run.finish()

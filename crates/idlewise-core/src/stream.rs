@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use crate::device::Device;
@@ -220,8 +220,9 @@ pub fn evaluate_file(
         });
         let mut failure = None;
         for chunk in chunks.iter() {
-            if let Some(counter) = progress {
-                counter.fetch_add(chunk.time_s.len() as u64, Ordering::Relaxed);
+            if !crate::progress::advance(progress, chunk.time_s.len() as u64) {
+                failure = Some(Error::Stopped);
+                break;
             }
             if let Err(e) = runs.feed(&chunk) {
                 failure = Some(e);

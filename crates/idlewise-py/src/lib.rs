@@ -233,7 +233,15 @@ impl Progress {
     }
     #[getter]
     fn done(&self) -> u64 {
-        self.done.load(Ordering::Relaxed)
+        self.done.load(Ordering::Relaxed) & !idlewise_core::progress::STOP
+    }
+    /// Asks the run counting on this to stop at its next block (what it returns is then partial).
+    fn stop(&self) {
+        self.done.fetch_or(idlewise_core::progress::STOP, Ordering::Relaxed);
+    }
+    #[getter]
+    fn stopped(&self) -> bool {
+        idlewise_core::progress::stopped(Some(&self.done))
     }
 }
 
@@ -560,8 +568,8 @@ impl StreamedRuns {
         let columns = idlewise_core::readers::Columns::from_records(t, o, s, w, v, self.fed + 1);
         self.fed += t.len() as u64;
         py.allow_threads(|| runs.feed(&columns)).map_err(to_py_err)?;
-        if let Some(p) = progress {
-            p.done.fetch_add(t.len() as u64, Ordering::Relaxed);
+        if !idlewise_core::progress::advance(progress.map(|p| &*p.done), t.len() as u64) {
+            return Err(to_py_err(Error::Stopped));
         }
         Ok(())
     }

@@ -19,6 +19,7 @@ import itertools
 import numpy as np
 
 from ..system import AppTrace, read_app_trace, run_cache
+from ..output import save_figure
 
 KNOBS = (0, 50, 70, 90, 95, 99, 100)
 
@@ -140,7 +141,7 @@ def _bars(rows, path):
         axes[1, col].set_ylabel("total energy (J)")
         axes[1, col].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 
@@ -162,7 +163,7 @@ def _curves(rows, path, by):
             ax.set_xlabel("knob (0 = energy, 100 = performance)")
             ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..simulate import simulate
 from ..traces.synthetic import random_blocks
+from ..output import save_figure
 
 DEVICE = "wd-caviar-wd1200jb"
 #: The WD1200JB's capacity (Tom's Hardware review: 120 GB), which the seek curve's 60,000
@@ -67,7 +68,7 @@ def plot_arm_power(rows: list[dict], path: str) -> None:
     ax.legend(fontsize=8, loc="lower right")
     ax.set_title("Seed 001 Figure 1(b): WD1200JB mechanical power, random 4 KiB reads back to back", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 
@@ -163,7 +164,7 @@ def _plot_purple(result, path) -> None:
     axes[0][0].legend(fontsize=8)
     fig.suptitle(f"seed 001 Figures 2-5 on {result['trace']}: sync replay, normalised as the seed", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    save_figure(fig, path, dpi=100)
     plt.close(fig)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from ..devices import load_device
 from ..simulate import simulate
 from ..traces.synthetic import matrix_product
+from ..output import save_figure
 
 PAGE_BYTES = 4096
 
@@ -179,7 +180,7 @@ def plot_swap_reshaping(rows: list[dict], path: str) -> None:
     ax_t.set_xticks(x, labels, fontsize=8)
     ax_e.set_title("Seed 002 Table 3: matrix product, closed loop (bars: idlewise; outlines: seed; error bars: one s.d.)")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

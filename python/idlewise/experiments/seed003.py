@@ -21,6 +21,7 @@ from importlib import resources
 
 from ..hybrid import hybrid, prepare
 from ..traces import read_srt
+from ..output import save_figure
 
 HYBRID = "seed003-e7k100-ultra-ii"
 KIB, MIB = 1 << 10, 1 << 20
@@ -186,7 +187,7 @@ def plot_nvcache_flushing(result: dict, path: str) -> None:
                    ylabel=label.split(": ", 1)[1].replace("(bytes)", "(MiB)"))
             ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    save_figure(fig, path, dpi=90)
     plt.close(fig)
 
 

@@ -23,6 +23,7 @@ from ..errors import IdlewiseError
 from ..simulate import simulate
 from ..traces import Trace, read_trace
 from ..traces.stats import idle_gaps_s
+from ..output import save_figure
 
 DEFAULT_DEVICE = "ibm-mems-seed004"
 #: Seed 004 section 5.1: 0-10 ms in 1 ms steps, then 10 ms steps up to 50 ms.
@@ -215,7 +216,7 @@ def _plot_optimum(rows, path) -> None:
     fig.suptitle("seed 004 on ibm-mems-seed004: mobile workloads (4 KB blocks, closed loop); dotted: the seed's 48 % of "
                  "idle periods within 0-10 ms (Figure 4a), beyond which the workload leaves it", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -252,7 +253,7 @@ def _plot_timeouts(rows, histograms, path) -> None:
         trade_ax.legend(fontsize=8)
         trade_ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
     plt.close(fig)
 
 
@@ -310,7 +311,7 @@ def _plot_field(field, path, name) -> None:
         ax.set_xlabel("x offset from the centre (µm)")
         ax.set_ylabel("y offset from the centre (µm)")
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
     plt.close(fig)
 
 

@@ -15,6 +15,7 @@ from .. import _core
 from ..devices import load_device
 from ..errors import TraceRecordError
 from .trace import Trace
+from ..output import save_figure
 
 #: Log-spaced gap bins, 10 per decade from 1 ms to 10^4 s (ALGORITHMS.md 8.1).
 BIN_EDGES_S = np.logspace(-3, 4, 71)
@@ -114,7 +115,7 @@ def plot_gap_histogram(stats_list: list[dict], path: str) -> None:
     for ax, stats in zip(axes[:, 0], stats_list):
         draw_gap_histogram(ax, stats)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

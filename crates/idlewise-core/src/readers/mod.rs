@@ -16,7 +16,7 @@ use bytemap::{ByteMap, Line, Separator};
 
 pub use formats::FORMATS;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 
 /// A parsed trace, column by column (time in seconds, sizes and offsets in bytes).
 #[derive(Debug, Default, Clone)]
@@ -349,8 +349,9 @@ struct Counted<'a, R> {
 impl<R: std::io::Read> std::io::Read for Counted<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
-        if let Some(counter) = self.progress {
-            counter.fetch_add(n as u64, Ordering::Relaxed);
+        if !crate::progress::advance(self.progress, n as u64) {
+            // Not `Interrupted`, which readers retry.
+            return Err(std::io::Error::other("stopped on request"));
         }
         Ok(n)
     }

@@ -22,7 +22,10 @@ def write_parquet(trace: Trace, path) -> None:
     if trace.stream is not None:
         columns["stream"] = trace.stream
     table = pa.table(columns).replace_schema_metadata({"idlewise.name": trace.name, "idlewise.source_format": trace.format})
-    pq.write_table(table, os.fspath(path))
+    from ...output import written_whole
+
+    with written_whole(os.fspath(path)) as temporary:
+        pq.write_table(table, temporary)
 
 
 def _stream(path: str, table):
