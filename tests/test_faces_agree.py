@@ -93,3 +93,13 @@ def test_per_request_and_timeline_of_two_disks_say_which_disk():
     assert table.num_rows == len(trace) and sorted(set(table["stream"].to_pylist())) == [0, 1]
     assert table["stream"].to_pylist().count(1) == 2_267
     assert set(r.timeline("timeout:5s")["stream"]) == {0, 1}
+
+
+def test_json_rows_carry_the_policy_parameters_as_the_tables_do(capsys):
+    trace = idlewise.read_trace(SRT, stream=0)
+    frame = idlewise.simulate(trace, DEVICE, ["timeout:5s", "stpm:knob=30"], progress=False).to_pandas()
+    printed = cli_json(capsys, ["simulate", SRT, "--stream", "0", "--device", DEVICE, "--policy", "timeout:5s",
+                                "--policy", "stpm:knob=30", "--json"])
+    for row, (_, expected) in zip(printed, frame.iterrows()):
+        for key in ("family", "timeout_s", "knob"):
+            assert key in row and (row[key] == expected[key] or (row[key] is None and expected[key] != expected[key]))

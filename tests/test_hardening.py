@@ -243,3 +243,28 @@ def test_a_parquet_footer_with_a_column_name_that_is_not_utf8(tmp_path):
     path.write_bytes(bytes(data))
     with pytest.raises(TraceError, match="not a readable Parquet file"):
         idlewise.read_trace(str(path))
+
+
+def test_a_simple_csv_without_its_header_is_named_as_such(tmp_path, capsys):
+    from idlewise.cli import main
+
+    plain = tmp_path / "plain.csv"
+    plain.write_text("0.0,0,4096,R\n1.0,4096,512,W\n")
+    flags = tmp_path / "flags.csv"
+    flags.write_text("0.0,0,4096,0\n1.0,4096,512,1\n")
+    assert main(["simulate", str(plain), "--device", "hitachi-microdrive-1gb", "--policy", "timeout:1s"]) == 2
+    err = capsys.readouterr().err
+    assert "without its header line" in err and "time_s,offset_bytes,size_bytes,op" in err and "--write-flag" not in err
+    assert main(["simulate", str(flags), "--device", "hitachi-microdrive-1gb", "--policy", "timeout:1s"]) == 2
+    assert "--write-flag 1" in capsys.readouterr().err
+
+
+def test_warnings_print_as_one_line_of_idlewise(tmp_path, capsys):
+    from idlewise.cli import main
+
+    trace = tmp_path / "zero.csv"
+    trace.write_text("time_s,offset_bytes,size_bytes,op\n0.0,0,4096,R\n1.0,4096,0,W\n")
+    assert main(["simulate", str(trace), "--device", "hitachi-microdrive-1gb", "--policy", "timeout:1s"]) == 0
+    err = capsys.readouterr().err
+    assert "idlewise: warning: " in err and "records have size 0" in err
+    assert "TraceWarning" not in err and ".py:" not in err

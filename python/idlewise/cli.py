@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import threading
+import warnings
 from importlib import resources
 from pathlib import Path
 
@@ -1153,9 +1154,15 @@ def partial_path(out) -> Path:
     return out.with_name(f"{out.stem}.partial{out.suffix}")
 
 
+def _print_warning(message, category, filename, lineno, file=None, line=None):
+    """A warning on the terminal is one line of idlewise's, not Python's with a source line."""
+    print(f"idlewise: warning: {message}", file=sys.stderr if file is None else file)
+
+
 def main(argv: list[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminate)
+    warnings.showwarning = _print_warning
     args = build_parser().parse_args(argv)
     try:
         # Every file a command will write is checked before its work, which can take hours.

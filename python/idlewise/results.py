@@ -48,10 +48,15 @@ class Results(Sequence):
         return f"Results({rows})"
 
     def to_dicts(self, *, json_safe: bool = False) -> list[dict]:
-        """Plain dicts; with ``json_safe`` non-finite numbers become None and arrays are dropped."""
+        """Plain dicts, with the policy's parameters (``family``, ``timeout_s``, ``knob``, ...) as
+        in :meth:`to_pandas`; with ``json_safe`` non-finite numbers become None and arrays are
+        dropped."""
+        from .policies import policy_columns
+
         out = []
         for r in self._records:
-            d = {k: v for k, v in r.items() if not (json_safe and k in ARRAY_KEYS)}
+            d = {k: v for k, v in policy_columns(str(r.get("policy", ""))).items() if k not in r}
+            d.update((k, v) for k, v in r.items() if not (json_safe and k in ARRAY_KEYS))
             out.append(json_ready(d) if json_safe else dict(d))
         return out
 

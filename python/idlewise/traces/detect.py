@@ -90,6 +90,14 @@ def detect_format(path) -> str:
         return candidates[0]
     if candidates:
         raise TraceError(f"{path}: the first lines fit several formats ({', '.join(candidates)}); pass --format")
+    if "," in lines[0] and all(len(r) == 4 and _is_number(r[0]) and _is_int(r[1]) and _is_int(r[2]) for r in rows):
+        # idlewise's own CSV, but its header is missing: say so rather than "unknown format".
+        hint = (f"{path}: line 1: this looks like idlewise's simple CSV without its header line; add "
+                "'time_s,offset_bytes,size_bytes,op' as the first line (op: R or W)")
+        if all(r[3] in ("0", "1") for r in rows):
+            hint += ("; with that header, an op column of 0/1 flags reads with --columns "
+                     "time_s=time_s,offset_bytes=offset_bytes,size_bytes=size_bytes,op=op --write-flag 1")
+        raise TraceError(hint)
     raise TraceError(f"{path}: line 1: not a trace format idlewise recognises; pass --format "
                      f"({', '.join(FORMATS)})")
 
