@@ -54,7 +54,7 @@ def test_ctrl_c_in_python_waits_for_the_engine_and_raises(long_trace):
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         idlewise.simulate(trace, "hitachi-travelstar-5k320", [f"timeout:{s}s" for s in range(1, 400)], progress=False, threads=1)
-    assert time.monotonic() - started < 5  # stopped, not run to the end (about 15 s)
+    assert time.monotonic() - started < 5  # and it returned promptly
     assert not any(t.name == "idlewise-engine" and t.is_alive() for t in threading.enumerate())
 
 
