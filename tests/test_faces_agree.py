@@ -103,3 +103,18 @@ def test_json_rows_carry_the_policy_parameters_as_the_tables_do(capsys):
     for row, (_, expected) in zip(printed, frame.iterrows()):
         for key in ("family", "timeout_s", "knob"):
             assert key in row and (row[key] == expected[key] or (row[key] is None and expected[key] != expected[key]))
+
+
+def test_cache_command_equals_run_cache_with_and_without_the_cpu_during_io(capsys, tmp_path):
+    from idlewise.system import mail_workload, run_cache, write_app_trace
+
+    trace = mail_workload(seed=1)
+    path = tmp_path / "mail.csv"
+    write_app_trace(trace, path)
+    for power in (None, 0.0):
+        argv = ["cache", str(path), "--json"] + ([] if power is None else ["--io-cpu-power", f"{power}W"])
+        printed = cli_json(capsys, argv)
+        expected = run_cache(trace) if power is None else run_cache(trace, io_cpu_power_w=power)
+        for key in ("energy_j", "io_cpu_energy_j", "mean_response_s"):
+            assert printed[key] == pytest.approx(expected[key], rel=1e-12)
+        assert (printed["io_cpu_energy_j"] > 0) == (power is None)

@@ -449,7 +449,7 @@ def cmd_workload(args) -> int:
     return 0
 
 
-CACHE_KEYS = ("mean_response_s", "energy_j", "storage_energy_j", "network_energy_j", "storage_reads", "network_reads",
+CACHE_KEYS = ("mean_response_s", "energy_j", "storage_energy_j", "network_energy_j", "io_cpu_energy_j", "storage_reads", "network_reads",
               "ghost_hints", "spin_ups", "writes_pending_at_end", "energy_lower_bound_j")
 
 
@@ -458,7 +458,7 @@ def cmd_cache(args) -> int:
 
     trace = read_app_trace(args.workload)
     r = run_cache(trace, storage=args.storage, network=args.network, cache=args.cache, knob=args.knob,
-                  ghost_hints=not args.no_ghost_hints, base_power_w=args.base_power,
+                  ghost_hints=not args.no_ghost_hints, base_power_w=args.base_power, io_cpu_power_w=args.io_cpu_power,
                   storage_policy=args.storage_policy, network_policy=args.network_policy)
     if args.json:
         json.dump(r, sys.stdout, indent=2, default=str)
@@ -1088,6 +1088,9 @@ def build_parser() -> argparse.ArgumentParser:
     ca.add_argument("--knob", type=float, default=50.0, help="0 = energy ... 100 = performance (default 50)")
     ca.add_argument("--no-ghost-hints", action="store_true")
     ca.add_argument("--base-power", type=_watts, default=1.44, metavar="W", help="platform base power (default 1.44 W, the iPAQ)")
+    ca.add_argument("--io-cpu-power", type=_watts, default=_core.SEED000_IO_CPU_POWER_W, metavar="W",
+                    help=f"what the platform draws above its base power while a device serves (default "
+                         f"{_core.SEED000_IO_CPU_POWER_W:g} W, fitted to seed 000's Figure 3)")
     ca.add_argument("--storage-policy", help="override (default: stpm at the knob; static: timeout:10s)")
     ca.add_argument("--network-policy", help="override (default: stpm at the knob; static: psm)")
     ca.add_argument("--json", action="store_true")
