@@ -6,6 +6,7 @@ point on the same trace and comparing the rows keeps the faces from drifting apa
 """
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -118,3 +119,10 @@ def test_cache_command_equals_run_cache_with_and_without_the_cpu_during_io(capsy
         for key in ("energy_j", "io_cpu_energy_j", "mean_response_s"):
             assert printed[key] == pytest.approx(expected[key], rel=1e-12)
         assert (printed["io_cpu_energy_j"] > 0) == (power is None)
+
+
+def test_a_picked_named_device_is_named_in_its_rows(capsys):
+    path = str(Path(__file__).parent / "data" / "diskstats" / "build-vm.diskstats")
+    printed = cli_json(capsys, ["simulate", path, "--stream", "vda", "--device", DEVICE, "--policy", "timeout:5s", "--json"])
+    whole = idlewise.simulate(idlewise.read_trace(path), DEVICE, ["timeout:5s"], progress=False)
+    assert [(r["stream"], r["stream_name"]) for r in printed] == [(r["stream"], r["stream_name"]) for r in whole] == [(65024, "vda")]

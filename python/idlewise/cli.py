@@ -168,21 +168,22 @@ def cmd_simulate(args) -> int:
     _report_read(trace, args.json)
     records, per_request = [], []
     read = {"read_report": trace.read_report(), "records_skipped": sum(trace.skipped.values())}
+    # The device the user picked (--stream 0, --stream sda), which its rows name.
+    picked = {}
+    if args.stream is not None:
+        number = next(iter(trace.stream_names)) if trace.stream_names else int(args.stream)
+        picked = {"stream": number, **({"stream_name": trace.device_name} if trace.device_name else {})}
     for device in devices:
-        for stream, part in trace.split_streams().items():
-            part = traces.apply_transform(part, args.transform) if args.transform else part
-            run = simulate(part, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode,
-                           replay=args.replay, fold_offsets=args.fold_offsets, response_from=args.response_from,
-                           tail_s=args.tail, transition_seed=args.transition_seed, per_request=bool(args.per_request))
-            stream_key = stream if stream is not None else args.stream
-            if args.per_request:
-                per_request.append(_with_run_columns(run.per_request(), device.name, stream_key))
-            for r in run:
-                # The device and transform a row ran on, also when the user picked them (--stream 0).
-                r.update(stream=stream_key, transform=args.transform or "none", **read)
-                if trace.stream_names:
-                    r["stream_name"] = trace.stream_label(stream)
-                records.append(r)
+        run = simulate(trace, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode,
+                       replay=args.replay, fold_offsets=args.fold_offsets, response_from=args.response_from,
+                       tail_s=args.tail, transition_seed=args.transition_seed, per_request=bool(args.per_request),
+                       transform=args.transform)
+        if args.per_request:
+            per_request.append(_with_run_columns(run.per_request(), device.name, picked.get("stream")))
+        for r in run:
+            r.update(picked, **read)
+            r.setdefault("stream", None)
+            records.append(r)
     if args.per_request:
         _write_per_request(per_request, args.per_request, args.json)
     results = Results(records, trace.name)
@@ -195,11 +196,12 @@ def cmd_simulate(args) -> int:
 
 
 def _with_run_columns(table, device: str, stream):
-    """A per-request table with the device (and the trace's stream, when split) it ran on."""
+    """A per-request table with the device it ran on, and the stream the user picked (a split
+    trace's rows say their stream already)."""
     import pyarrow as pa
 
     table = table.add_column(1, "device", pa.array([device] * table.num_rows, pa.string()).dictionary_encode())
-    if stream is not None:
+    if stream is not None and "stream" not in table.column_names:
         table = table.add_column(2, "stream", pa.array([stream] * table.num_rows, pa.int64()))
     return table
 

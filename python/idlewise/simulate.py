@@ -163,8 +163,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     for volume, _, rows in volumes:
         for r in rows:
             # Streamed traces are not transformed: each row is normalised against its own always-on run.
-            r.update(trace=name, stream=volume, read_report=report, records_skipped=sum(n for _, n in skipped),
-                     normalized_against="always-on")
+            r.update(trace=name, stream=volume, transform="none", read_report=report,
+                     records_skipped=sum(n for _, n in skipped), normalized_against="always-on")
             records.append(r)
     return Results(records, name)
 
@@ -173,7 +173,7 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
              keep_response_times: bool = False, progress: bool | None = None, replay: str = "open",
              fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
              transition_seed: int | None = None, threads: int | None = None, per_request: bool = False,
-             timeline_s: tuple[float, float] | None = None) -> Results:
+             timeline_s: tuple[float, float] | None = None, transform: str | None = None) -> Results:
     """Replays ``trace`` on ``device`` (a :class:`Device`, catalog name or TOML path) under each
     policy spec, next to the always-on and oracle references.
 
@@ -201,6 +201,8 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     read with :meth:`Results.per_request`.
     ``timeline_s``: ``(from, to)`` in trace seconds: keep what the device did in that window,
     read with :meth:`Results.timeline`.
+    ``transform``: a transform spec (``compress:64ops``, see ``idlewise transforms``) applied to
+    each device's requests before the replay; rows say which in ``transform``.
 
     A trace of several devices (an HP SRT or blkparse trace of two disks, a diskstats file) is
     replayed as one disk per device, as the command line does: each row carries its ``stream``
@@ -218,11 +220,13 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
                            keep_response_times=keep_response_times, progress=progress, replay=replay,
                            fold_offsets=fold_offsets, response_from=response_from, tail_s=tail_s,
                            transition_seed=transition_seed, threads=threads, per_request=per_request,
-                           timeline_s=timeline_s)
+                           timeline_s=timeline_s, transform=transform)
             for r in run:
                 r.update(trace=trace.name, stream=stream, stream_name=trace.stream_label(stream))
                 records.append(r)
         return Results(records, trace.name)
+    if transform:
+        trace = traces.apply_transform(trace, transform)
     show = sys.stderr.isatty() if progress is None else bool(progress)
     tail_s = max(float(tail_s), trace.idle_tail_s)
     keep = bool(per_request or keep_response_times)
@@ -248,6 +252,7 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
                                transition_seed=transition_seed, threads=threads)
     for r in records:
         r["trace"] = trace.name
+        r["transform"] = transform or "none"
         if "response_s" in r:
             # The requester has its data a response after it wanted it.
             wanted = trace.original_time_s if response_from == "original" and trace.original_time_s is not None else r["arrival_s"]
