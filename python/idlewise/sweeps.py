@@ -179,12 +179,14 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
     # a task has read it, so the bar's total grows as each source reports.
     devices_in: dict = {}
 
+    def planned() -> int:
+        return sum(len(t.specs) * devices_in.get(id(t.source), 1) for t in tasks)
+
     def done(i: int, rows: list[dict]) -> None:
         results[i] = rows
+        devices_in[id(tasks[i].source)] = max(1, len(rows) // max(1, len(tasks[i].specs)))
         if bar is not None:
-            devices_in[id(tasks[i].source)] = max(1, len(rows) // max(1, len(tasks[i].specs)))
-            total = sum(len(t.specs) * devices_in.get(id(t.source), 1) for t in tasks)
-            bar.update(bar.task_ids[0], total=total, advance=len(rows))
+            bar.update(bar.task_ids[0], total=planned(), advance=len(rows))
 
     try:
         if scheduler:
@@ -200,7 +202,7 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
                 done(i, run_task(task, threads=workers))
     except KeyboardInterrupt as e:
         finished = [row for rows in results for row in rows]
-        stop = SweepInterrupted(finished, sum(len(t.specs) for t in tasks))
+        stop = SweepInterrupted(finished, planned())
         stop.signal = getattr(e, "signal", None)
         raise stop from None
     finally:
@@ -211,13 +213,13 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
 
 class SweepInterrupted(KeyboardInterrupt):
     """A sweep stopped by Ctrl-C (or SIGTERM): ``rows`` of the runs it finished, of
-    ``runs_planned`` (a multi-device trace plans one run per spec; it gives one per device)."""
+    ``runs_planned`` (as known so far: a multi-device trace's devices count once it is read)."""
 
     def __init__(self, rows: list[dict], runs_planned: int):
         super().__init__(f"{len(rows)} runs finished")
         self.rows = rows
         self.runs_done = len(rows)
-        self.runs_planned = max(runs_planned, len(rows))
+        self.runs_planned = runs_planned
 
 
 def plot_tradeoff(results: Results, path: str) -> None:

@@ -745,7 +745,7 @@ impl MemsEvents {
                 let req = self.req(id);
                 req.next_start = first;
                 req.next_end = end;
-                return self.then(t, Kind::Sled(SledStep::Seek).of(0));
+                self.then(t, Kind::Sled(SledStep::Seek).of(0))
             }
             SledStep::Seek => {
                 let (target, seek) = if sled.bidirectional {
@@ -759,7 +759,7 @@ impl MemsEvents {
                 let energy = service.seek_energy_mj(&seek);
                 let id = self.active.expect("seeking for a request");
                 self.req(id).energy_mj += energy;
-                return self.then_at(t + seek.total_ms, Kind::Sled(SledStep::Servo).of(0));
+                self.then_at(t + seek.total_ms, Kind::Sled(SledStep::Servo).of(0))
             }
             SledStep::Servo => {
                 let dt = sled.media_ms(self.pos, self.target.tipsector_start);
@@ -775,14 +775,14 @@ impl MemsEvents {
                 };
                 self.pos = self.target.tipsector_start;
                 self.req(id).energy_mj += (service.sled_power_w + service.tip_power_w * self.tips as f64) * dt;
-                return self.then_at(t + dt, Kind::Sled(next).of(0));
+                self.then_at(t + dt, Kind::Sled(next).of(0))
             }
             SledStep::Data => {
                 let dt = sled.media_ms(self.pos, self.target.tipsector_end);
                 let id = self.active.expect("data for a request");
                 self.pos = self.target.tipsector_end;
                 self.req(id).energy_mj += (service.sled_power_w + service.tip_power_w * self.tips as f64) * dt;
-                return self.then_at(t + dt, Kind::Sled(SledStep::Update).of(0));
+                self.then_at(t + dt, Kind::Sled(SledStep::Update).of(0))
             }
             SledStep::Update => {
                 let id = self.active.expect("an update for a request");
