@@ -796,8 +796,9 @@ def _print_device(console, d, shown_as: str) -> None:
         console.print(escape(
             f"seek curve: {k['sqrt_intercept_s'] * 1e3:g} ms + {k['sqrt_coeff_s'] * 1e3:g} ms·√d up to "
             f"{k['boundary_cylinders']:,.0f} cylinders, then {k['linear_intercept_s'] * 1e3:g} ms + "
-            f"{k['linear_coeff_s'] * 1e3:g} ms·d; {k['bytes_per_cylinder']:,.0f} B a cylinder; "
-            f"+ {k['half_rotation_s'] * 1e3:g} ms half a rotation; {k['seek_power_w']:g} W extra while seeking\n"
+            f"{k['linear_coeff_s'] * 1e3:g} ms·d; {k['bytes_per_cylinder']:,.0f} B a cylinder"
+            + (f", {k['capacity_bytes'] / 1e9:,.4g} GB in all; " if k.get("capacity_bytes") else " (capacity not given: offsets unchecked); ")
+            + f"+ {k['half_rotation_s'] * 1e3:g} ms half a rotation; {k['seek_power_w']:g} W extra while seeking\n"
             f"  seek time at " + ", ".join(f"{d_:,.0f} cyl: {t * 1e3:.2f} ms" for d_, t in k["curve_s"])
             + f"\n  {_provenance(k)}"), highlight=False)
     for kind, n, counted in wear_ratings(d):
@@ -972,7 +973,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="open: requests at their trace times; closed: each issued its trace gap after the previous completes; "
                           "sync: each at its trace time or when the previous completes, whichever is later (seed 001)")
     sim.add_argument("--fold-offsets", action="store_true",
-                     help="fold block numbers onto a device with a fixed capacity (MEMS): block mod (capacity - size)")
+                     help="fold offsets onto a device with a fixed capacity (MEMS: block mod (capacity - size); a disk whose file gives its cylinders: offset mod capacity for the seek)")
     _response_option(sim)
     sim.add_argument("--tail", type=_seconds, default=0.0, metavar="DURATION",
                      help="the run goes on this long after the last request completes, the device idling under its policy")

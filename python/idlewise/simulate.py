@@ -17,6 +17,7 @@ from .errors import IdlewiseError, TraceRecordError
 from .policies import expand_specs
 from .progress import run_with_progress
 from .results import Results
+from .traces.trace import read_report_text
 from . import traces
 
 def _power_w(value) -> float:
@@ -148,16 +149,14 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                    volume=None if stream is None else int(stream), threads=workers)
 
     try:
-        volumes, records_read, skipped = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}",
+        volumes, records_read, skipped, zero_size = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}",
                                                                 unit="replays")
     except IdlewiseError as e:
         if str(e).startswith(f"{path}: "):
             raise  # a reader's error names the file already
         raise type(e)(f"{path}: {e}") from None
     kept = sum(n for _, n, _ in volumes)
-    skipped_text = ", ".join(f"{n:,} {why}" for why, n in skipped if n)
-    report = (f"{path}: read {records_read:,} records as {format} in chunks, kept {kept:,}"
-              + (f", skipped {skipped_text}" if skipped_text else ""))
+    report = read_report_text(path, records_read, format, kept, dict(skipped), zero_size=zero_size, in_chunks=True)
     name = os.path.basename(path)
     records = []
     for volume, _, rows in volumes:
@@ -183,8 +182,10 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     result's ``execution_time_s`` says by how much) or ``"sync"`` (seed 001's replay: each request
     at its trace time or when the previous one completes, whichever is later; responses from that
     issue).
-    ``fold_offsets``: fold block numbers onto the device (``block mod (capacity - size)``), for
-    traces made for a larger device; otherwise a request beyond a MEMS device's capacity is an error.
+    ``fold_offsets``: fold offsets onto the device, for traces made for a larger device: a MEMS
+    device's block numbers ``mod (capacity - size)``, a disk's seek position ``mod capacity``;
+    otherwise a request beyond a device's capacity (MEMS, or a disk whose file gives its
+    cylinders) is an error.
     ``response_from``: ``"issue"`` measures each response from when the request is issued;
     ``"original"`` from when it was originally wanted, for a trace a transform issued early
     (``compress``: successful read-ahead, seed 001), so data on hand before it is wanted waits 0.

@@ -163,6 +163,10 @@ struct SeekFile {
     linear_intercept_s: f64,
     linear_coeff_s: f64,
     single_cylinder_s: Option<f64>,
+    /// The disk's cylinders: with `bytes_per_cylinder`, its capacity. A request beyond it is an
+    /// error (or folded onto the disk when asked), not a seek the curve extrapolates past full
+    /// stroke. Absent: offsets are not checked.
+    cylinders: Option<f64>,
     /// Spindle speed; a non-sequential request waits half a revolution on average.
     rotation_rpm: Option<f64>,
     /// Extra power drawn by the arm's voice-coil motor while seeking, above `active_power_w`.
@@ -325,6 +329,8 @@ pub struct SeekCurve {
     pub linear_intercept_s: f64,
     pub linear_coeff_s: f64,
     pub single_cylinder_s: Option<f64>,
+    /// Cylinders × bytes per cylinder, where the device file gives its cylinders.
+    pub capacity_bytes: Option<f64>,
     pub half_rotation_s: f64,
     pub seek_power_w: f64,
     pub provenance: Provenance,
@@ -342,6 +348,17 @@ impl SeekCurve {
             self.sqrt_intercept_s + self.sqrt_coeff_s * cylinders.sqrt()
         } else {
             self.linear_intercept_s + self.linear_coeff_s * cylinders
+        }
+    }
+
+    /// Where the arm goes for a byte offset: the offset itself on the disk, or (a run that folds
+    /// offsets, a trace of a larger disk) the offset modulo the capacity. Replay has refused an
+    /// offset beyond the capacity unless the run folds, so the modulo is taken only then.
+    #[inline]
+    pub fn position_bytes(&self, offset_bytes: f64) -> f64 {
+        match self.capacity_bytes {
+            Some(capacity) if offset_bytes > capacity => offset_bytes % capacity,
+            _ => offset_bytes,
         }
     }
 }
@@ -737,6 +754,9 @@ impl Device {
                 if let Some(v) = k.single_cylinder_s {
                     check_value(origin, "service.seek.single_cylinder_s", v, true)?;
                 }
+                if let Some(c) = k.cylinders {
+                    check_value(origin, "service.seek.cylinders", c, false)?;
+                }
                 let half_rotation_s = match k.rotation_rpm {
                     Some(rpm) => {
                         check_value(origin, "service.seek.rotation_rpm", rpm, false)?;
@@ -752,6 +772,7 @@ impl Device {
                     linear_intercept_s: k.linear_intercept_s,
                     linear_coeff_s: k.linear_coeff_s,
                     single_cylinder_s: k.single_cylinder_s,
+                    capacity_bytes: k.cylinders.map(|c| c * k.bytes_per_cylinder),
                     half_rotation_s,
                     seek_power_w: k.seek_power_w,
                     provenance: Provenance { source: k.source, assumed: k.assumed },
@@ -1087,7 +1108,8 @@ impl Device {
         let transfer_s = s.overhead_s + size_bytes / bandwidth;
         match &s.seek {
             Some(k) if offset_bytes != head_bytes => {
-                let cylinders = ((offset_bytes - head_bytes).abs() / k.bytes_per_cylinder).floor();
+                let distance_bytes = (k.position_bytes(offset_bytes) - k.position_bytes(head_bytes)).abs();
+                let cylinders = (distance_bytes / k.bytes_per_cylinder).floor();
                 let seek_s = k.seek_time_s(cylinders);
                 let time_s = transfer_s + seek_s + k.half_rotation_s;
                 (time_s, time_s * power + seek_s * k.seek_power_w)
@@ -1288,7 +1310,7 @@ pub(crate) mod tests {
         assert!(err.contains("bad.toml"), "error '{err}' should name the file");
     }
 
-    const SERVICE: &str = "[service]\noverhead_s = 0.0\nread_bandwidth_bytes_per_s = 1.0\nwrite_bandwidth_bytes_per_s = 1.0\nactive_power_w = 1.0\n";
+    pub(crate) const SERVICE: &str = "[service]\noverhead_s = 0.0\nread_bandwidth_bytes_per_s = 1.0\nwrite_bandwidth_bytes_per_s = 1.0\nactive_power_w = 1.0\n";
 
     #[test]
     fn rejects_unknown_mode_in_transition() {

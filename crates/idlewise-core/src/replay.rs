@@ -80,35 +80,48 @@ pub(crate) fn check_options(device: &Device, opts: &ReplayOptions) -> Result<()>
     Ok(())
 }
 
-/// A device with a layout (MEMS) has a capacity: a request beyond it is an error naming the
-/// record, unless the run folds block numbers onto the device (`fold_offsets`), as traces made
-/// for a larger device are run on a small one.
+/// A device with a layout (MEMS), or a disk whose file gives its cylinders, has a capacity: a
+/// request beyond it is an error naming the record, unless the run folds offsets onto the device
+/// (`fold_offsets`), as traces made for a larger device are run on a small one. A seek curve
+/// extrapolated past full stroke would be a silent wrong answer.
 pub(crate) fn check_fits(trace: &TraceView, device: &Device, opts: &ReplayOptions) -> Result<()> {
-    let Some(mems) = device.service.mems.as_ref() else { return Ok(()) };
-    let capacity = mems.sled.blocks();
-    for i in 0..trace.len() {
-        let (first, blocks) = mems.block_range(trace.offset_bytes[i] as f64, trace.size_bytes[i] as f64, false);
-        if opts.fold_offsets {
-            if blocks >= capacity {
-                return Err(Error::TraceRecord {
-                    index: i,
-                    field: "size_bytes",
-                    message: format!("{blocks} blocks do not fit on device '{}' ({capacity} blocks of 512 bytes)", device.name),
-                });
+    if let Some(mems) = device.service.mems.as_ref() {
+        let capacity = mems.sled.blocks();
+        for i in 0..trace.len() {
+            let (first, blocks) = mems.block_range(trace.offset_bytes[i] as f64, trace.size_bytes[i] as f64, false);
+            if opts.fold_offsets {
+                if blocks >= capacity {
+                    return Err(Error::TraceRecord {
+                        index: i,
+                        field: "size_bytes",
+                        message: format!("{blocks} blocks do not fit on device '{}' ({capacity} blocks of 512 bytes)", device.name),
+                    });
+                }
+            } else if first + blocks > capacity {
+                return Err(beyond(i, &format!("blocks {first}..{}", first + blocks - 1), &device.name, &format!("{capacity} blocks of 512 bytes")));
             }
-        } else if first + blocks > capacity {
-            return Err(Error::TraceRecord {
-                index: i,
-                field: "offset_bytes",
-                message: format!(
-                    "blocks {first}..{} lie beyond device '{}', which has {capacity} blocks of 512 bytes; fold block numbers onto the device with --fold-offsets (fold_offsets=True)",
-                    first + blocks - 1,
-                    device.name
-                ),
-            });
+        }
+    } else if let Some(capacity) = device.service.seek.as_ref().and_then(|k| k.capacity_bytes) {
+        if opts.fold_offsets {
+            return Ok(());
+        }
+        for i in 0..trace.len() {
+            let end = trace.offset_bytes[i] as f64 + trace.size_bytes[i] as f64;
+            if end > capacity {
+                let what = format!("bytes {}..{}", trace.offset_bytes[i], end as i64 - 1);
+                return Err(beyond(i, &what, &device.name, &format!("{capacity:.0} bytes")));
+            }
         }
     }
     Ok(())
+}
+
+fn beyond(index: usize, what: &str, device: &str, capacity: &str) -> Error {
+    Error::TraceRecord {
+        index,
+        field: "offset_bytes",
+        message: format!("{what} lie beyond device '{device}', which has {capacity}; fold offsets onto the device with --fold-offsets (fold_offsets=True)"),
+    }
 }
 
 /// One policy's replay in progress: its device and the replay loop's own state, fed the trace
@@ -309,6 +322,48 @@ mod tests {
     // Two-state device: ready 1 W, sleep 0 W, down 1 s/1 J, up 2 s/3 J; service = 10 ms +
     // size/1 MB/s at 2 W. Requests of 990 kB take exactly 1 s (2 J).
     const ONE_SECOND: i64 = 990_000;
+
+    /// A disk of 10 cylinders of 1,000 bytes (10 kB): 100 cylinders' worth of seek curve would
+    /// be extrapolated past full stroke, so a request beyond 10 kB is refused unless folded, and
+    /// folded it seeks as its offset modulo the capacity does.
+    #[test]
+    fn disk_capacity_refuses_or_folds_offsets_beyond_it() {
+        let d = Device::from_toml(
+            &format!(
+                "name='small'\nkind='disk'\n[[modes]]\nname='a'\npower_w=1\nserves=true\n{}\
+                 [service.seek]\nbytes_per_cylinder=1000\ncylinders=10\nboundary_cylinders=300\nsqrt_intercept_s=0.001\nsqrt_coeff_s=0.001\n\
+                 linear_intercept_s=0.002\nlinear_coeff_s=0.0001\n",
+                crate::device::tests::SERVICE
+            ),
+            "small.toml",
+        )
+        .unwrap();
+        let times = [0.0, 1.0];
+        let sizes = [512i64, 512];
+        let ops = [0u8, 0];
+        let run = |offsets: &[i64], fold: bool| {
+            let trace = TraceView::new(&times, offsets, &sizes, &ops).unwrap();
+            let mut p = PolicySpec::parse("always-on").unwrap().build(&d, &BuildContext::default()).unwrap();
+            replay(&trace, &d, p.as_mut(), &ReplayOptions { fold_offsets: fold, ..ReplayOptions::default() })
+        };
+        // The last byte of the disk is within it; one more is not.
+        assert!(run(&[0, 10_000 - 512], false).is_ok());
+        match run(&[0, 10_000 - 511], false) {
+            Err(Error::TraceRecord { index: 1, field: "offset_bytes", message }) => {
+                assert!(message.contains("bytes 9489..10000 lie beyond device 'small', which has 10000 bytes"), "{message}");
+                assert!(message.contains("--fold-offsets"), "{message}");
+            }
+            other => panic!("expected a refusal of record 1, got {other:?}"),
+        }
+        // Folded: offset 46,000 seeks as 6,000 does (6 cylinders from the head at 512).
+        let folded = run(&[0, 46_000], true).unwrap();
+        let within = run(&[0, 6_000], false).unwrap();
+        assert_eq!(folded.service_time_s, within.service_time_s);
+        assert_eq!(folded.energy_j, within.energy_j);
+        let seek_s = 0.001 + 0.001 * 5f64.sqrt();
+        let one_request_s = run(&[0, 512], false).unwrap().service_time_s / 2.0;
+        assert!(close(within.service_time_s, 2.0 * one_request_s + seek_s), "{} vs {}", within.service_time_s, 2.0 * one_request_s + seek_s);
+    }
 
     #[test]
     fn always_on_two_requests() {

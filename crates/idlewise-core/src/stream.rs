@@ -28,6 +28,9 @@ pub struct StreamedEvaluation {
     /// Non-blank lines examined, and what was skipped and why.
     pub records_read: u64,
     pub skipped: Vec<(String, u64)>,
+    /// Records kept that ask for no data (size 0): served in the command overhead alone, and
+    /// counted so a read report can say so.
+    pub zero_size_records: u64,
 }
 
 /// One volume's runs, made when its first record arrives.
@@ -75,6 +78,7 @@ pub struct StreamedRuns {
     position: Positions,
     volumes: BTreeMap<Option<i64>, Volume>,
     other_volumes: u64,
+    zero_size_records: u64,
 }
 
 impl StreamedRuns {
@@ -97,6 +101,7 @@ impl StreamedRuns {
             position,
             volumes: BTreeMap::new(),
             other_volumes: 0,
+            zero_size_records: 0,
         })
     }
 
@@ -161,6 +166,7 @@ impl StreamedRuns {
         v.last_time_s = *block.arrival_s.last().expect("a non-empty block");
         v.last_line = c.line.last().expect("a non-empty block");
         v.records += block.len() as u64;
+        self.zero_size_records += c.size_bytes.iter().filter(|&&size| size == 0).count() as u64;
         v.runs.feed(&block, self.threads, None);
         Ok(())
     }
@@ -181,7 +187,7 @@ impl StreamedRuns {
         for (id, v) in self.volumes {
             results.push((id, v.records, v.runs.finish(&self.device, None)?));
         }
-        Ok(StreamedEvaluation { volumes: results, records_read, skipped })
+        Ok(StreamedEvaluation { volumes: results, records_read, skipped, zero_size_records: self.zero_size_records })
     }
 }
 

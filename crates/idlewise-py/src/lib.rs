@@ -138,6 +138,7 @@ impl Device {
             seek.set_item("linear_intercept_s", k.linear_intercept_s)?;
             seek.set_item("linear_coeff_s", k.linear_coeff_s)?;
             seek.set_item("single_cylinder_s", k.single_cylinder_s)?;
+            seek.set_item("capacity_bytes", k.capacity_bytes)?;
             seek.set_item("half_rotation_s", k.half_rotation_s)?;
             seek.set_item("seek_power_w", k.seek_power_w)?;
             // The curve itself, at distances a reader can check against a datasheet.
@@ -462,8 +463,8 @@ fn reports_list<'py>(py: Python<'py>, reports: Vec<idlewise_core::Report>, devic
 }
 
 /// Replays a text trace file read in chunks (memory bounded by a chunk's, whatever the trace's
-/// length), every volume through its own runs. Returns (volumes, records_read, skipped), each
-/// volume (device number or None, records kept, report dicts).
+/// length), every volume through its own runs. Returns (volumes, records_read, skipped,
+/// zero_size_records), each volume (device number or None, records kept, report dicts).
 #[pyfunction]
 #[pyo3(signature = (path, format, device, policies, base_power_w=0.0, initial_mode=0, progress=None, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1))]
 #[allow(clippy::too_many_arguments)]
@@ -483,7 +484,7 @@ fn evaluate_file<'py>(
     transition_seed: Option<u64>,
     volume: Option<i64>,
     threads: usize,
-) -> PyResult<(Bound<'py, PyList>, u64, Vec<(String, u64)>)> {
+) -> PyResult<Streamed<'py>> {
     let (specs, opts) = streamed_setup(&policies, fold_offsets, replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)?)?;
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;
@@ -499,15 +500,16 @@ fn streamed_setup(policies: &[String], fold_offsets: bool, opts: ReplayOptions) 
     Ok((specs, ReplayOptions { fold_offsets, ..opts }))
 }
 
-/// A streamed evaluation as Python sees it: [(volume, records, reports)], records read, skipped.
-type Streamed<'py> = (Bound<'py, PyList>, u64, Vec<(String, u64)>);
+/// A streamed evaluation as Python sees it: [(volume, records, reports)], records read, skipped,
+/// records of size 0 kept.
+type Streamed<'py> = (Bound<'py, PyList>, u64, Vec<(String, u64)>, u64);
 
 fn streamed_list<'py>(py: Python<'py>, done: idlewise_core::stream::StreamedEvaluation, device: &CoreDevice) -> PyResult<Streamed<'py>> {
     let volumes = PyList::empty_bound(py);
     for (id, records, reports) in done.volumes {
         volumes.append((id, records, reports_list(py, reports, device)?))?;
     }
-    Ok((volumes, done.records_read, done.skipped))
+    Ok((volumes, done.records_read, done.skipped, done.zero_size_records))
 }
 
 /// Runs fed a trace's record batches in time order (a Parquet file read batch by batch), one

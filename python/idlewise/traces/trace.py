@@ -103,6 +103,17 @@ class LineNumbers:
         return self.to_numpy()[index]
 
 
+def read_report_text(origin: str, records_read: int, format: str, kept: int, skipped: dict, *, moved: int = 0,
+                     zero_size: int = 0, in_chunks: bool = False) -> str:
+    """What a read did with every record, in one line: how many it examined, kept, skipped and
+    why, moved by sorting, and kept that ask for no data."""
+    skipped_text = ", ".join(f"{n:,} {why}" for why, n in skipped.items() if n)
+    return (f"{origin}: read {records_read:,} records as {format}{' in chunks' if in_chunks else ''}, kept {kept:,}"
+            + (f" ({zero_size:,} of size 0, served in the command overhead alone)" if zero_size else "")
+            + (f", skipped {skipped_text}" if skipped_text else "")
+            + (f"; sorted, moving {moved:,}" if moved else ""))
+
+
 @dataclass(frozen=True)
 class Trace:
     """A request stream as columns, in arrival order."""
@@ -269,10 +280,8 @@ class Trace:
         return {int(n): whole._one_stream(int(n), order[a:b]) for n, a, b in zip(numbers, starts, ends)}
 
     def read_report(self) -> str:
-        skipped = ", ".join(f"{n:,} {why}" for why, n in self.skipped.items() if n)
-        return (f"{self.path or self.name}: read {self.records_read:,} records as {self.format}, "
-                f"kept {len(self):,}" + (f", skipped {skipped}" if skipped else "")
-                + (f"; sorted, moving {self.records_moved:,}" if self.records_moved else ""))
+        return read_report_text(self.path or self.name, self.records_read, self.format, len(self), self.skipped,
+                                moved=self.records_moved, zero_size=int(np.count_nonzero(self.size_bytes == 0)))
 
     def __len__(self) -> int:
         return len(self.time_s)
