@@ -1,6 +1,6 @@
 """Inputs for fuzzing the trace readers: valid lines of each format, mutated the ways real files
 go wrong (odd digits, huge numbers, separators, truncation, binary bytes). Shared by the suite's
-property tests (test_fuzz_readers.py) and the long run (benchmarks/fuzz_readers.py)."""
+property tests (test_fuzz_readers.py) and the long run (benchmarks/fuzz.py)."""
 
 from __future__ import annotations
 

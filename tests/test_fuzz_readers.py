@@ -1,5 +1,5 @@
 """Property-based fuzzing of every reader: any bytes in give a Trace or an IdlewiseError, never
-another exception. Bounded to a few seconds per reader here; benchmarks/fuzz_readers.py runs
+another exception. Bounded to a few seconds per reader here; benchmarks/fuzz.py runs
 over a million inputs."""
 
 import random

@@ -29,6 +29,8 @@ def write(tmp_path, name, data):
     ("msr", "\ufeff", "empty"),
     ("tencent", "\ufeff", "empty"),
     ("blkparse", "  8,0 1 1 0.1 1 Q W " + "9" * 5000 + " + 8 [x]\n", "line 1, field 'sector'"),
+    # Found by benchmarks/fuzz.py: fewer than a record's first two words after the header.
+    ("srt", b"$$TR_IOREC-1.3 (IOAdaptor)\x0c\x00\x00\x00\x38\x00", "no records after its header"),
 ])
 def test_inputs_that_raised_tracebacks(tmp_path, fmt, data, needle):
     path = write(tmp_path, "t", data)
@@ -170,7 +172,9 @@ def test_parquet_oddities(tmp_path):
 
 def test_arrays_devices_and_arguments_are_checked():
     t = [0.0, 1.0]
-    for bad in (dict(is_write=["a", "b"]), dict(is_write=[0, 256]), dict(is_write=[0.0, float("nan")]), dict(op=[0, 256])):
+    # Found by benchmarks/fuzz.py: two-dimensional flag columns reached the engine as a TypeError.
+    for bad in (dict(is_write=["a", "b"]), dict(is_write=[0, 256]), dict(is_write=[0.0, float("nan")]), dict(op=[0, 256]),
+                dict(op=np.zeros((2, 2))), dict(is_write=np.zeros((2, 1), dtype=bool)), dict(op=[["R"], ["W"]])):
         with pytest.raises(TraceError):
             idlewise.Trace.from_arrays(t, [1, 1], **bad)
     with pytest.raises(TraceError):
@@ -182,6 +186,8 @@ def test_arrays_devices_and_arguments_are_checked():
         idlewise.simulate(trace, "hitachi-microdrive-1gb", None)
     with pytest.raises(IdlewiseError, match="base_power_w"):
         idlewise.simulate(trace, "hitachi-microdrive-1gb", "always-on", base_power_w="x")
+    with pytest.raises(IdlewiseError, match="initial_mode names a mode of device 'hitachi-microdrive-1gb'"):
+        idlewise.simulate(trace, "hitachi-microdrive-1gb", "always-on", initial_mode=3)
 
 
 def test_a_binary_device_file_is_a_clear_error(tmp_path):

@@ -21,6 +21,9 @@ def test_expand_ranges():
     assert expand_spec("breakeven") == ["breakeven"]
     with pytest.raises(IdlewiseError, match="START <= STOP"):
         expand_spec("timeout:5s..1s/1s")
+    assert expand_spec("timeout:.5s..1.5s/.5s") == ["timeout:0.5s", "timeout:1s", "timeout:1.5s"]
+    # Found by benchmarks/fuzz.py: a long run of digits once backtracked for minutes (a hang).
+    assert expand_spec("timeout:" + "9" * 5000) == ["timeout:" + "9" * 5000]
 
 
 def small_trace():

@@ -10,7 +10,10 @@ import re
 from ._core import parse_duration_s
 from .errors import IdlewiseError
 
-_RANGE = re.compile(r"(?P<a>[0-9]*\.?[0-9]+)(?P<ua>[a-z]*)\.\.(?P<b>[0-9]*\.?[0-9]+)(?P<ub>[a-z]*)/(?P<s>[0-9]*\.?[0-9]+)(?P<us>[a-z]*)")
+# A number matches one way only (digits, then an optional fraction) and a range starts where a
+# number does: the ambiguous ``[0-9]*\.?[0-9]+`` backtracked for minutes on a long run of digits.
+_NUMBER = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+_RANGE = re.compile(rf"(?<![0-9.])(?P<a>{_NUMBER})(?P<ua>[a-z]*)\.\.(?P<b>{_NUMBER})(?P<ub>[a-z]*)/(?P<s>{_NUMBER})(?P<us>[a-z]*)")
 
 
 def _fmt(v: float) -> str:

@@ -75,6 +75,9 @@ def _checked_run(device, policies, base_power_w, initial_mode, replay, response_
     for spec in specs:
         _core.check_policy(spec, device, base_power_w)
     check_replay_options(replay, response_from, tail_s, transition_seed)
+    if initial_mode is not None and not isinstance(initial_mode, str):
+        raise IdlewiseError(f"initial_mode names a mode of device '{device.name}' ({', '.join(m['name'] for m in device.modes)}), "
+                            f"got {type(initial_mode).__name__} {initial_mode!r}")
     mode_index = 0 if initial_mode is None else device.mode_index(initial_mode)
     return device, specs, base_power_w, mode_index
 

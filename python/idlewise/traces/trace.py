@@ -42,6 +42,8 @@ def _zero_or_one(name: str, values, origin: str) -> np.ndarray:
     """A read/write flag column: booleans, or numbers that are exactly 0 or 1 (not 256, which
     would wrap to 0, nor NaN)."""
     array = np.asarray(values)
+    if array.ndim != 1:
+        raise TraceError(f"{origin}: column '{name}' must be one-dimensional, got shape {array.shape}")
     if array.dtype.kind == "b":
         return np.ascontiguousarray(array, dtype=np.uint8)
     if array.dtype.kind not in "iuf":
@@ -61,6 +63,8 @@ def _ops(op, is_write, n: int, origin: str) -> np.ndarray:
     if op is None:
         return np.zeros(n, dtype=np.uint8)
     ops = np.asarray(op)
+    if ops.ndim != 1:
+        raise TraceError(f"{origin}: column 'op' must be one-dimensional, got shape {ops.shape}")
     if ops.dtype.kind in "biuf":
         return _zero_or_one("op", ops, origin)
     upper = np.char.upper(ops.astype(str))

@@ -41,9 +41,11 @@ class _Layout:
         header = head[:end].decode("ascii", "replace")
         self.body_offset = end + 1
         body_bytes = os.fstat(f.fileno()).st_size - self.body_offset
-        first = np.frombuffer(head[self.body_offset:self.body_offset + 8], dtype=">u4")
-        if body_bytes < 8 or len(first) < 2:
+        f.seek(self.body_offset)
+        first_words = f.read(8)
+        if body_bytes < 8 or len(first_words) < 8:
             raise TraceError(f"{path}: the trace has no records after its header")
+        first = np.frombuffer(first_words, dtype=">u4")
         self.record_bytes, record_id = int(first[0]), int(first[1])
         version = record_id >> 16
         if self.record_bytes not in (52, 56) or version not in (3, 4):
