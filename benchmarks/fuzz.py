@@ -9,7 +9,7 @@ What must hold, for every input:
 
 - it is accepted or refused with an IdlewiseError; any other exception (a traceback, a Rust
   panic surfacing as PanicException) is a failure, a worker that dies (abort, segfault) is a
-  failure, and a batch that takes more than ``--timeout`` seconds is a hang;
+  failure, and no batch finishing for ``--timeout`` seconds is a hang (the input is named);
 - an accepted trace accounts for every line: ``records_read`` equals the file's non-blank lines
   (a CSV's header aside), and ``records_read == kept + sum(skipped)``. So every accepted mutated
   input is either read as the original was (counted as "same") or differs in records the read
@@ -75,6 +75,10 @@ def _check_rows(results) -> str | None:
             if value is None or not math.isfinite(value) or value < 0:
                 return f"{row['policy']}: {key} = {value}"
     return None
+
+
+def _scratch() -> str:
+    return "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
 
 
 class Fuzz:
@@ -198,6 +202,7 @@ class Fuzz:
             else:
                 spec = spec.replace(rng.choice("0123456789"), rng.choice(["", "0", "-", "9" * 20, "."]))
         device = rng.choice(DEVICES)
+        self.last_input = f"{device} {spec}".encode("utf-8", "replace")
         try:
             results = self.idlewise.simulate(self.trace, device, [spec], progress=False, fold_offsets=True)
         except self.idlewise.IdlewiseError:
@@ -262,7 +267,12 @@ def run_batch(job):
             "timeout:low-power-idle=0.5s,standby=5s", "hd-idle:60s,interval=5s,phase=1s", "stpm:knob=0..100/25",
             "timeout:0s..10s/2s", "randomized:seed=7,lambda=2", "experts:n=25,spacing=1.15,eta=4", "breakeven+timeout:1s"]
     outcomes, failures = {}, []
-    for _ in range(count):
+    where = os.path.join(_scratch(), f"idlewise-fuzz-{os.getpid()}.at")
+    for i in range(count):
+        # Which input this worker is on, for the parent to name should it hang: a batch is
+        # replayed from its target and seed, so the index finds the input again.
+        with open(where, "w") as f:
+            f.write(f"{target} seed {seed} input {i}")
         try:
             if target.startswith("reader:"):
                 fmt = target.split(":", 1)[1]
@@ -288,7 +298,8 @@ def main() -> int:
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every target's number of inputs")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--only", default="", help="comma-separated targets (default: all)")
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds a batch may take before it counts as a hang")
+    parser.add_argument("--timeout", type=float, default=120.0,
+                        help="seconds without any batch finishing before the run counts as hung (a batch takes ~1 s)")
     args = parser.parse_args()
     chosen = [t for t in TARGETS if not args.only or t in args.only.split(",")]
     jobs = []
@@ -298,23 +309,35 @@ def main() -> int:
     began = time.perf_counter()
     totals = {t: [0, {}, []] for t in chosen}
     broken = []
-    with futures.ProcessPoolExecutor(args.jobs) as pool:
-        pending = {pool.submit(run_batch, job): job for job in jobs}
-        for future in futures.as_completed(pending):
+    pool = futures.ProcessPoolExecutor(args.jobs)
+    pending = {pool.submit(run_batch, job): job for job in jobs}
+    waiting = set(pending)
+    while waiting:
+        # A batch of 2,000 inputs takes about a second: none finishing for --timeout is a hang.
+        done, waiting = futures.wait(waiting, timeout=args.timeout, return_when=futures.FIRST_COMPLETED)
+        if not done:
+            break
+        for future in done:
             job = pending[future]
             try:
-                target, count, outcomes, failures = future.result(timeout=args.timeout)
+                target, count, outcomes, failures = future.result()
             except futures.process.BrokenProcessPool:
                 broken.append(f"{job}: a worker died (abort or crash)")
+                waiting = set()
                 break
-            except futures.TimeoutError:
-                broken.append(f"{job}: no answer in {args.timeout:.0f} s (hang)")
-                continue
             t = totals[target]
             t[0] += count
             for k, v in outcomes.items():
                 t[1][k] = t[1].get(k, 0) + v
             t[2].extend(failures)
+    stuck = [f for f in pending if not f.done()]
+    if stuck:
+        for process in list(pool._processes.values()):
+            at = os.path.join(_scratch(), f"idlewise-fuzz-{process.pid}.at")
+            if os.path.exists(at):
+                broken.append(f"no answer (hang) at {open(at).read()}")
+            process.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
     elapsed = time.perf_counter() - began
     inputs = sum(t[0] for t in totals.values())
     bad = len(broken)

@@ -23,15 +23,15 @@ def energy_rows(results):
     return [(r["policy"], r["requests"], r["energy_j"], r["mean_response_s"]) for r in results.to_dicts()]
 
 
-def test_zero_size_records_are_kept_and_counted_whole_and_in_chunks(tmp_path, capsys):
+def test_zero_size_records_are_kept_and_counted_whole_and_streamed(tmp_path, capsys):
     path = write(tmp_path, "z.csv", "time_s,offset_bytes,size_bytes,op\n0,0,0,R\n1,4096,4096,W\n2,0,0,W\n")
     with pytest.warns(idlewise.traces.TraceWarning, match="2 records have size 0"):
         trace = idlewise.read_trace(path)
     assert len(trace) == 3
     assert "kept 3 (2 of size 0, served in the command overhead alone)" in trace.read_report()
     streamed = idlewise.simulate_file(path, DISK, ["timeout:1s"], progress=False)
-    assert "in chunks, kept 3 (2 of size 0" in streamed.to_dicts()[0]["read_report"]
-    assert main(["simulate", str(path), "--device", DISK, "--policy", "timeout:1s", "--chunks"]) == 0
+    assert streamed.to_dicts()[0]["read_report"] == trace.read_report()
+    assert main(["simulate", str(path), "--device", DISK, "--policy", "timeout:1s"]) == 0
     assert "kept 3 (2 of size 0" in capsys.readouterr().err
 
 

@@ -58,6 +58,19 @@ def test_ctrl_c_in_python_waits_for_the_engine_and_raises(long_trace):
     assert not any(t.name == "idlewise-engine" and t.is_alive() for t in threading.enumerate())
 
 
+@pytest.mark.parametrize("delay_s", [0.01, 0.05, 0.2])
+def test_ctrl_c_while_a_file_is_replayed_as_read_leaves_no_thread_behind(long_trace, delay_s):
+    # The worker reads Parquet batches in Python between engine calls; an interrupted
+    # Thread.join once marked it stopped while it ran, and the process aborted at exit.
+    _, path = long_trace
+    threading.Timer(delay_s, _thread.interrupt_main).start()
+    with pytest.raises(KeyboardInterrupt):
+        idlewise.simulate_file(path, "hitachi-travelstar-5k320", [f"timeout:{s}s" for s in range(1, 400)], progress=False)
+    # By name, not is_alive(): the interrupted join's misfire is exactly a thread that says it
+    # is not alive while it runs.
+    assert not any(t.name == "idlewise-engine" for t in threading.enumerate())
+
+
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_interrupted_sweep_exits_cleanly_and_writes_nothing_that_looks_complete(long_trace, tmp_path, sig, code):
     _, path = long_trace

@@ -165,27 +165,34 @@ def test_what_needs_the_whole_trace_is_refused_before_reading(tmp_path):
         idlewise.simulate_file(DATA / "disksim" / "ascii.trace", "hitachi-microdrive-1gb", ["nope"], progress=False)
 
 
-def test_the_command_line_replays_in_chunks(tmp_path):
+@pytest.mark.parametrize("extra", [[], ["--chunks"], ["--sort"], ["--chunks", "--sort"]])
+def test_the_command_line_streams_by_default_and_equals_a_whole_read(tmp_path, extra):
+    """Streaming is the default; --chunks is accepted and changes nothing; --sort reads the trace
+    whole. Every way gives the in-memory rows."""
     path = DATA / "disksim" / "ascii.trace"
     out = subprocess.run([sys.executable, "-m", "idlewise.cli", "simulate", str(path), "--device", "hitachi-travelstar-5k320",
-                          "--policy", "timeout:2s", "--chunks", "--json"], capture_output=True, text=True, check=True)
+                          "--policy", "timeout:2s", "--json", *extra], capture_output=True, text=True, check=True)
     import json
 
     rows = json.loads(out.stdout)
     whole = [r for r in in_memory(path, "hitachi-travelstar-5k320") if r["policy"].startswith("timeout")]
-    assert sorted((r["stream"], r["energy_j"]) for r in rows) == sorted((r["stream"], r["energy_j"]) for r in whole)
-    refused = subprocess.run([sys.executable, "-m", "idlewise.cli", "simulate", str(path), "--device", "hitachi-travelstar-5k320",
-                              "--policy", "timeout:2s", "--chunks", "--sort"], capture_output=True, text=True)
-    assert refused.returncode != 0 and "--chunks" in refused.stderr and "Traceback" not in refused.stderr
+    assert sorted((r["stream"], r["stream_name"], r["energy_j"], r["mean_response_s"]) for r in rows) == \
+        sorted((r["stream"], str(r["stream"]), r["energy_j"], r["mean_response_s"]) for r in whole)
 
 
-def test_a_sweep_read_in_chunks_equals_the_in_memory_sweep(tmp_path):
+def test_a_sweep_streams_by_default_and_equals_the_in_memory_sweep(tmp_path):
     path = DATA / "disksim" / "ascii.trace"
     policies = ["timeout:1s..5s/2s", "stpm:knob=0..100/50"]
-    streamed = idlewise.sweep([path], ["hitachi-microdrive-1gb"], policies, chunks=True, progress=False).to_dicts()
-    whole = idlewise.sweep([path], ["hitachi-microdrive-1gb"], policies, progress=False).to_dicts()
+    streamed = idlewise.sweep([path], ["hitachi-microdrive-1gb"], policies, progress=False).to_dicts()
+    assert all(r["read_report"] == streamed[0]["read_report"] for r in streamed)
+    whole = idlewise.sweep([path], ["hitachi-microdrive-1gb"], policies, chunks=False, progress=False).to_dicts()
     assert len(whole) == 14 * 6  # 14 devices x 6 specs
     same(streamed, whole)
+    assert [(r["stream"], r["stream_name"]) for r in streamed] == [(r["stream"], r["stream_name"]) for r in whole]
+    # A transform needs the whole trace: that group is read whole, the untransformed one streamed.
+    both = idlewise.sweep([path], ["hitachi-microdrive-1gb"], ["timeout:2s"], transforms=["none", "compress:64ops"],
+                          progress=False).to_dicts()
+    assert {r["transform"] for r in both} == {"none", "compress:64ops"} and len(both) == 2 * 14
     with pytest.raises(IdlewiseError, match="whole trace in memory"):
         idlewise.sweep([path], ["hitachi-microdrive-1gb"], ["timeout:2s"], transforms=["compress:64ops"], chunks=True)
     out = tmp_path / "rows.csv"

@@ -24,6 +24,8 @@ def test_expand_ranges():
     assert expand_spec("timeout:.5s..1.5s/.5s") == ["timeout:0.5s", "timeout:1s", "timeout:1.5s"]
     # Found by benchmarks/fuzz.py: a long run of digits once backtracked for minutes (a hang).
     assert expand_spec("timeout:" + "9" * 5000) == ["timeout:" + "9" * 5000]
+    with pytest.raises(IdlewiseError, match="finite"):  # 400 digits: an OverflowError before
+        expand_spec("stpm:knob=0.." + "9" * 400 + "/1")
 
 
 def small_trace():

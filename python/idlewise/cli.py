@@ -162,8 +162,8 @@ def cmd_simulate(args) -> int:
     # Devices and policies are checked before a possibly long read.
     devices = [load_device(d) for d in args.device]
     policies = [spec for policy in args.policy for spec in expand_spec(policy)]
-    if args.chunks:
-        return _simulate_in_chunks(args, devices, policies)
+    if _streamable(args):
+        return _simulate_streamed(args, devices, policies)
     trace = _read_trace(args, args.trace)
     _report_read(trace, args.json)
     records, per_request = [], []
@@ -229,11 +229,22 @@ def _label_devices(records) -> str:
     return f", each of {len({r['stream'] for r in records})} devices as its own disk (policy column shows #device)"
 
 
-def _simulate_in_chunks(args, devices, policies) -> int:
-    if args.sort or args.transform or args.per_request:
-        what = "--sort" if args.sort else "--transform" if args.transform else "--per-request"
-        raise IdlewiseError(f"--chunks replays the file as it is read, so it cannot {what} (that needs the whole trace "
-                            "in memory); leave out --chunks")
+def _streamable(args) -> bool:
+    """Whether a command's trace can be replayed as it is read (the default): a file in a format
+    read in time order, with nothing asked that needs it whole (sorting, a transform, per-request
+    rows, a column mapping read by Python)."""
+    from .traces.formats import READ_WHOLE
+
+    if args.sort or getattr(args, "transform", None) or getattr(args, "per_request", None) or getattr(args, "columns", None):
+        return False
+    if args.format == "auto":
+        from .traces.detect import detect_format
+
+        args.format = detect_format(args.trace)
+    return args.format not in READ_WHOLE
+
+
+def _simulate_streamed(args, devices, policies) -> int:
     from .simulate import simulate_file
 
     records = []
@@ -245,7 +256,7 @@ def _simulate_in_chunks(args, devices, policies) -> int:
         records.extend(results)
     if not args.json:
         print(f"idlewise: {records[0]['read_report']}", file=sys.stderr)
-    title = f"{os.path.basename(args.trace)} (read in chunks)\nreplayed on {', '.join(d.name for d in devices)}"
+    title = f"{results.trace_description}\nreplayed on {', '.join(d.name for d in devices)}"
     if any(r["stream"] is not None for r in records) and not args.json:
         title += _label_devices(records)
     _print_results(Results(records, os.path.basename(args.trace)), args, title)
@@ -409,7 +420,7 @@ def cmd_sweep(args) -> int:
 
     if args.out:
         check_destination(args.out, (".parquet", ".csv"))
-    sources = [TraceSource(path=p, format=args.format, stream=args.stream, chunks=args.chunks) for p in args.traces]
+    sources = [TraceSource(path=p, format=args.format, stream=args.stream) for p in args.traces]
     try:
         results = sweep(sources, args.device, args.policy, transforms=args.transform or ["none"], base_power_w=args.base_power,
                         jobs=args.jobs, scheduler=args.scheduler, response_from=args.response_from)
@@ -987,8 +998,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "finish_s, response_s, wait_s, mode_at_arrival")
     _wide_option(sim)
     sim.add_argument("--chunks", action="store_true",
-                     help="read and replay a text, Parquet or SRT trace in chunks: memory stays bounded whatever the trace's length "
-                          "(the file must be in time order; no --sort or --transform)")
+                     help="accepted for older scripts and ignored: a trace is replayed as it is read whenever it can be "
+                          "(in time order, no --sort, --transform or --per-request), at memory bounded whatever its length")
     sim.set_defaults(func=cmd_simulate)
 
     rp = sub.add_parser("report", help="write one self-contained HTML report: the trace's idle gaps, a sortable results "
@@ -1063,8 +1074,8 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--format", default="auto", choices=("auto",) + FORMATS)
     _stream_option(sw)
     sw.add_argument("--chunks", action="store_true",
-                    help="read and replay each text, Parquet or SRT trace in chunks, every policy on the one pass: memory stays "
-                         "bounded whatever the trace's length (the file must be in time order; no --transform)")
+                    help="accepted for older scripts and ignored: each trace is replayed as it is read, every policy on the one "
+                         "pass, wherever its format and the transform allow")
     sw.add_argument("--base-power", type=_watts, default=0.0, metavar="W")
     _response_option(sw)
     sw.add_argument("--jobs", type=int, help="threads on this machine (default: all cores)")

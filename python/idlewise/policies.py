@@ -40,6 +40,8 @@ def expand_spec(spec: str) -> list[str]:
             suffix = ""
     except ValueError as e:
         raise IdlewiseError(f"policy '{spec}': {e}") from None
+    if not all(math.isfinite(v) for v in (a, b, step)):
+        raise IdlewiseError(f"policy '{spec}': a range's START, STOP and STEP must be finite numbers")
     if step <= 0 or b < a:
         raise IdlewiseError(f"policy '{spec}': a range needs START <= STOP and a positive STEP")
     count = int(math.floor((b - a) / step + 1e-9)) + 1

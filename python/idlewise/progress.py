@@ -47,33 +47,44 @@ def run_with_progress(call, total: int, show: bool, label: str, unit: str = "req
     draws a bar of ``total`` (0: unknown, a count alone) in ``unit`` when it takes a while."""
     progress = _core.Progress()
     outcome: dict = {}
+    # The worker's end is waited for on an Event, not Thread.join: a join interrupted by Ctrl-C
+    # can mark a running thread as stopped (CPython's _wait_for_tstate_lock releases the lock
+    # the thread still holds), and a process that then exits with a thread inside the engine or
+    # Arrow aborts ("PyGILState_Release ... must be current").
+    finished = threading.Event()
 
     def work():
         try:
             outcome["value"] = call(progress)
         except BaseException as e:  # handed to the caller's thread below
             outcome["error"] = e
+        finally:
+            finished.set()
 
     worker = threading.Thread(target=work, name="idlewise-engine", daemon=True)
     worker.start()
     try:
-        return _watch(worker, progress, outcome, total, show, label, unit)
+        return _watch(finished, progress, outcome, total, show, label, unit)
     except KeyboardInterrupt:
         # Ctrl-C (or SIGTERM) arrives here, in the main thread: ask the engine to stop at its
         # next block and wait for it, so that no thread is left inside the engine while the
         # interpreter exits (that aborted the process). Its partial result is dropped.
         progress.stop()
-        while worker.is_alive():
+        while not finished.is_set():
             try:
-                worker.join()
+                finished.wait()
             except KeyboardInterrupt:
                 pass  # a second Ctrl-C: already stopping
+        try:
+            worker.join()  # it is only leaving its function now
+        except KeyboardInterrupt:
+            pass
         raise
 
 
-def _watch(worker, progress, outcome: dict, total: int, show: bool, label: str, unit: str):
-    worker.join(PROGRESS_AFTER_S)
-    if worker.is_alive() and show:
+def _watch(finished, progress, outcome: dict, total: int, show: bool, label: str, unit: str):
+    finished.wait(PROGRESS_AFTER_S)
+    if not finished.is_set() and show:
         import time
 
         from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
@@ -85,13 +96,13 @@ def _watch(worker, progress, outcome: dict, total: int, show: bool, label: str, 
         with Progress(*columns, transient=True) as bar:
             task = bar.add_task(label, total=total or None, completed=first,
                                 status=_status(first, total, unit, PROGRESS_AFTER_S, None))
-            while worker.is_alive():
-                worker.join(0.1)
+            while not finished.is_set():
+                finished.wait(0.1)
                 done = progress.done
                 spent = time.monotonic() - started
                 rate = (done - first) / spent if spent > 0.3 and done > first else None
                 bar.update(task, completed=done, status=_status(done, total, unit, spent + PROGRESS_AFTER_S, rate))
-    worker.join()
+    finished.wait()
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]

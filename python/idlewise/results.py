@@ -33,9 +33,11 @@ def json_ready(value):
 class Results(Sequence):
     """An immutable list of per-policy result dicts, with conversions."""
 
-    def __init__(self, records: list[dict], trace_name: str = ""):
+    def __init__(self, records: list[dict], trace_name: str = "", trace_description: str = ""):
         self._records = records
         self.trace_name = trace_name
+        #: The trace in one line (requests, reads, writes, span), where the run knows it.
+        self.trace_description = trace_description
 
     def __getitem__(self, i):
         return self._records[i]

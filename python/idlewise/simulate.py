@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import os
@@ -17,7 +18,7 @@ from .errors import IdlewiseError, TraceRecordError
 from .policies import expand_specs
 from .progress import run_with_progress
 from .results import Results
-from .traces.trace import read_report_text
+from .traces.trace import describe_text, read_report_text
 from . import traces
 
 def _power_w(value) -> float:
@@ -138,8 +139,11 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                   fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
                                   transition_seed=None if transition_seed is None else int(transition_seed),
                                   volume=None if stream is None else int(stream), threads=workers)
-        for time_s, offset_bytes, size_bytes, is_write, volumes in _batches(format, path):
-            runs.feed(time_s, offset_bytes, size_bytes, is_write, volumes, progress=counter)
+        # Closed here, on this thread, when a batch fails or the run is stopped: a reader left
+        # open holds Arrow's threads, and the interpreter aborted when they met it at exit.
+        with contextlib.closing(_batches(format, path)) as batches:
+            for time_s, offset_bytes, size_bytes, is_write, volumes in batches:
+                runs.feed(time_s, offset_bytes, size_bytes, is_write, volumes, progress=counter)
         return runs.finish()
 
     def call(counter):
@@ -152,14 +156,13 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                    volume=None if stream is None else int(stream), threads=workers)
 
     try:
-        volumes, records_read, skipped, zero_size = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}",
+        volumes, records_read, skipped, kept = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}",
                                                                 unit="replays")
     except IdlewiseError as e:
         if str(e).startswith(f"{path}: "):
             raise  # a reader's error names the file already
         raise type(e)(f"{path}: {e}") from None
-    kept = sum(n for _, n, _ in volumes)
-    report = read_report_text(path, records_read, format, kept, dict(skipped), zero_size=zero_size, in_chunks=True)
+    report = read_report_text(path, records_read, format, kept["records"], dict(skipped), zero_size=kept["zero_size"])
     name = os.path.basename(path)
     records = []
     for volume, _, rows in volumes:
@@ -167,8 +170,11 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
             # Streamed traces are not transformed: each row is normalised against its own always-on run.
             r.update(trace=name, stream=volume, transform="none", read_report=report,
                      records_skipped=sum(n for _, n in skipped), normalized_against="always-on")
+            if volume is not None:
+                r["stream_name"] = str(volume)
             records.append(r)
-    return Results(records, name)
+    span_s = kept["last_time_s"] - kept["first_time_s"] if kept["records"] else 0.0
+    return Results(records, name, describe_text(name, kept["records"], kept["writes"], span_s))
 
 
 def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0.0, initial_mode: str | None = None,

@@ -36,9 +36,10 @@ class TraceSource:
     format: str = "auto"
     stream: Optional[int] = None
     trace: Optional[Trace] = None
-    #: Read and replay a text, Parquet or SRT file in chunks as it is read (memory bounded by a
-    #: chunk's, however long the file): every spec of a task rides on the one pass over the file.
-    chunks: bool = False
+    #: Replay a file as it is read (memory bounded by a chunk's, however long the file; every spec
+    #: of a task rides on the one pass): None (the default) wherever the file's format and the
+    #: transform allow, True to insist (an error where they do not), False to read it whole.
+    chunks: Optional[bool] = None
 
     @property
     def label(self) -> str:
@@ -66,12 +67,14 @@ class Task:
     specs: tuple
     base_power_w: float
     response_from: str = "issue"
+    #: Replayed as the file is read (see TraceSource.chunks), decided by plan().
+    streamed: bool = False
 
 
 def run_task(task: Task, threads: int = 1) -> list[dict]:
     """Runs one chunk: every stream of the trace as its own device, each spec next to the references,
     on ``threads`` of the engine's threads."""
-    if task.source.chunks:
+    if task.streamed:
         return _run_streamed(task, threads)
     trace = _load(task.source)
     device = load_device(task.device)
@@ -88,6 +91,8 @@ def run_task(task: Task, threads: int = 1) -> list[dict]:
         for r in records:
             r.update(trace=task.source.label, stream=stream, transform=task.transform, family=r["policy"].split(":")[0],
                      response_from=task.response_from, **read)
+            if stream is not None:
+                r["stream_name"] = trace.stream_label(stream)
             rows.append(r)
     return rows
 
@@ -105,7 +110,7 @@ def _run_streamed(task: Task, threads: int) -> list[dict]:
 
 
 def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 0.0, workers: int = 1,
-         response_from: str = "issue", chunks: bool = False) -> list[Task]:
+         response_from: str = "issue", chunks: Optional[bool] = None) -> list[Task]:
     """Expands specs, checks every spec against every device up front, and splits the work."""
     if response_from not in ("issue", "original"):
         raise IdlewiseError(f"response_from must be 'issue' or 'original', got {response_from!r}")
@@ -126,16 +131,31 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
         if not t.strip():
             raise IdlewiseError("empty transform; use 'none' for the trace as it is")
         if t != "none" and any(s.chunks for s in sources):
-            raise IdlewiseError(f"transform '{t}' needs the whole trace in memory; a trace read in chunks runs as it is "
-                                "(leave out --chunks)")
+            raise IdlewiseError(f"transform '{t}' needs the whole trace in memory; a trace replayed as it is read runs as it is "
+                                "(leave out chunks=True)")
     for s in sources:
-        if s.chunks and (s.path is None or s.format in READ_WHOLE):
-            raise IdlewiseError(f"{s.label}: only a text, Parquet or SRT trace file can be read in chunks")
+        if s.chunks and (s.path is None or _format(s) in READ_WHOLE):
+            raise IdlewiseError(f"{s.label}: only a text, Parquet or SRT trace file can be replayed as it is read")
     groups = [(s, t, d) for s in sources for t in transforms for d in device_refs]
     chunks = max(1, min(len(specs), math.ceil(workers / len(groups)))) if workers > 1 else 1
     size = math.ceil(len(specs) / chunks)
-    return [Task(s, t, d, tuple(specs[i:i + size]), float(base_power_w), response_from)
+    return [Task(s, t, d, tuple(specs[i:i + size]), float(base_power_w), response_from, streamed=_streams(s, t))
             for s, t, d in groups for i in range(0, len(specs), size)]
+
+
+def _format(source: TraceSource) -> str:
+    if source.format != "auto" or source.path is None:
+        return source.format
+    from .traces.detect import detect_format
+
+    return detect_format(source.path)
+
+
+def _streams(source: TraceSource, transform: str) -> bool:
+    """Whether a group is replayed as its file is read: wherever it can be, unless told not to."""
+    if source.chunks is not None:
+        return source.chunks
+    return source.path is not None and transform == "none" and _format(source) not in READ_WHOLE
 
 
 def _progress_bar(total: int, show: bool):
@@ -152,7 +172,7 @@ def _progress_bar(total: int, show: bool):
 
 def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, transforms: Sequence[str] = ("none",),
           base_power_w: float = 0.0, jobs: Optional[int] = None, scheduler: Optional[str] = None,
-          progress: Optional[bool] = None, response_from: str = "issue", chunks: bool = False) -> Results:
+          progress: Optional[bool] = None, response_from: str = "issue", chunks: Optional[bool] = None) -> Results:
     """Runs every combination and returns one row per (trace, stream, transform, device, policy).
 
     ``jobs``: threads on this machine (default: all cores); each (trace, transform, device) group
@@ -160,9 +180,10 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
     references computed once. ``scheduler``: address of an existing Dask cluster
     (``tcp://HOST:PORT``) to run on instead. ``progress``: show a bar of runs done and time left
     (default: when stderr is a terminal). ``response_from``: ``"original"`` measures responses
-    from when each request was originally wanted (see :func:`idlewise.simulate`). ``chunks``:
-    read and replay each trace file in chunks as it is read, every policy on one pass (see
-    :func:`idlewise.simulate_file`), at memory bounded by a chunk's whatever the file's length.
+    from when each request was originally wanted (see :func:`idlewise.simulate`). Each trace
+    file is replayed as it is read, every policy on one pass (see :func:`idlewise.simulate_file`),
+    at memory bounded by a chunk's whatever the file's length, wherever its format and the
+    transform allow; ``chunks=False`` reads it whole, ``chunks=True`` insists on streaming.
     """
     import sys
 

@@ -546,6 +546,17 @@ fn mems_service(origin: &str, m: &MemsFile, overhead_s: f64, sled_power_w: f64) 
     ] {
         check_value(origin, &field(name), value, zero_ok)?;
     }
+    // A write whose data has not crossed the bus reads the servo and schedules again (DiskSim's
+    // "weird special case"), so the sled spins pass after pass while a sector crosses: a bus
+    // slower than this makes a replay take time in proportion and was never a MEMS device.
+    const SLOWEST_SECTOR_TRANSFER_S: f64 = 0.01;
+    if m.sector_transfer_s > SLOWEST_SECTOR_TRANSFER_S {
+        return Err(Error::device(
+            origin,
+            field("sector_transfer_s"),
+            format!("gives {} s for a 512-byte sector; at most {SLOWEST_SECTOR_TRANSFER_S} s (51 kB/s) is accepted (DiskSim's G1-G3: 5.12e-6 s)", m.sector_transfer_s),
+        ));
+    }
     let seek_model = match m.seek_model.as_str() {
         "piecewise" => SeekModel::Piecewise,
         "hong" => SeekModel::Hong,

@@ -104,6 +104,16 @@ impl<'p> Runs<'p> {
     /// from memory once; this thread takes the references and its share of the policies.
     /// `progress` counts request replays.
     pub fn feed(&mut self, part: &TraceView, threads: usize, progress: Option<&AtomicU64>) {
+        self.feed_counting(part, threads, progress, true);
+    }
+
+    /// [`Runs::feed`] for a caller that counts progress itself (records read, not replays):
+    /// `stop` is only watched, so that a stop asked mid-part is seen at the next block.
+    pub fn feed_until_stopped(&mut self, part: &TraceView, threads: usize, stop: Option<&AtomicU64>) {
+        self.feed_counting(part, threads, stop, false);
+    }
+
+    fn feed_counting(&mut self, part: &TraceView, threads: usize, progress: Option<&AtomicU64>, count: bool) {
         let threads = threads.clamp(1, self.runs.len() + 1);
         let mut shares: Vec<Vec<&mut Replay<'p>>> = (0..threads).map(|_| Vec::new()).collect();
         for (i, run) in self.runs.iter_mut().enumerate() {
@@ -118,7 +128,8 @@ impl<'p> Runs<'p> {
                 for run in share.iter_mut() {
                     run.feed(&block);
                 }
-                if !crate::progress::advance(progress, per_block * block.len() as u64) {
+                let go = if count { crate::progress::advance(progress, per_block * block.len() as u64) } else { !crate::progress::stopped(progress) };
+                if !go {
                     break; // partial, and discarded by the one who asked
                 }
             }

@@ -17,7 +17,7 @@ use crate::readers::{parse_threads, read_chunks, Columns, ReadError};
 use crate::replay::{check_fits, check_options, ReplayOptions};
 use crate::trace::TraceView;
 
-const IN_ORDER: &str = "a trace read in chunks must be in time order (read it whole and sort it)";
+const IN_ORDER: &str = "times must be in time order to be replayed as they are read; sorting (--sort, sort=True) reads the trace whole and sorts it";
 
 /// What a streamed replay read and what each volume gave.
 #[derive(Debug)]
@@ -28,9 +28,36 @@ pub struct StreamedEvaluation {
     /// Non-blank lines examined, and what was skipped and why.
     pub records_read: u64,
     pub skipped: Vec<(String, u64)>,
-    /// Records kept that ask for no data (size 0): served in the command overhead alone, and
-    /// counted so a read report can say so.
-    pub zero_size_records: u64,
+    /// What the kept records were, as a whole read's trace would describe them.
+    pub summary: KeptSummary,
+}
+
+/// The kept records of a streamed read, described as a whole read describes its trace.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KeptSummary {
+    pub records: u64,
+    pub writes: u64,
+    /// Records that ask for no data (size 0): served in the command overhead alone, and counted
+    /// so a read report can say so.
+    pub zero_size: u64,
+    pub first_time_s: f64,
+    pub last_time_s: f64,
+}
+
+impl Default for KeptSummary {
+    fn default() -> Self {
+        KeptSummary { records: 0, writes: 0, zero_size: 0, first_time_s: f64::INFINITY, last_time_s: f64::NEG_INFINITY }
+    }
+}
+
+impl KeptSummary {
+    fn add(&mut self, block: &TraceView) {
+        self.records += block.len() as u64;
+        self.writes += block.is_write.iter().map(|&w| u64::from(w != 0)).sum::<u64>();
+        self.zero_size += block.size_bytes.iter().filter(|&&size| size == 0).count() as u64;
+        self.first_time_s = self.first_time_s.min(block.arrival_s[0]);
+        self.last_time_s = self.last_time_s.max(*block.arrival_s.last().expect("a non-empty block"));
+    }
 }
 
 /// One volume's runs, made when its first record arrives.
@@ -78,7 +105,7 @@ pub struct StreamedRuns {
     position: Positions,
     volumes: BTreeMap<Option<i64>, Volume>,
     other_volumes: u64,
-    zero_size_records: u64,
+    summary: KeptSummary,
 }
 
 impl StreamedRuns {
@@ -101,12 +128,14 @@ impl StreamedRuns {
             position,
             volumes: BTreeMap::new(),
             other_volumes: 0,
-            zero_size_records: 0,
+            summary: KeptSummary::default(),
         })
     }
 
-    /// Hands the next part's records to their volumes' runs.
-    pub fn feed(&mut self, chunk: &Columns) -> Result<()> {
+    /// Hands the next part's records to their volumes' runs. `stop`, the caller's progress
+    /// counter, is watched between blocks: a stop asked mid-part ends the part early with
+    /// [`Error::Stopped`].
+    pub fn feed(&mut self, chunk: &Columns, stop: Option<&AtomicU64>) -> Result<()> {
         if chunk.time_s.is_empty() {
             return Ok(());
         }
@@ -132,12 +161,15 @@ impl StreamedRuns {
                 }
                 _ => chunk,
             };
-            self.feed_volume(columns, id)?;
+            self.feed_volume(columns, id, stop)?;
+        }
+        if crate::progress::stopped(stop) {
+            return Err(Error::Stopped);
         }
         Ok(())
     }
 
-    fn feed_volume(&mut self, c: &Columns, id: Option<i64>) -> Result<()> {
+    fn feed_volume(&mut self, c: &Columns, id: Option<i64>, stop: Option<&AtomicU64>) -> Result<()> {
         let (position, shown) = (self.position.word(), |p: u64| self.position.shown(p));
         let at_line = |e: Error| match e {
             Error::TraceRecord { index, field, message } => {
@@ -166,8 +198,8 @@ impl StreamedRuns {
         v.last_time_s = *block.arrival_s.last().expect("a non-empty block");
         v.last_line = c.line.last().expect("a non-empty block");
         v.records += block.len() as u64;
-        self.zero_size_records += c.size_bytes.iter().filter(|&&size| size == 0).count() as u64;
-        v.runs.feed(&block, self.threads, None);
+        self.summary.add(&block);
+        v.runs.feed_until_stopped(&block, self.threads, stop);
         Ok(())
     }
 
@@ -187,7 +219,7 @@ impl StreamedRuns {
         for (id, v) in self.volumes {
             results.push((id, v.records, v.runs.finish(&self.device, None)?));
         }
-        Ok(StreamedEvaluation { volumes: results, records_read, skipped, zero_size_records: self.zero_size_records })
+        Ok(StreamedEvaluation { volumes: results, records_read, skipped, summary: self.summary })
     }
 }
 
@@ -230,7 +262,7 @@ pub fn evaluate_file(
                 failure = Some(Error::Stopped);
                 break;
             }
-            if let Err(e) = runs.feed(&chunk) {
+            if let Err(e) = runs.feed(&chunk, progress) {
                 failure = Some(e);
                 break;
             }

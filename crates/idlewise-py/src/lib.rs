@@ -463,8 +463,9 @@ fn reports_list<'py>(py: Python<'py>, reports: Vec<idlewise_core::Report>, devic
 }
 
 /// Replays a text trace file read in chunks (memory bounded by a chunk's, whatever the trace's
-/// length), every volume through its own runs. Returns (volumes, records_read, skipped,
-/// zero_size_records), each volume (device number or None, records kept, report dicts).
+/// length), every volume through its own runs. Returns (volumes, records_read, skipped, kept),
+/// each volume (device number or None, records kept, report dicts), `kept` a dict describing the
+/// records kept (records, writes, zero_size, first_time_s, last_time_s).
 #[pyfunction]
 #[pyo3(signature = (path, format, device, policies, base_power_w=0.0, initial_mode=0, progress=None, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1))]
 #[allow(clippy::too_many_arguments)]
@@ -501,15 +502,22 @@ fn streamed_setup(policies: &[String], fold_offsets: bool, opts: ReplayOptions) 
 }
 
 /// A streamed evaluation as Python sees it: [(volume, records, reports)], records read, skipped,
-/// records of size 0 kept.
-type Streamed<'py> = (Bound<'py, PyList>, u64, Vec<(String, u64)>, u64);
+/// and what the kept records were.
+type Streamed<'py> = (Bound<'py, PyList>, u64, Vec<(String, u64)>, Bound<'py, PyDict>);
 
 fn streamed_list<'py>(py: Python<'py>, done: idlewise_core::stream::StreamedEvaluation, device: &CoreDevice) -> PyResult<Streamed<'py>> {
     let volumes = PyList::empty_bound(py);
     for (id, records, reports) in done.volumes {
         volumes.append((id, records, reports_list(py, reports, device)?))?;
     }
-    Ok((volumes, done.records_read, done.skipped, done.zero_size_records))
+    let kept = PyDict::new_bound(py);
+    let k = done.summary;
+    kept.set_item("records", k.records)?;
+    kept.set_item("writes", k.writes)?;
+    kept.set_item("zero_size", k.zero_size)?;
+    kept.set_item("first_time_s", k.first_time_s)?;
+    kept.set_item("last_time_s", k.last_time_s)?;
+    Ok((volumes, done.records_read, done.skipped, kept))
 }
 
 /// Runs fed a trace's record batches in time order (a Parquet file read batch by batch), one
@@ -569,7 +577,8 @@ impl StreamedRuns {
         }
         let columns = idlewise_core::readers::Columns::from_records(t, o, s, w, v, self.fed + 1);
         self.fed += t.len() as u64;
-        py.allow_threads(|| runs.feed(&columns)).map_err(to_py_err)?;
+        let stop = progress.map(|p| Arc::clone(&p.done));
+        py.allow_threads(|| runs.feed(&columns, stop.as_deref())).map_err(to_py_err)?;
         if !idlewise_core::progress::advance(progress.map(|p| &*p.done), t.len() as u64) {
             return Err(to_py_err(Error::Stopped));
         }

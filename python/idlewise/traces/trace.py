@@ -108,14 +108,19 @@ class LineNumbers:
 
 
 def read_report_text(origin: str, records_read: int, format: str, kept: int, skipped: dict, *, moved: int = 0,
-                     zero_size: int = 0, in_chunks: bool = False) -> str:
+                     zero_size: int = 0) -> str:
     """What a read did with every record, in one line: how many it examined, kept, skipped and
     why, moved by sorting, and kept that ask for no data."""
     skipped_text = ", ".join(f"{n:,} {why}" for why, n in skipped.items() if n)
-    return (f"{origin}: read {records_read:,} records as {format}{' in chunks' if in_chunks else ''}, kept {kept:,}"
+    return (f"{origin}: read {records_read:,} records as {format}, kept {kept:,}"
             + (f" ({zero_size:,} of size 0, served in the command overhead alone)" if zero_size else "")
             + (f", skipped {skipped_text}" if skipped_text else "")
             + (f"; sorted, moving {moved:,}" if moved else ""))
+
+
+def describe_text(name: str, requests: int, writes: int, span_s: float) -> str:
+    """A trace in one line, whether it was read whole or streamed."""
+    return f"{name}: {requests:,} requests ({requests - writes:,} reads, {writes:,} writes) over {span_s:,.1f} s"
 
 
 @dataclass(frozen=True)
@@ -319,6 +324,4 @@ class Trace:
         return float(self.time_s[-1] - self.time_s[0]) if len(self) else 0.0
 
     def describe(self) -> str:
-        reads = int(len(self) - self.is_write.sum())
-        return (f"{self.name}: {len(self):,} requests ({reads:,} reads, {len(self) - reads:,} writes) "
-                f"over {self.span_s:,.1f} s")
+        return describe_text(self.name, len(self), int(self.is_write.sum()), self.span_s)
