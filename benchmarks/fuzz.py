@@ -47,11 +47,12 @@ TOML_ODD = ["-1", "0", "1e400", "inf", "nan", "-inf", "\"x\"", "[]", "true", "{}
 
 
 def _line_count(data: bytes, fmt: str) -> int:
-    """Non-blank lines as the engine's readers count them: split at \\n, a line of spaces, tabs
-    and \\r (or a leading byte-order mark) alone is blank; a CSV's header line is not a record."""
+    """Non-blank lines as the engine's readers count them: split at \\n, a line of ASCII
+    whitespace alone (space, tab, \\r, form feed: Rust's is_ascii_whitespace) is blank, as is a
+    leading byte-order mark; a CSV's header line is not a record."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    count = sum(1 for line in data.split(b"\n") if line.strip(b" \t\r"))
+    count = sum(1 for line in data.split(b"\n") if line.strip(b" \t\r\x0c"))
     return count - (1 if fmt == "csv" else 0)
 
 

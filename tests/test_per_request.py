@@ -90,9 +90,9 @@ def test_simulate_per_request_writes_every_run_to_parquet(slow_toy, tmp_path, ca
     assert on["response_s"].tolist() == pytest.approx([1.0, 1.0, 1.0, 1.0])
 
 
-def test_per_request_cannot_be_read_in_chunks(slow_toy, tmp_path, capsys):
+def test_per_request_reads_the_trace_whole_even_with_the_old_chunks_flag(slow_toy, tmp_path, capsys):
     trace = tmp_path / "t.csv"
     trace.write_text("time_s,offset_bytes,size_bytes,op\n0,0,1000000,R\n")
     assert main(["simulate", str(trace), "--device", slow_toy, "--policy", "always-on", "--chunks",
-                 "--per-request", str(tmp_path / "x.parquet")]) == 2
-    assert "cannot --per-request" in capsys.readouterr().err
+                 "--per-request", str(tmp_path / "x.parquet")]) == 0
+    assert pq.read_table(tmp_path / "x.parquet").num_rows == 1

@@ -235,7 +235,7 @@ def _streamable(args) -> bool:
     rows, a column mapping read by Python)."""
     from .traces.formats import READ_WHOLE
 
-    if args.sort or getattr(args, "transform", None) or getattr(args, "per_request", None) or getattr(args, "columns", None):
+    if any(getattr(args, name, None) for name in ("sort", "transform", "per_request", "columns", "write_flag")):
         return False
     if args.format == "auto":
         from .traces.detect import detect_format

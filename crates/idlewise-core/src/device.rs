@@ -14,6 +14,7 @@
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
+use crate::trace::TraceView;
 use crate::mechanics::mems::{MemsService, SeekModel, Shutdown, Sled, SpringConvention};
 use crate::mechanics::sled_shutdown::ShutdownPolicy;
 use crate::mechanics::network::{next_beacon_s, TcpLink, Transfer};
@@ -1104,6 +1105,28 @@ impl Device {
         let (bandwidth, power) = if is_write { (s.write_bandwidth_bytes_per_s, s.write_power_w) } else { (s.read_bandwidth_bytes_per_s, s.read_power_w) };
         let transfer_s = s.overhead_s + size_bytes / bandwidth;
         (transfer_s, transfer_s * power)
+    }
+
+    /// Whether every run of a call can share one computation of each request's ready-mode
+    /// service ([`Device::ready_services`]): a MEMS device's service depends on its sled and bus.
+    pub fn shares_ready_service(&self) -> bool {
+        self.service.mems.is_none()
+    }
+
+    /// Each request's service in the ready mode, as [`Device::service`] gives it to any run:
+    /// the head follows the requests (it ends where the last one did) whatever the policy, so
+    /// the runs of one call can share this instead of each computing it. `head_bytes` carries
+    /// the head from one part of a trace to the next.
+    pub fn ready_services(&self, trace: &TraceView, head_bytes: &mut f64, out: &mut Vec<(f64, f64)>) {
+        out.clear();
+        out.reserve(trace.len());
+        let mut head = *head_bytes;
+        for i in 0..trace.len() {
+            let (offset, size) = (trace.offset_bytes[i] as f64, trace.size_bytes[i] as f64);
+            out.push(self.service(size, trace.is_write[i] != 0, offset, head));
+            head = offset + size;
+        }
+        *head_bytes = head;
     }
 
     /// [`Device::service`] for a device with a seek curve or a TCP link.

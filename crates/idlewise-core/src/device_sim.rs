@@ -484,7 +484,7 @@ impl<'p> DeviceSim<'p> {
     /// Serves one request arriving at `arrival_s` (FIFO) and returns its finish time.
     #[inline]
     pub fn request(&mut self, arrival_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64) -> f64 {
-        self.request_measured_from(arrival_s, arrival_s, size_bytes, is_write, offset_bytes)
+        self.request_measured_from(arrival_s, arrival_s, size_bytes, is_write, offset_bytes, None)
     }
 
     /// Serves a block of requests at their trace times (open loop, responses from arrival), in
@@ -492,15 +492,18 @@ impl<'p> DeviceSim<'p> {
     /// requests that queue behind a busy, ready server with no gap open are served in a tight
     /// loop with the server's state in registers (the ledger's sums are added to in the same
     /// order); everything else goes through `request`.
-    pub fn requests(&mut self, arrival_s: &[f64], size_bytes: &[i64], is_write: &[u8], offset_bytes: &[i64]) {
+    /// `ready_service`, where the call computed it once for all its runs, is each request's
+    /// service in the ready mode (`Device::ready_services`), used instead of computing it here.
+    pub fn requests(&mut self, arrival_s: &[f64], size_bytes: &[i64], is_write: &[u8], offset_bytes: &[i64], ready_service: Option<&[(f64, f64)]>) {
         let n = arrival_s.len();
         let (size_bytes, is_write, offset_bytes) = (&size_bytes[..n], &is_write[..n], &offset_bytes[..n]);
+        let ready_service = ready_service.map(|s| &s[..n]);
         let queued_path = self.mems.is_none() && !self.low_power_serving && self.ledger.per_request.is_none() && self.ledger.timeline.is_none();
         let mut i = 0;
         while i < n {
             let arrival = arrival_s[i];
             if !queued_path || self.gap.is_some() || arrival > self.free_at || self.serving_mode != READY {
-                self.request(arrival, size_bytes[i] as f64, is_write[i] != 0, offset_bytes[i] as f64);
+                self.request_measured_from(arrival, arrival, size_bytes[i] as f64, is_write[i] != 0, offset_bytes[i] as f64, ready_service.map(|s| s[i]));
                 i += 1;
                 continue;
             }
@@ -511,7 +514,10 @@ impl<'p> DeviceSim<'p> {
             while i < n && arrival_s[i] <= free_at {
                 let (arrival, size, offset) = (arrival_s[i], size_bytes[i] as f64, offset_bytes[i] as f64);
                 delayed += u64::from(arrival < woken_at);
-                let (service_s, service_j) = device.service(size, is_write[i] != 0, offset, head_bytes);
+                let (service_s, service_j) = match ready_service {
+                    Some(given) => given[i],
+                    None => device.service(size, is_write[i] != 0, offset, head_bytes),
+                };
                 head_bytes = offset + size;
                 // The server is busy: service starts when it frees (`max(free_at, arrival)`).
                 let finish = free_at.max(arrival) + service_s;
@@ -551,11 +557,13 @@ impl<'p> DeviceSim<'p> {
     /// `measured_from_s` (its original arrival, when a transform issued it early): the response
     /// is `max(0, finish − measured_from_s)`.
     #[inline]
-    pub fn request_measured_from(&mut self, arrival_s: f64, measured_from_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64) -> f64 {
+    /// `ready_service`: the request's ready-mode service where the call computed it for all its
+    /// runs (`Device::ready_services`).
+    pub fn request_measured_from(&mut self, arrival_s: f64, measured_from_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64, ready_service: Option<(f64, f64)>) -> f64 {
         if self.mems.is_some() {
             return self.mems_request(arrival_s, measured_from_s, size_bytes, is_write, offset_bytes);
         }
-        let (_, finish) = self.serve(arrival_s, size_bytes, is_write, offset_bytes, true);
+        let (_, finish) = self.serve(arrival_s, size_bytes, is_write, offset_bytes, true, ready_service);
         self.record_response((finish - measured_from_s).max(0.0));
         finish
     }
@@ -566,7 +574,7 @@ impl<'p> DeviceSim<'p> {
     /// devices, whose bus and sled need `request`.
     pub fn serve_unrecorded(&mut self, arrival_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64) -> (f64, f64) {
         debug_assert!(self.mems.is_none(), "MEMS devices are served through request()");
-        self.serve(arrival_s, size_bytes, is_write, offset_bytes, false)
+        self.serve(arrival_s, size_bytes, is_write, offset_bytes, false, None)
     }
 
     /// Keeps the device ready until `until_s` without an idle gap: the wait is charged at the ready
@@ -587,13 +595,13 @@ impl<'p> DeviceSim<'p> {
     /// Returns (service start, finish). Not for MEMS devices.
     pub fn serve_user(&mut self, arrival_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64) -> (f64, f64) {
         debug_assert!(self.mems.is_none(), "MEMS devices are served through request()");
-        self.serve(arrival_s, size_bytes, is_write, offset_bytes, true)
+        self.serve(arrival_s, size_bytes, is_write, offset_bytes, true, None)
     }
 
     /// The FIFO server: wakes the device if it must, serves the I/O, charges it. `user`: count
     /// a wait for power management as a delayed request.
     #[inline(always)]
-    fn serve(&mut self, arrival_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64, user: bool) -> (f64, f64) {
+    fn serve(&mut self, arrival_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64, user: bool, ready_service: Option<(f64, f64)>) -> (f64, f64) {
         if self.low_power_serving {
             self.policy.note_transfer(arrival_s);
         }
@@ -612,7 +620,7 @@ impl<'p> DeviceSim<'p> {
             if user && arrival_s < self.woken_at {
                 self.ledger.delayed_requests += 1;
             }
-            self.device.service(size_bytes, is_write, offset_bytes, self.head_bytes)
+            ready_service.unwrap_or_else(|| self.device.service(size_bytes, is_write, offset_bytes, self.head_bytes))
         } else {
             // Served in a low-power mode: delayed by power management when it waited for the
             // transition into the mode or for a beacon.

@@ -86,7 +86,16 @@ pub struct Runs<'p> {
     runs: Vec<Replay<'p>>,
     references: References<'p>,
     opts: ReplayOptions,
+    device: Arc<Device>,
+    /// Where the last request fed left the head, for the shared ready-mode services.
+    head_bytes: f64,
+    /// The shared ready-mode services of the piece being fed (reused from piece to piece).
+    services: Vec<(f64, f64)>,
 }
+
+/// Requests whose ready-mode service is computed at a time, once for every run
+/// (`Device::ready_services`): 16 MiB, whatever the trace's length.
+const SHARED_SERVICE_REQUESTS: usize = 1 << 20;
 
 impl<'p> Runs<'p> {
     /// Builds every policy (a bad spec fails before any run) and the references.
@@ -96,7 +105,14 @@ impl<'p> Runs<'p> {
             .iter()
             .map(|spec| Ok(Replay::new(Arc::clone(device), spec.build(device, &ctx)?, opts, first_arrival_s, expected_requests)))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Runs { runs, references: References::new(device, opts, first_arrival_s)?, opts: opts.clone() })
+        Ok(Runs {
+            runs,
+            references: References::new(device, opts, first_arrival_s)?,
+            opts: opts.clone(),
+            device: Arc::clone(device),
+            head_bytes: 0.0,
+            services: Vec::new(),
+        })
     }
 
     /// Replays the next part of the trace (validated, in order after the last). Each thread
@@ -113,7 +129,30 @@ impl<'p> Runs<'p> {
         self.feed_counting(part, threads, stop, false);
     }
 
+    /// Every run's service of a request in the ready mode is the same (the head follows the
+    /// requests whatever the policy), so it is computed once per piece of the part and shared,
+    /// instead of once per run; the runs then only walk their policies' gaps and queues.
     fn feed_counting(&mut self, part: &TraceView, threads: usize, progress: Option<&AtomicU64>, count: bool) {
+        if !self.device.shares_ready_service() {
+            self.feed_blocks(part, threads, progress, count);
+            return;
+        }
+        let mut services = std::mem::take(&mut self.services);
+        let mut from = 0;
+        while from < part.len() {
+            let to = (from + SHARED_SERVICE_REQUESTS).min(part.len());
+            let piece = part.slice(from, to);
+            self.device.ready_services(&piece, &mut self.head_bytes, &mut services);
+            self.feed_blocks(&piece.with_ready_service(&services), threads, progress, count);
+            if crate::progress::stopped(progress) {
+                break; // each run has stopped at its next block
+            }
+            from = to;
+        }
+        self.services = services;
+    }
+
+    fn feed_blocks(&mut self, part: &TraceView, threads: usize, progress: Option<&AtomicU64>, count: bool) {
         let threads = threads.clamp(1, self.runs.len() + 1);
         let mut shares: Vec<Vec<&mut Replay<'p>>> = (0..threads).map(|_| Vec::new()).collect();
         for (i, run) in self.runs.iter_mut().enumerate() {

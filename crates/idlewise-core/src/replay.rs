@@ -162,7 +162,7 @@ impl<'p> Replay<'p> {
         // bookkeeping.
         let mut serve = |issue_s: f64, measured_from_s: f64, i: usize| {
             let idle_from_s = sim.free_at();
-            let finish = sim.request_measured_from(issue_s, measured_from_s, block.size_bytes[i] as f64, block.is_write[i] != 0, block.offset_bytes[i] as f64);
+            let finish = sim.request_measured_from(issue_s, measured_from_s, block.size_bytes[i] as f64, block.is_write[i] != 0, block.offset_bytes[i] as f64, block.ready_service.map(|s| s[i]));
             if issue_s > idle_from_s {
                 fell_idle(idle_from_s, issue_s);
             }
@@ -194,7 +194,7 @@ impl<'p> Replay<'p> {
     pub fn feed(&mut self, block: &TraceView) {
         let original = block.original_s.filter(|_| self.response_from == ResponseFrom::Original);
         if self.mode == ReplayMode::Open && original.is_none() {
-            self.sim.requests(block.arrival_s, block.size_bytes, block.is_write, block.offset_bytes);
+            self.sim.requests(block.arrival_s, block.size_bytes, block.is_write, block.offset_bytes, block.ready_service);
         } else {
             self.feed_observed(block, |_, _| {});
         }

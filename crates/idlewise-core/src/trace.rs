@@ -17,6 +17,10 @@ pub struct TraceView<'a> {
     /// When each request was originally wanted, where a transform issued it earlier (seed 001's
     /// compression); responses can be measured from it (`ResponseFrom::Original`).
     pub original_s: Option<&'a [f64]>,
+    /// Each request's service in the ready mode, (time s, energy J), computed once for a call's
+    /// device and shared by its runs (it depends on the request and the head, which follows the
+    /// requests whatever the policy): see `Device::ready_services`. None: each run computes it.
+    pub ready_service: Option<&'a [(f64, f64)]>,
     /// Set by [`TraceView::validated`]: every later `validate` is free, so a trace checked once
     /// is not read again before each of the runs made on it.
     checked: bool,
@@ -30,7 +34,7 @@ impl<'a> TraceView<'a> {
                 return Err(Error::Trace(format!("column '{name}' has {len} values but 'time_s' has {n}")));
             }
         }
-        Ok(TraceView { arrival_s, offset_bytes, size_bytes, is_write, original_s: None, checked: false })
+        Ok(TraceView { arrival_s, offset_bytes, size_bytes, is_write, original_s: None, ready_service: None, checked: false })
     }
 
     /// The same columns with each request's original arrival time.
@@ -49,8 +53,16 @@ impl<'a> TraceView<'a> {
             size_bytes: &self.size_bytes[from..to],
             is_write: &self.is_write[from..to],
             original_s: self.original_s.map(|o| &o[from..to]),
+            ready_service: self.ready_service.map(|s| &s[from..to]),
             checked: self.checked,
         }
+    }
+
+    /// The same view with each request's ready-mode service, computed for the device the runs
+    /// replay it on (`Device::ready_services`).
+    pub fn with_ready_service(self, ready_service: &'a [(f64, f64)]) -> TraceView<'a> {
+        assert_eq!(ready_service.len(), self.len(), "one ready-mode service per request");
+        TraceView { ready_service: Some(ready_service), ..self }
     }
 
     pub fn len(&self) -> usize {

@@ -1,5 +1,6 @@
 //! The fast paths change no number: a run fed in blocks cut anywhere, runs shared among
-//! threads, and the oracle carried along always-on's replay as a shadow all give, bit for bit,
+//! threads, the ready-mode service computed once for all runs, and the oracle carried along
+//! always-on's replay as a shadow all give, bit for bit,
 //! what one plain request-by-request replay of each policy gives. Results are compared through
 //! their `Debug` text, which prints every float exactly.
 
@@ -111,4 +112,45 @@ proptest! {
             }
         }
     }
+}
+
+/// The shared ready-mode services are computed a million requests at a time, the head carried
+/// from piece to piece and from part to part: a trace longer than a piece, fed whole or in parts
+/// cut elsewhere, gives the same reports, and those of plain replays, on a disk whose service
+/// depends on the head (a seek curve).
+#[test]
+fn shared_services_carry_the_head_across_pieces_and_parts() {
+    use idlewise_core::evaluate::Runs;
+    let device = catalog("hitachi-travelstar-5k320");
+    let n = 1_300_000;
+    let (mut time_s, mut offset, mut size, mut write) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut t = 0.0;
+    for _ in 0..n {
+        let r = next();
+        t += if r % 16 == 0 { (r % 1000) as f64 * 0.01 } else { 0.002 };
+        time_s.push(t);
+        offset.push(((r >> 8) % 1_000_000) as i64 * 4096);
+        size.push(4096 * (1 + ((r >> 40) % 16) as i64));
+        write.push(u8::from(r >> 63 == 1));
+    }
+    let trace = TraceView::new(&time_s, &offset, &size, &write).unwrap().validated().unwrap();
+    let specs: Vec<PolicySpec> = ["timeout:1s", "breakeven"].iter().map(|s| PolicySpec::parse(s).unwrap()).collect();
+    let opts = ReplayOptions::default();
+    let whole = format!("{:?}", evaluate_on(&trace, &device, &specs, &opts, None, 2).unwrap());
+    let shared = Arc::new(device.clone());
+    let mut runs = Runs::new(&shared, &specs, &opts, time_s[0], 0).unwrap();
+    for from in (0..n).step_by(700_001) {
+        runs.feed(&trace.slice(from, (from + 700_001).min(n)), 1, None);
+    }
+    let parts = format!("{:?}", runs.finish(&device, None).unwrap());
+    assert_eq!(whole, parts);
+    let timeout = plain(&trace, &device, "timeout:1s", &opts);
+    assert!(whole.contains(&timeout), "the shared-service run differs from a plain replay of timeout:1s");
 }
