@@ -153,7 +153,10 @@ impl<'p> Runs<'p> {
     }
 
     fn feed_blocks(&mut self, part: &TraceView, threads: usize, progress: Option<&AtomicU64>, count: bool) {
-        let threads = threads.clamp(1, self.runs.len() + 1);
+        // A small part (one volume's share of a chunk of a many-volume trace) costs less than
+        // starting a thread: it is replayed here.
+        const WORTH_A_THREAD: usize = 1 << 16;
+        let threads = if part.len() * (self.runs.len() + 2) < WORTH_A_THREAD { 1 } else { threads.clamp(1, self.runs.len() + 1) };
         let mut shares: Vec<Vec<&mut Replay<'p>>> = (0..threads).map(|_| Vec::new()).collect();
         for (i, run) in self.runs.iter_mut().enumerate() {
             shares[(i + 1) % threads].push(run);

@@ -139,34 +139,38 @@ impl StreamedRuns {
         if chunk.time_s.is_empty() {
             return Ok(());
         }
-        // A single-device part (or one volume kept) is fed as it is; otherwise it is split.
-        let ids: Vec<Option<i64>> = if chunk.stream.is_empty() {
-            vec![None]
+        // A single-device part is fed as it is; a part of several volumes is split by one
+        // stable sort (each volume's records in file order), not one pass per volume: a
+        // thousand volumes cost a sort, not a thousand scans of every chunk.
+        if chunk.stream.is_empty() {
+            self.feed_volume(chunk, None, stop)?;
+        } else if chunk.stream.iter().all(|&s| s == chunk.stream[0]) {
+            self.feed_kept(chunk, chunk.stream[0], stop)?;
         } else {
-            let mut ids: Vec<i64> = chunk.stream.clone();
-            ids.sort_unstable();
-            ids.dedup();
-            ids.into_iter().map(Some).collect()
-        };
-        for id in ids {
-            if self.keep.is_some() && id != self.keep {
-                self.other_volumes += chunk.stream.iter().filter(|&&s| Some(s) == id).count() as u64;
-                continue;
-            }
-            let part;
-            let columns = match id {
-                Some(volume) if !chunk.stream.iter().all(|&s| s == volume) => {
-                    part = select(chunk, volume);
-                    &part
+            let mut order: Vec<usize> = (0..chunk.time_s.len()).collect();
+            order.sort_by_key(|&i| chunk.stream[i]);
+            for group in order.chunk_by(|&a, &b| chunk.stream[a] == chunk.stream[b]) {
+                let volume = chunk.stream[group[0]];
+                if self.keep.is_some_and(|k| k != volume) {
+                    self.other_volumes += group.len() as u64;
+                    continue;
                 }
-                _ => chunk,
-            };
-            self.feed_volume(columns, id, stop)?;
+                self.feed_kept(&gather(chunk, group), volume, stop)?;
+            }
         }
         if crate::progress::stopped(stop) {
             return Err(Error::Stopped);
         }
         Ok(())
+    }
+
+    /// One volume's records, or a count of them when another volume is kept.
+    fn feed_kept(&mut self, part: &Columns, volume: i64, stop: Option<&AtomicU64>) -> Result<()> {
+        if self.keep.is_some_and(|k| k != volume) {
+            self.other_volumes += part.time_s.len() as u64;
+            return Ok(());
+        }
+        self.feed_volume(part, Some(volume), stop)
     }
 
     fn feed_volume(&mut self, c: &Columns, id: Option<i64>, stop: Option<&AtomicU64>) -> Result<()> {
@@ -278,14 +282,14 @@ pub fn evaluate_file(
     runs.finish(&format!("{format} records"), out.records_read, out.skipped)
 }
 
-fn select(chunk: &Columns, id: i64) -> Columns {
+fn gather(chunk: &Columns, records: &[usize]) -> Columns {
     let mut part = Columns::default();
-    for (i, line) in chunk.line.iter().enumerate().filter(|&(i, _)| chunk.stream[i] == id) {
+    for &i in records {
         part.time_s.push(chunk.time_s[i]);
         part.offset_bytes.push(chunk.offset_bytes[i]);
         part.size_bytes.push(chunk.size_bytes[i]);
         part.is_write.push(chunk.is_write[i]);
-        part.line.push(line);
+        part.line.push(chunk.line.get(i));
     }
     part
 }
