@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 
 import idlewise
-from idlewise.cli import main, results_table
+from idlewise.cli import _fmt_time, main, results_table
 
 from conftest import SRT
 
@@ -39,12 +39,25 @@ def test_results_table_fits_the_terminal_and_keeps_policy_names_whole(width):
     rows = [line for line in text.splitlines() if line.startswith("│")]
     assert len(rows) == len(results)  # one line each: nothing wraps
     for r, row in zip(results, rows):
-        assert row.split("│")[1].strip() == r["policy"]
+        assert row.split("│")[1].strip() == r["spec"]  # as written: experts, not experts:n=25,...
         assert f"{r['energy_j']:,.1f}" in row  # energy is never left out
+        # At 80 columns too: energy against always-on and the oracle, and the mean response.
+        assert f"{r['normalized_energy']:.3f}" in row and f"{r['energy_vs_oracle']:.3f}" in row
+        assert f" {_fmt_time(r['mean_response_s'])} " in row
     assert "left out to fit the terminal" in text  # and the reader is told what was
     wide = Console(width=200, record=True, file=open("/dev/null", "w"))
     wide.print(results_table(results, "t", wide=True, width=200))
     assert "cycles/day" in wide.export_text() and "left out" not in wide.export_text()
+
+
+def test_the_readme_demo_is_what_the_demo_prints_on_80_columns(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["demo"]) == 0
+    printed = "\n".join(line.rstrip() for line in capsys.readouterr().out.rstrip("\n").splitlines())
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    demo = readme[readme.index("## Demo output"):]
+    block = demo[demo.index("```text\n") + 8:demo.index("\n```", demo.index("```text\n"))]
+    assert printed == block
 
 
 def test_sweep_without_out_prints_its_runs(capsys):

@@ -49,7 +49,11 @@ DEMO_POLICIES = ["always-on", "timeout:60s", "timeout:10s", "timeout:2s", "break
 def _console(stderr: bool = False) -> Console:
     """A console that does not truncate tables when output goes to a file or pipe."""
     stream = sys.stderr if stderr else sys.stdout
-    return Console(stderr=stderr) if stream.isatty() else Console(stderr=stderr, width=200)
+    if stream.isatty():
+        return Console(stderr=stderr)
+    # A file or pipe: as wide as COLUMNS says (a script's own layout), else 200 columns.
+    columns = os.environ.get("COLUMNS", "")
+    return Console(stderr=stderr, width=int(columns) if columns.isdigit() and int(columns) >= 40 else 200)
 
 
 def _fmt_time(seconds: float) -> str:
@@ -74,7 +78,7 @@ RESULT_COLUMNS = (
     ("energy J", lambda r: f"{r['energy_j']:,.1f}", True),
     ("system J", lambda r: f"{r['system_energy_j']:,.1f}", False),
     ("vs always-on", lambda r: f"{r['normalized_energy']:.3f}", True),
-    ("vs oracle", lambda r: f"{r['energy_vs_oracle']:.3f}", False),
+    ("vs oracle", lambda r: f"{r['energy_vs_oracle']:.3f}", True),
     ("wake-ups", lambda r: f"{r['wakeups']:,}", True),
     # The wake-ups that start a stopped spindle (a rated start/stop cycle): the ones that wear a
     # disk most. Head loads (load_unload_wakeups) count in "years to rated cycles" and the JSON.
@@ -88,16 +92,19 @@ RESULT_COLUMNS = (
 )
 
 
-#: The order in which columns give way on a narrow terminal (energy J never does).
-_DROP_FIRST = ("resp vs always-on", "system J", "vs oracle", "cycles/day", "years to rated cycles", "p99 resp", "delayed",
-               "wake-ups", "cycle wake-ups", "mean resp", "vs always-on")
+#: The order in which columns give way on a narrow terminal (energy J never does): at 80 columns
+#: energy, vs always-on, vs oracle and the mean response stay.
+_DROP_FIRST = ("resp vs always-on", "system J", "cycles/day", "years to rated cycles", "cycle wake-ups", "p99 resp", "delayed",
+               "wake-ups", "mean resp", "vs oracle", "vs always-on")
 
 
 def results_table(results: Results, title: str, wide: bool = False, keys: tuple = (), width: int | None = None) -> Table:
     """One row per result. Nothing is cut: on a terminal ``width`` columns wide, whole columns
     give way (the caption says how many) rather than the policy name or a number. ``keys``
     names columns that tell rows apart (trace, device, transform) in a sweep."""
-    names = [str(r["policy"]) for r in results]
+    # Labels as the user wrote the specs (defaults left out); the JSON and tables of rows keep
+    # the engine's full label in "policy" too.
+    names = [str(r.get("spec") or r["policy"]) for r in results]
     columns = [(name, cell) for name, cell, default in RESULT_COLUMNS if wide or default]
     cells = {name: [cell(r) for r in results] for name, cell in columns}
     key_cells = {k: [str(r.get(k, "")) for r in results] for k in keys}
@@ -119,8 +126,13 @@ def results_table(results: Results, title: str, wide: bool = False, keys: tuple 
     table.add_column("policy", justify="left", no_wrap=True, min_width=max(map(len, names), default=6))
     for key, values in key_cells.items():
         table.add_column(key, justify="left", no_wrap=True, min_width=max(map(len, values), default=1))
+    # Where the columns fit only with their headers wrapped at spaces (as counted above), the
+    # headers are wrapped there; rich would otherwise cut the last column.
+    unwrapped = used + sum(max(len(n), *map(len, cells[n])) + 3 for n, _ in columns) if width is not None else 0
+    wrap = width is not None and unwrapped > width
     for name, _ in columns:
-        table.add_column(name, justify="right", min_width=max(map(len, cells[name]), default=1))
+        header = name.replace(" ", "\n") if wrap else name
+        table.add_column(header, justify="right", min_width=max(map(len, cells[name]), default=1))
     for i, name in enumerate(names):
         table.add_row(name, *(v[i] for v in key_cells.values()), *(cells[n][i] for n, _ in columns))
     return table
@@ -138,11 +150,11 @@ def _print_results(results: Results, args, title: str) -> None:
 def cmd_demo(args) -> int:
     folder = resources.files("idlewise") / "data" / "hplajw"
     with resources.as_file(folder / "ajw.1week.srt") as path:
-        trace = traces.read_srt(path, disk=0, name="hplajw week, disk 0")
+        trace = traces.read_srt(path, disk=0, name="hplajw disk 0")
     results = simulate(trace, args.device, args.policy or DEMO_POLICIES, base_power_w=args.base_power)
     title = (f"{trace.describe()}\nreplayed on {args.device}"
              + (f", base power {args.base_power} W" if args.base_power else "")
-             + "\n(trace: HP Labs hplajw, DiskSim licence; see idlewise/data/hplajw/COPYRIGHT.disksim)")
+             + "\n(HP Labs trace, DiskSim licence: idlewise/data/hplajw/COPYRIGHT.disksim)")
     _print_results(results, args, title)
     return 0
 
@@ -225,7 +237,10 @@ def _write_per_request(tables, path: str, quiet: bool) -> None:
 def _label_devices(records) -> str:
     """Names each row's device of a multi-device trace in its policy column; the title's note."""
     for r in records:
-        r["policy"] = f"#{r.get('stream_name', r['stream'])} {r['policy']}"
+        device = f"#{r.get('stream_name', r['stream'])}"
+        r["policy"] = f"{device} {r['policy']}"
+        if r.get("spec"):
+            r["spec"] = f"{device} {r['spec']}"
     return f", each of {len({r['stream'] for r in records})} devices as its own disk (policy column shows #device)"
 
 

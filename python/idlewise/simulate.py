@@ -166,7 +166,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     name = os.path.basename(path)
     records = []
     for volume, _, rows in volumes:
-        for r in rows:
+        for spec, r in zip(specs, rows, strict=True):
+            r["spec"] = spec
             # Streamed traces are not transformed: each row is normalised against its own always-on run.
             r.update(trace=name, stream=volume, transform="none", read_report=report,
                      records_skipped=sum(n for _, n in skipped), normalized_against="always-on")
@@ -260,7 +261,8 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     normalize_to_untransformed(records, trace, device, base_power_w=float(base_power_w), initial_mode=mode_index,
                                replay=replay, fold_offsets=bool(fold_offsets), tail_s=float(tail_s),
                                transition_seed=transition_seed, threads=threads)
-    for r in records:
+    for spec, r in zip(specs, records, strict=True):
+        r["spec"] = spec  # as the user wrote it (a range expanded); "policy" is the engine's full label
         r["trace"] = trace.name
         r["transform"] = transform or "none"
         if "response_s" in r:

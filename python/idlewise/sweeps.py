@@ -88,8 +88,8 @@ def run_task(task: Task, threads: int = 1) -> list[dict]:
                                  tail_s=transformed.idle_tail_s, threads=threads)
         normalize_to_untransformed(records, transformed, device, base_power_w=task.base_power_w, tail_s=transformed.idle_tail_s,
                                    threads=threads)
-        for r in records:
-            r.update(trace=task.source.label, stream=stream, transform=task.transform, family=r["policy"].split(":")[0],
+        for spec, r in zip(task.specs, records, strict=True):
+            r.update(spec=spec, trace=task.source.label, stream=stream, transform=task.transform, family=r["policy"].split(":")[0],
                      response_from=task.response_from, **read)
             if stream is not None:
                 r["stream_name"] = trace.stream_label(stream)

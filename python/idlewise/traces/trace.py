@@ -120,7 +120,16 @@ def read_report_text(origin: str, records_read: int, format: str, kept: int, ski
 
 def describe_text(name: str, requests: int, writes: int, span_s: float) -> str:
     """A trace in one line, whether it was read whole or streamed."""
-    return f"{name}: {requests:,} requests ({requests - writes:,} reads, {writes:,} writes) over {span_s:,.1f} s"
+    return f"{name}: {requests:,} requests ({requests - writes:,} reads, {writes:,} writes) over {_span_text(span_s)}"
+
+
+def _span_text(span_s: float) -> str:
+    """A trace's span in the unit a reader thinks in: seconds, hours, days."""
+    if span_s >= 2 * 86400:
+        return f"{span_s / 86400:,.2f} days"
+    if span_s >= 2 * 3600:
+        return f"{span_s / 3600:,.2f} h"
+    return f"{span_s:,.1f} s"
 
 
 @dataclass(frozen=True)
