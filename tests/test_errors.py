@@ -5,6 +5,7 @@ import pytest
 
 import idlewise
 from idlewise import IdlewiseError, TraceError
+from conftest import TRACES
 
 GOOD_DEVICE = """
 name = "d"
@@ -144,3 +145,24 @@ def test_truncated_srt(tmp_path):
     path.write_bytes(data[: len(data) - 13])
     with pytest.raises(TraceError, match="truncated"):
         idlewise.read_srt(path)
+
+
+@pytest.mark.parametrize("argv, hint", [
+    (["--device", "hitachi-travelstar-5k32", "--policy", "timeout:2s"], "unknown device 'hitachi-travelstar-5k32' (did you mean 'hitachi-travelstar-5k320'?)"),
+    (["--device", "hitachi-travelstar-5k320", "--policy", "timeot:2s"], "unknown policy 'timeot' (did you mean 'timeout'?)"),
+    (["--device", "hitachi-travelstar-5k320", "--policy", "stpm:knb=50"], "unknown parameter 'knb' (did you mean 'knob'?)"),
+    (["--device", "hitachi-travelstar-5k320", "--policy", "oracle", "--initial-mode", "stanby"], "no mode 'stanby' (did you mean 'standby'?)"),
+])
+def test_a_near_miss_gets_a_did_you_mean(argv, hint, capsys):
+    from idlewise.cli import main
+
+    assert main(["simulate", str(TRACES / "disksim" / "ascii.trace"), *argv]) == 2
+    assert hint in capsys.readouterr().err
+
+
+def test_a_far_miss_gets_the_list_alone(capsys):
+    from idlewise.cli import main
+
+    assert main(["simulate", str(TRACES / "disksim" / "ascii.trace"), "--device", "banana", "--policy", "oracle"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown device 'banana': not a file" in err and "did you mean" not in err

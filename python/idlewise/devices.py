@@ -56,7 +56,8 @@ def load_device(name_or_path: str | os.PathLike | Device) -> Device:
     else:
         entry = _catalog_dir() / f"{text}.toml"
         if not entry.is_file():
-            raise IdlewiseError(f"unknown device '{text}': not a file, and not in the catalog ({', '.join(catalog_names())})")
+            hint = _core.did_you_mean(text, catalog_names())
+            raise IdlewiseError(f"unknown device '{text}'{hint}: not a file, and not in the catalog ({', '.join(catalog_names())})")
         device = Device.from_toml(entry.read_text(encoding="utf-8"), f"catalog:{text}")
     for message in device.warnings:
         warnings.warn(message, DeviceWarning, stacklevel=2)

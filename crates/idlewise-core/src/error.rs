@@ -58,3 +58,53 @@ pub(crate) fn toml_location(text: &str, e: &toml::de::Error) -> String {
         .map(|span| format!("line {}", text[..span.start.min(text.len())].matches('\n').count() + 1))
         .unwrap_or_else(|| "document".to_string())
 }
+
+/// The known name closest to a mistyped one, where one is close enough to be what was meant:
+/// within two edits, or a third of the word's length for long names (`timout` → `timeout`,
+/// `hitachi-travelstar-5k32` → `hitachi-travelstar-5k320`). Errors append it as "did you mean".
+pub fn closest<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = 2.max(word.chars().count() / 3);
+    known
+        .into_iter()
+        .map(|name| (edit_distance(&word.to_lowercase(), &name.to_lowercase()), name))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, name)| name)
+}
+
+/// " (did you mean 'X'?)" for the closest known name, or nothing.
+pub fn did_you_mean<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    closest(word, known).map_or(String::new(), |name| format!(" (did you mean '{name}'?)"))
+}
+
+/// Levenshtein distance, in characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            current[j + 1] = (previous[j] + usize::from(ca != cb)).min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod closest_tests {
+    use super::*;
+
+    #[test]
+    fn near_misses_are_suggested_and_far_ones_are_not() {
+        let families = ["always-on", "timeout", "hd-idle", "stpm", "experts", "oracle"];
+        assert_eq!(closest("timout", families), Some("timeout"));
+        assert_eq!(closest("Oracle", families), Some("oracle"));
+        assert_eq!(closest("stmp", families), Some("stpm"));
+        assert_eq!(closest("banana", families), None);
+        assert_eq!(closest("hitachi-travelstar-5k32", ["hitachi-travelstar-5k320", "hitachi-microdrive-1gb"]), Some("hitachi-travelstar-5k320"));
+        assert_eq!(did_you_mean("knb", ["knob", "base"]), " (did you mean 'knob'?)");
+        assert_eq!(did_you_mean("zzz", ["knob", "base"]), "");
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+}

@@ -211,7 +211,8 @@ impl Device {
     fn mode_index(&self, name: &str) -> PyResult<usize> {
         self.inner.mode_index(name).ok_or_else(|| {
             let known: Vec<&str> = self.inner.modes.iter().map(|m| m.name.as_str()).collect();
-            IdlewiseError::new_err(format!("device '{}' has no mode '{name}'; its modes are: {}", self.inner.name, known.join(", ")))
+            let hint = idlewise_core::error::did_you_mean(name, known.iter().copied());
+            IdlewiseError::new_err(format!("device '{}' has no mode '{name}'{hint}; its modes are: {}", self.inner.name, known.join(", ")))
         })
     }
 
@@ -460,6 +461,13 @@ fn reports_list<'py>(py: Python<'py>, reports: Vec<idlewise_core::Report>, devic
         out.append(d)?;
     }
     Ok(out)
+}
+
+/// " (did you mean 'X'?)" for the known name closest to a mistyped one, or "" (one home for
+/// every face's suggestions: policies, parameters and modes in the engine, devices in Python).
+#[pyfunction]
+fn did_you_mean(word: &str, known: Vec<String>) -> String {
+    idlewise_core::error::did_you_mean(word, known.iter().map(|k| k.as_str()))
 }
 
 /// Replays a text trace file read in chunks (memory bounded by a chunk's, whatever the trace's
@@ -1060,6 +1068,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(policy_families, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_file, m)?)?;
+    m.add_function(wrap_pyfunction!(did_you_mean, m)?)?;
     m.add_function(wrap_pyfunction!(idle_gaps, m)?)?;
     m.add_function(wrap_pyfunction!(run_system, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;

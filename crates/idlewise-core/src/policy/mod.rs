@@ -206,7 +206,8 @@ impl PolicySpec {
         };
         if !families().iter().any(|f| f.name == family) {
             let names: Vec<&str> = families().iter().map(|f| f.name).collect();
-            return Err(Error::spec(text, format!("unknown policy '{family}'; known policies: {}", names.join(", "))));
+            let hint = crate::error::did_you_mean(family, names.iter().copied());
+            return Err(Error::spec(text, format!("unknown policy '{family}'{hint}; known policies: {}", names.join(", "))));
         }
         let mut args = Vec::new();
         if let Some(rest) = rest {
@@ -256,7 +257,8 @@ impl PolicySpec {
                 }
                 Some(k) if !allowed.contains(&k.as_str()) => {
                     return Err(self.error(format!(
-                        "unknown parameter '{k}'; {}",
+                        "unknown parameter '{k}'{}; {}",
+                        crate::error::did_you_mean(k, allowed.iter().copied()),
                         if allowed.is_empty() { "this policy takes none".to_string() } else { format!("expected one of {}", allowed.join(", ")) }
                     )))
                 }
@@ -271,7 +273,7 @@ impl PolicySpec {
         for (key, _) in &self.args {
             if let Some(k) = key {
                 if !allowed.contains(&k.as_str()) {
-                    return Err(self.error(format!("unknown parameter '{k}'; expected one of {}", allowed.join(", "))));
+                    return Err(self.error(format!("unknown parameter '{k}'{}; expected one of {}", crate::error::did_you_mean(k, allowed.iter().copied()), allowed.join(", "))));
                 }
             }
         }
