@@ -102,3 +102,35 @@ def test_bad_sweep_inputs():
         sweep(["/nope.csv"], ["hitachi-microdrive-1gb"], ["breakeven"], progress=False)
     with pytest.raises(IdlewiseError, match="unknown mode 'deep'"):
         sweep([small_trace()], ["hitachi-microdrive-1gb"], ["timeout:deep=1s..2s/1s"], progress=False)
+
+
+def test_the_summary_is_the_frontier_each_familys_best_and_the_bound():
+    from idlewise.sweeps import summary
+
+    def row(policy, energy, response):
+        return {"policy": policy, "family": policy.split(":")[0], "energy_j": energy, "mean_response_s": response,
+                "trace": "t", "stream": None, "transform": "none", "device": "d"}
+
+    rows = [row("timeout:1s", 10.0, 5.0), row("timeout:2s", 12.0, 4.0), row("timeout:3s", 13.0, 4.5),  # 3s: dominated
+            row("stpm:knob=0", 11.0, 6.0), row("stpm:knob=50", 14.0, 1.0), row("oracle", 5.0, 0.1), row("always-on", 50.0, 0.1)]
+    why = {r["policy"]: r["why"] for r in summary(rows)}
+    assert why == {"oracle": "bound", "timeout:1s": "frontier, best timeout", "stpm:knob=0": "best stpm",
+                   "timeout:2s": "frontier", "stpm:knob=50": "frontier", "always-on": "frontier"}
+    # Two groups are summarised apart; a long frontier is thinned to its ends and points between.
+    long = [row(f"timeout:{k}s", 10.0 + k, 100.0 - k) for k in range(30)]
+    other = [dict(r, device="e") for r in long]
+    shown = summary(long + other)
+    assert len(shown) == 2 * 8 and {r["device"] for r in shown} == {"d", "e"}
+    assert [r["policy"] for r in shown[:8]][0] == "timeout:0s" and shown[7]["policy"] == "timeout:29s"
+
+
+def test_a_sweep_with_out_prints_its_summary_not_every_run(tmp_path, capsys):
+    from idlewise.cli import main
+
+    out = tmp_path / "runs.parquet"
+    assert main(["sweep", SRT, "--stream", "0", "--device", "hitachi-travelstar-5k320", "--policy", "timeout:0s..60s/2s",
+                 "--policy", "oracle", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert pq.read_table(out).num_rows == 32
+    assert "32 runs" in printed and "shown: 9 of them" in printed and "bound" in printed and "best timeout" in printed
+    assert printed.count("│ timeout:") == 8

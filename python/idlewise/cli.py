@@ -454,9 +454,17 @@ def cmd_sweep(args) -> int:
         json.dump(results.to_dicts(json_safe=True), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     else:
+        from .sweeps import GROUP_KEYS, summary
+
         rows = results.to_dicts()
-        keys = tuple(k for k in ("trace", "stream", "transform", "device") if len({str(r.get(k)) for r in rows}) > 1)
+        keys = tuple(k for k in GROUP_KEYS if len({str(r.get(k)) for r in rows}) > 1)
         title = f"{len(results):,} runs" + (f"; rows in {args.out}" if args.out else "") + (f"; plot in {args.plot}" if args.plot else "")
+        if args.out:
+            # Every run is in the file: the terminal gets the runs worth reading first.
+            rows = summary(rows)
+            keys += ("why",)
+            title += (f"\nshown: {len(rows):,} of them, the energy/response frontier and each family's least energy "
+                      "(always-on for reference)")
         console = _console()
         console.print(results_table(rows, title, wide=args.wide, keys=keys, width=console.width))
     return 0

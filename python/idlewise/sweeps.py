@@ -243,6 +243,58 @@ class SweepInterrupted(KeyboardInterrupt):
         self.runs_planned = runs_planned
 
 
+#: Frontier points a summary shows per group at most.
+FRONTIER_POINTS = 8
+
+#: What tells a sweep's groups apart: runs are compared within a group only.
+GROUP_KEYS = ("trace", "stream", "transform", "device")
+
+
+def _family(row: dict) -> str:
+    return row.get("family") or str(row["policy"]).split(":")[0]
+
+
+def summary(rows: list[dict]) -> list[dict]:
+    """The runs worth reading first, per (trace, stream, transform, device) group: the trade-off
+    frontier among the policies a device can run (no other has less energy and a shorter mean
+    response; the offline oracle, which beats them all, is shown as the bound instead) and each
+    policy family's least-energy run. Each row gains ``why``: "frontier", "best <family>", both,
+    or "bound" (the oracle) or "reference" (always-on)."""
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault(tuple(str(r.get(k)) for k in GROUP_KEYS), []).append(r)
+    out = []
+    for members in groups.values():
+        by_energy = sorted(members, key=lambda r: (r["energy_j"], r["mean_response_s"]))
+        reasons: dict = {}
+        fastest = math.inf
+        frontier = []
+        for r in by_energy:  # a run is on the frontier if it responds faster than every cheaper one
+            if _family(r) == "oracle":
+                reasons.setdefault(id(r), []).append("bound")
+                continue
+            if r["mean_response_s"] < fastest:
+                frontier.append(r)
+                fastest = r["mean_response_s"]
+        # A long frontier (a fine sweep) is shown at FRONTIER_POINTS points spread along it, its
+        # two ends included; the file has every run.
+        if len(frontier) > FRONTIER_POINTS:
+            step = (len(frontier) - 1) / (FRONTIER_POINTS - 1)
+            frontier = [frontier[round(i * step)] for i in range(FRONTIER_POINTS)]
+        for r in frontier:
+            reasons.setdefault(id(r), []).append("frontier")
+        best: dict = {}
+        for r in by_energy:
+            best.setdefault(_family(r), r)
+        for family, r in best.items():
+            if family not in ("oracle", "always-on"):
+                reasons.setdefault(id(r), []).append(f"best {family}")
+        for r in by_energy:
+            if id(r) in reasons or r.get("policy") == "always-on":
+                out.append({**r, "why": ", ".join(reasons.get(id(r), ["reference"]))})
+    return out
+
+
 def plot_tradeoff(results: Results, path: str) -> None:
     """Energy against mean response time, both normalised to always-on, one curve per policy family
     and the oracle as a point; one panel per (trace, stream, transform, device). As seed 001
