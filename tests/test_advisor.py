@@ -84,7 +84,9 @@ def test_advice_by_hand(toy):
     assert rows["timeout:1min"]["energy_j"] == pytest.approx(e60, rel=1e-9)
     assert rows["timeout:2min"]["energy_j"] == pytest.approx(e120, rel=1e-9)
     assert advice["recorded_s"] == 4000.0 and advice["replayed_s"] == pytest.approx(4000.0, rel=1e-9)
-    assert advice["warnings"] == []
+    # 4,000 s is shorter than a day: the only warning says the year is that hour repeated.
+    assert advice["warnings"] == ["the recording covers 66.7 min; every yearly figure repeats it for a year. Record at "
+                                  "least a day, a week to catch weekly jobs (`idlewise record`)"]
     per_year = YEAR_S / 4000
     assert advice["always_on_kwh_per_year"] == pytest.approx(always_on * per_year / 3.6e6, rel=1e-9)
     assert advice["policy"] == "timeout:1min"

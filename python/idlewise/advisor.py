@@ -31,6 +31,7 @@ from .devices import WEAR_RATINGS, load_device, wear_ratings
 from .errors import IdlewiseError
 from .simulate import simulate
 from .output import save_figure
+from .traces.trace import span_text
 
 SECONDS_PER_YEAR = 365.25 * 86400
 JOULES_PER_KWH = 3.6e6
@@ -46,6 +47,11 @@ DEVSLP_TIMEOUTS_MS = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 30000,
 
 # --- hdparm -S ------------------------------------------------------------------------------
 
+
+
+#: A recording shorter than this gets a warning: a year extrapolated from less than a day of a
+#: machine's life misses its daily rhythm.
+RECOMMENDED_RECORDING_S = 86_400.0
 
 def hdparm_standby_timeout_s(value: int) -> Optional[float]:
     """The standby timeout an ``hdparm -S`` value sets, as ATA's IDLE command encodes it:
@@ -235,6 +241,11 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
     first = float(trace.time_s[0])
     recorded_s = (trace.end_time_s if trace.end_time_s is not None else float(trace.time_s[-1])) - first
     warnings = []
+    if recorded_s < RECOMMENDED_RECORDING_S:
+        # Every yearly figure is this recording repeated: a short one misses the nightly backup,
+        # the weekly scrub, the idle weekend.
+        warnings.append(f"the recording covers {span_text(recorded_s)}; every yearly figure repeats it for a year. Record at "
+                        f"least a day, a week to catch weekly jobs (`idlewise record`)")
     if seconds > 1.1 * recorded_s + 60:
         warnings.append(f"the device is busy {seconds:,.0f} s on a {recorded_s:,.0f} s recording even when always on: it "
                         "cannot keep up with this workload (requests queue), so these are the figures of a saturated disk")

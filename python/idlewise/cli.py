@@ -891,11 +891,11 @@ def cmd_advise(args) -> int:
 
 def _print_advice(advice: dict, args) -> None:
     console = _console()
-    span = advice["recorded_s"]
-    span_text = f"{span / 86400:.2f} days" if span >= 86400 else f"{span / 3600:.2f} h" if span >= 3600 else f"{span / 60:.1f} min"
-    console.print(f"[bold]{advice['device']}[/bold] on {advice['trace']}: {advice['requests']:,} requests over "
-                  f"{span_text}; always on it draws "
-                  f"{advice['always_on_kwh_per_year']:.1f} kWh a year, the offline optimum saves "
+    from .traces.trace import span_text
+
+    console.print(f"[bold]{advice['device']}[/bold] on {advice['trace']}: {advice['requests']:,} requests recorded over "
+                  f"{span_text(advice['recorded_s'])}; extrapolated to a year, always on it draws "
+                  f"{advice['always_on_kwh_per_year']:.1f} kWh, the offline optimum saves "
                   f"{advice['oracle_kwh_saved_per_year']:.1f}")
     table = Table(title="every setting tried (per year unless said)", title_justify="left")
     for column in ("setting", "saves kWh", "money", "wake-ups/day", "years to rated cycles", "delayed/hour",
