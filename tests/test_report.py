@@ -12,9 +12,9 @@ import pytest
 import idlewise
 from idlewise import IdlewiseError
 from idlewise.cli import main
-from idlewise.report import busiest_window, parse_window, point_label, report
+from idlewise.report import busiest_window, parse_window, point_label, report, report_from_rows
 
-from conftest import SRT, TOY_DISK
+from conftest import SRT, TOY_DISK, TRACES
 
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 # CI installs Chromium (.ci/run) and sets this, so there the browser test cannot quietly skip.
@@ -42,8 +42,10 @@ def test_the_report_is_one_file_that_needs_no_network(hplajw_report):
     assert not re.search(r"<(script|img|link|iframe)[^>]+(src|href)=", html)
     assert not re.search(r"url\((?!#)", html)
     titles = re.findall(r"<h2[^>]*>([^<]+)</h2>", html)
-    assert titles == ["Results", "Idle gaps", "Energy and response", "Energy by mode", "Wake-ups and rated cycles",
-                      "Mode timeline: hitachi-travelstar-5k320"]
+    # Summary and plots first, the table of runs last (open: a few runs).
+    assert titles == ["Idle gaps", "Energy and response", "Energy by mode", "Wake-ups and rated cycles",
+                      "Mode timeline: hitachi-travelstar-5k320", "Results"]
+    assert "<details open>" in html
     assert html.count("<svg") == 5
     # Every run is a row, the references included; the trade-off labels each run by its value.
     assert len(re.findall(r"<tr><td", html)) == 4 + 1 + 2
@@ -175,3 +177,13 @@ def test_the_wakeups_figure_draws_each_rating(tmp_path):
     assert "3,650 rated start/stop cycles over 5 years" in html
     assert "1,000 rated load/unload cycles over 5 years" in html
     assert "wake-ups that use a rated load/unload cycle" in html
+
+
+def test_a_report_of_a_large_sweep_plots_the_first_groups_and_folds_its_table(tmp_path):
+    runs = tmp_path / "runs.parquet"
+    idlewise.sweep([TRACES / "disksim" / "ascii.trace"], ["hitachi-microdrive-1gb"], ["timeout:1s..3s/1s"],
+                   transforms=["none", "compress:64ops"], progress=False).to_pandas().to_parquet(runs)
+    html = report_from_rows(runs, tmp_path / "r.html").read_text()
+    # 14 devices x 2 transforms: 28 groups, the first 8 drawn; 84 runs, every one in the folded table.
+    assert "The first 6 of 28 groups (trace, stream, transform, device) are plotted; every run is in the table." in html
+    assert len(re.findall(r"<tr><td", html)) == 84 and "<details>" in html and "All 84 runs, one row each (click to show)" in html

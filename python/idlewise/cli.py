@@ -56,6 +56,16 @@ def _console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, width=int(columns) if columns.isdigit() and int(columns) >= 40 else 200)
 
 
+def _working(what: str):
+    """A spinner on a terminal's stderr while a step with no count of its own runs (nothing
+    elsewhere)."""
+    import contextlib
+
+    if not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    return _console(stderr=True).status(what)
+
+
 def _fmt_time(seconds: float) -> str:
     if not math.isfinite(seconds):
         return "-"
@@ -287,7 +297,8 @@ def cmd_report(args) -> int:
         if given:
             raise IdlewiseError(f"--from makes a report of a sweep's rows; leave out {', '.join(given)} "
                                 "(or leave out --from to run the policies on a trace)")
-        out = report_from_rows(args.from_rows, args.out, title=args.title)
+        with _working(f"making a report of {os.path.basename(args.from_rows)}"):
+            out = report_from_rows(args.from_rows, args.out, title=args.title)
     else:
         if not args.trace or not args.device:
             raise IdlewiseError("give a TRACE and at least one --device (or --from RUNS.parquet for a sweep's rows)")

@@ -109,9 +109,19 @@ def point_label(row, alone: bool = False) -> str:
     return family if alone else str(row["policy"])
 
 
-def _panels(rows):
+#: Panels a figure draws at most: a sweep of many traces, devices and transforms gets the first
+#: ones plotted (the caption says how many of how many) and every run in the table. 64 panels
+#: of labelled points took 45 s to draw and were not read.
+MAX_PANELS = 6
+
+
+def _panels(rows, limit: int | None = MAX_PANELS):
     """Rows grouped by what they ran on (trace, stream, transform, device): points of
-    different groups are never joined or compared on one set of axes."""
+    different groups are never joined or compared on one set of axes. The first ``limit``."""
+    return _groups(rows)[:limit]
+
+
+def _groups(rows):
     keys = [k for k in ("trace", "stream", "transform", "device") if k in rows.columns]
     if not keys:
         return [("", rows)]
@@ -431,19 +441,22 @@ def render(content: ReportContent) -> str:
 
 
 def _results_sections(rows) -> list[Section]:
+    groups = len(_groups(rows))
+    shown = (f" The first {MAX_PANELS} of {groups:,} groups (trace, stream, transform, device) are plotted; every run "
+             "is in the table." if groups > MAX_PANELS else "")
     sections = [
         Section("Energy and response", tradeoff_figure(rows),
                 caption="Each run's device energy against its mean response time; a swept family's runs are joined in "
                         "parameter order and labelled with their value. Always-on (square) and the offline oracle (star) "
-                        "bound what a policy can reach."),
+                        "bound what a policy can reach." + shown),
         Section("Energy by mode", energy_by_mode_figure(rows),
-                caption="Where each run's energy went: residency in each mode, transitions, and serving requests."),
+                caption="Where each run's energy went: residency in each mode, transitions, and serving requests." + shown),
     ]
     wakeups = wakeups_figure(rows)
     if wakeups:
         sections.append(Section("Wake-ups and rated cycles", wakeups,
                                 caption="Wake-ups a day; those out of modes that park the heads or stop the spindle use a "
-                                        "rated start/stop (or load/unload) cycle."))
+                                        "rated start/stop (or load/unload) cycle." + shown))
     return sections
 
 
