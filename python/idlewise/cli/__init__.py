@@ -1,0 +1,268 @@
+"""The ``idlewise`` command line: the parser and ``main`` here, one module per command family
+beside it (``simulate``, ``sweep``, ``report``, ``advise``, ``devices``, ``trace``, ``hybrid``,
+``experiments``), what they all print with in ``_common`` and the options they share in
+``_options``. A new command gets its module and a ``cmd_*`` function the parser points at.
+
+Human output is a table (rich); ``--json`` prints machine-readable results. Errors print one
+line naming the file, line or field and exit with status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+import warnings
+
+from .. import __version__, _core
+from ..errors import IdlewiseError
+from ..output import check_destination
+from ..traces.formats import FORMATS
+from ._common import DEMO_DEVICE, DEMO_POLICIES, _fmt_time, results_table  # noqa: F401 - re-exported for scripts and tests
+from ._options import _watts, _seconds, _response_option, _stream_key, _stream_option, _wide_option, _trace_options
+from .advise import cmd_record, cmd_advise
+from .devices import cmd_devices, cmd_policies
+from .experiments import cmd_cache, cmd_experiment
+from .hybrid import cmd_hybrid
+from .report import cmd_report
+from .simulate import cmd_demo, cmd_simulate
+from .sweep import cmd_sweep
+from .trace import cmd_trace_convert, cmd_trace_stats, cmd_trace_formats, cmd_workload
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="idlewise", description="Replay I/O traces against power-managed devices and policies.")
+    parser.add_argument("--version", action="version", version=f"idlewise {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    demo = sub.add_parser("demo", help="replay the bundled hplajw week on a catalog laptop disk under several policies")
+    demo.add_argument("--device", default=DEMO_DEVICE, help=f"catalog name or TOML path (default {DEMO_DEVICE})")
+    demo.add_argument("--policy", action="append", help="policy spec (repeatable; default: a representative set)")
+    demo.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power for system energy")
+    demo.add_argument("--json", action="store_true", help="print results as JSON")
+    _wide_option(demo)
+    demo.set_defaults(func=cmd_demo)
+
+    sim = sub.add_parser("simulate", help="replay a trace on a device under one or more policies")
+    sim.add_argument("trace", help="trace file (simple CSV 'time_s,offset_bytes,size_bytes,op' or HP SRT)")
+    sim.add_argument("--device", action="append", required=True, help="catalog name or TOML path (repeatable: each device is simulated)")
+    sim.add_argument("--policy", action="append", required=True, help="policy spec, e.g. timeout:2s or a range timeout:0s..10s/2s (repeatable)")
+    sim.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power added to system energy")
+    sim.add_argument("--initial-mode", default=None, metavar="MODE", help="mode the device is in at the first request (default: ready)")
+    sim.add_argument("--replay", choices=("open", "closed", "sync"), default="open",
+                     help="open: requests at their trace times; closed: each issued its trace gap after the previous completes; "
+                          "sync: each at its trace time or when the previous completes, whichever is later (seed 001)")
+    sim.add_argument("--fold-offsets", action="store_true",
+                     help="fold offsets onto a device with a fixed capacity (MEMS: block mod (capacity - size); a disk whose file gives its cylinders: offset mod capacity for the seek)")
+    _response_option(sim)
+    sim.add_argument("--tail", type=_seconds, default=0.0, metavar="DURATION",
+                     help="the run goes on this long after the last request completes, the device idling under its policy")
+    sim.add_argument("--transition-seed", type=int, metavar="N",
+                     help="draw wake-up times that vary (time_std_s in the device) from seed N; default: their means")
+    _trace_options(sim)
+    sim.add_argument("--transform", metavar="T", help="workload transform, e.g. compress-reorder:64ops (chain with +)")
+    sim.add_argument("--json", action="store_true", help="print a JSON list, one object per policy")
+    sim.add_argument("--per-request", metavar="FILE.parquet",
+                     help="also write every request of every run to Parquet: policy, device, request, arrival_s, start_s, "
+                          "finish_s, response_s, wait_s, mode_at_arrival")
+    _wide_option(sim)
+    sim.add_argument("--chunks", action="store_true",
+                     help="accepted for older scripts and ignored: a trace is replayed as it is read whenever it can be "
+                          "(in time order, no --sort, --transform or --per-request), at memory bounded whatever its length")
+    sim.set_defaults(func=cmd_simulate)
+
+    rp = sub.add_parser("report", help="write one self-contained HTML report: the trace's idle gaps, a sortable results "
+                                        "table, energy by mode, the energy-response trade-off, wake-ups, a mode timeline")
+    rp.add_argument("trace", nargs="?", help="trace file (leave out with --from)")
+    rp.add_argument("--device", action="append", help="catalog name or TOML path (repeatable)")
+    rp.add_argument("--policy", action="append", help="policy spec or range, e.g. timeout:1s..60s/5s (repeatable; "
+                                                       "default: a representative set); always-on and the oracle are added")
+    rp.add_argument("--from", dest="from_rows", metavar="RUNS.parquet",
+                    help="make the report of a sweep's rows (idlewise sweep --out RUNS.parquet or .csv) instead")
+    rp.add_argument("--window", metavar="FROM..TO", help="mode timeline window, times from the first request, e.g. 2h..150min "
+                                                         "(default: the half hour where policies differ most)")
+    rp.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power added to system energy")
+    rp.add_argument("--initial-mode", default=None, metavar="MODE", help="mode the device is in at the first request")
+    rp.add_argument("--transform", metavar="T", help="workload transform, e.g. compress:64ops")
+    _trace_options(rp)
+    rp.add_argument("--title", help="the report's title (default: names the trace)")
+    rp.add_argument("--out", required=True, metavar="REPORT.html", help="where to write the report")
+    rp.set_defaults(func=cmd_report)
+
+    hy = sub.add_parser("hybrid", help="replay a trace on a hybrid disk with a flash NVCache (seed 003): when and how to flush")
+    hy.add_argument("trace", help="trace file")
+    hy.add_argument("--hybrid", metavar="NAME|FILE", help="a hybrid description naming its parts and sizes "
+                    "(bundled: seed003-e7k100-ultra-ii); the options below override it")
+    hy.add_argument("--disk", help="the rotating media: catalog name or TOML path")
+    hy.add_argument("--flash", help="the NVCache: catalog name or TOML path")
+    hy.add_argument("--nvcache", action="append", metavar="SIZE", help="NVCache size, e.g. 64MiB, 1GB or inf "
+                    "(repeatable; default 64MiB)")
+    hy.add_argument("--dram", action="append", metavar="SIZE", help="DRAM buffer for flushing, e.g. 16MiB, 100KB "
+                    "(repeatable; default 16MiB)")
+    hy.add_argument("--flush-when", action="append", choices=("each", "full"),
+                    help="flush after each spin-up, or only when full (repeatable; default full)")
+    hy.add_argument("--flush-algorithm", action="append", type=int, choices=(1, 2, 3, 4),
+                    help="1 one request at a time, 2 DRAM chunks, 3 double-buffered, 4 double-buffered sorted and merged "
+                         "(repeatable; default 4)")
+    hy.add_argument("--policy", help="the disk's spin-down policy (default experts, as seed 003)")
+    hy.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power (policies that weigh delay)")
+    hy.add_argument("--initial-mode", default=None, metavar="MODE", help="the disk's mode at the first request (default: ready)")
+    hy.add_argument("--replay", choices=("open", "closed", "sync"), default="open")
+    _response_option(hy)
+    hy.add_argument("--tail", type=_seconds, default=0.0, metavar="DURATION", help="run on this long after the last request")
+    hy.add_argument("--transition-seed", type=int, metavar="N", help="draw varying wake-up times from seed N")
+    _trace_options(hy)
+    hy.add_argument("--transform", metavar="T", help="workload transform, e.g. compress-reorder:64ops")
+    hy.add_argument("--json", action="store_true", help="print a JSON list, one object per (NVCache, DRAM, when, algorithm)")
+    hy.set_defaults(func=cmd_hybrid)
+
+    tr = sub.add_parser("trace", help="convert traces and look at workloads")
+    trsub = tr.add_subparsers(dest="trace_command", required=True)
+    conv = trsub.add_parser("convert", help="convert a trace to Parquet, the native format")
+    conv.add_argument("input")
+    conv.add_argument("output", help="OUT.parquet")
+    _trace_options(conv, stream=False)
+    conv.set_defaults(func=cmd_trace_convert)
+    st = trsub.add_parser("stats", help="request mix, sizes and the idle-gap distribution")
+    st.add_argument("trace")
+    st.add_argument("--device", help="catalog name or TOML path: gaps as that device sees them, and its break-even shares")
+    _trace_options(st)
+    st.add_argument("--transform", metavar="T", help="workload transform first")
+    st.add_argument("--plot", metavar="FILE", help="draw the idle-gap histogram (PNG, PDF or SVG)")
+    st.add_argument("--json", action="store_true")
+    st.set_defaults(func=cmd_trace_stats)
+    fm = trsub.add_parser("formats", help="list the trace formats idlewise reads")
+    fm.set_defaults(func=cmd_trace_formats)
+
+    sw = sub.add_parser("sweep", help="run every trace x transform x device x policy, in parallel")
+    sw.add_argument("traces", nargs="+", help="trace files (each device of a multi-device trace is its own disk)")
+    sw.add_argument("--device", action="append", required=True, help="catalog name or TOML path (repeatable)")
+    sw.add_argument("--policy", action="append", required=True, help="spec, with at most one range START..STOP/STEP, "
+                    "e.g. timeout:0s..60s/2s or stpm:knob=0..100/10 (repeatable)")
+    sw.add_argument("--transform", action="append", help="workload transform (repeatable; each is a separate set of runs; 'none' = as is)")
+    sw.add_argument("--format", default="auto", choices=("auto",) + FORMATS)
+    _stream_option(sw)
+    sw.add_argument("--chunks", action="store_true",
+                    help="accepted for older scripts and ignored: each trace is replayed as it is read, every policy on the one "
+                         "pass, wherever its format and the transform allow")
+    sw.add_argument("--base-power", type=_watts, default=0.0, metavar="W")
+    _response_option(sw)
+    sw.add_argument("--jobs", type=int, help="threads on this machine (default: all cores)")
+    sw.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on an existing Dask cluster instead")
+    sw.add_argument("--out", metavar="FILE", help="write one row per run to FILE.parquet or FILE.csv")
+    sw.add_argument("--plot", metavar="FILE", help="draw energy against mean response, normalised to always-on")
+    sw.add_argument("--json", action="store_true")
+    _wide_option(sw)
+    sw.set_defaults(func=cmd_sweep)
+
+    wl = sub.add_parser("workload", help="write an application trace: a mail session or a web stream (seed 000)")
+    wl.add_argument("kind", choices=("mail", "web"))
+    wl.add_argument("--seed", type=int, default=0, help="random seed (sizes and think times for mail; the cached half for web)")
+    wl.add_argument("--log", help="web: the NASA access log (TSV)")
+    wl.add_argument("--all-cached", action="store_true", help="web: every object in the disk cache at the start")
+    wl.add_argument("--out", required=True, help="CSV with columns time_s,object,size_bytes,op,cached")
+    wl.set_defaults(func=cmd_workload)
+
+    ca = sub.add_parser("cache", help="run an application trace on a disk and an 802.11 card with the energy-aware cache")
+    ca.add_argument("workload", help="application trace CSV (time_s,object,size_bytes,op,cached)")
+    ca.add_argument("--storage", default="hitachi-microdrive-1gb", help="catalog name or TOML path")
+    ca.add_argument("--network", default="cisco-350", help="catalog name or TOML path")
+    ca.add_argument("--cache", choices=("adaptive", "static"), default="adaptive")
+    ca.add_argument("--knob", type=float, default=50.0, help="0 = energy ... 100 = performance (default 50)")
+    ca.add_argument("--no-ghost-hints", action="store_true")
+    ca.add_argument("--base-power", type=_watts, default=1.44, metavar="W", help="platform base power (default 1.44 W, the iPAQ)")
+    ca.add_argument("--io-cpu-power", type=_watts, default=_core.SEED000_IO_CPU_POWER_W, metavar="W",
+                    help=f"what the platform draws above its base power while a device serves (default "
+                         f"{_core.SEED000_IO_CPU_POWER_W:g} W, fitted to seed 000's Figure 3)")
+    ca.add_argument("--storage-policy", help="override (default: stpm at the knob; static: timeout:10s)")
+    ca.add_argument("--network-policy", help="override (default: stpm at the knob; static: psm)")
+    ca.add_argument("--json", action="store_true")
+    ca.set_defaults(func=cmd_cache)
+
+    ex = sub.add_parser("experiment", help="the seeds' experiments: static-vs-adaptive, static-baselines, knob, ghost-hints, ghost-hint-conditions (000), arm-power, purple-timeouts (001), "
+                                           "swap-cost, swap-reshaping (002), nvcache-flushing (003), mems-timeout, mems-shutdown, mems-optimum (004)")
+    ex.add_argument("name", choices=("static-vs-adaptive", "static-baselines", "knob", "ghost-hints", "ghost-hint-conditions", "arm-power", "purple-timeouts", "swap-cost", "swap-reshaping",
+                                     "nvcache-flushing", "mems-timeout", "mems-shutdown", "mems-optimum"))
+    ex.add_argument("traces", nargs="*", metavar="TRACE", help="trace files (mems-timeout)")
+    ex.add_argument("--device", help="catalog name or TOML path (mems-timeout, mems-shutdown; default ibm-mems-seed004)")
+    _trace_options(ex)
+    ex.add_argument("--workload", action="append", help="application trace CSV (repeatable; seed 000's experiments)")
+    ex.add_argument("--plot", metavar="FILE")
+    ex.add_argument("--json", action="store_true")
+    ex.set_defaults(func=cmd_experiment)
+
+    dev = sub.add_parser("devices", help="list catalog devices, or show one")
+    dev.add_argument("name", nargs="?", help="catalog name or TOML path; or 'validate' followed by a device file")
+    dev.add_argument("file", nargs="?", help=argparse.SUPPRESS)
+    dev.add_argument("--toml", action="store_true", help="print the device's file, to start a new device from it")
+    dev.add_argument("--json", action="store_true")
+    dev.set_defaults(func=cmd_devices)
+
+    rec = sub.add_parser("record", help="record /proc/diskstats snapshots of this machine's disks, for advise and simulate")
+    rec.add_argument("--disk", action="append", metavar="NAME", help="a disk to record, e.g. sda (repeatable; default: every disk)")
+    rec.add_argument("--interval", type=_seconds, default=1.0, metavar="DURATION", help="time between snapshots (default 1s)")
+    rec.add_argument("--duration", type=_seconds, metavar="DURATION", help="how long to record (default: until Ctrl-C)")
+    rec.add_argument("--out", required=True, metavar="FILE", help="the recording, e.g. sda.diskstats")
+    rec.set_defaults(func=cmd_record)
+
+    adv = sub.add_parser("advise", help="recommend a spin-down timeout (or NVMe APST latency) for a recorded workload")
+    adv.add_argument("trace", help="a diskstats recording (idlewise record) or any trace idlewise reads")
+    adv.add_argument("--device", required=True, help="catalog name or TOML path of the disk")
+    _trace_options(adv)
+    adv.add_argument("--disk", dest="stream", type=_stream_key, metavar="NAME", help="the same as --stream: sda")
+    adv.add_argument("--max-wakeups-per-day", type=float, metavar="N", help="at most N spin-ups a day")
+    adv.add_argument("--lifetime-years", type=float, default=5.0, metavar="Y",
+                     help="the rated start/stop cycles must last Y years (default 5)")
+    adv.add_argument("--max-delayed-per-hour", type=float, metavar="N", help="at most N requests an hour wait for a wake-up")
+    adv.add_argument("--max-added-delay", type=_seconds, metavar="DURATION", help="at most this mean wait for a delayed request")
+    adv.add_argument("--price-per-kwh", type=float, default=0.30, metavar="P", help="electricity price (default 0.30)")
+    adv.add_argument("--plot", metavar="FILE", help="draw energy against wake-ups a day (PNG, PDF or SVG)")
+    adv.add_argument("--json", action="store_true")
+    adv.set_defaults(func=cmd_advise)
+
+    pol = sub.add_parser("policies", help="list policies and their parameters")
+    pol.add_argument("--json", action="store_true")
+    pol.set_defaults(func=cmd_policies)
+    return parser
+
+
+def _terminate(signum, frame):
+    """SIGTERM stops a command as Ctrl-C does: the engine is asked to stop and waited for."""
+    stop = KeyboardInterrupt()
+    stop.signal = signal.SIGTERM
+    raise stop
+
+
+def _print_warning(message, category, filename, lineno, file=None, line=None):
+    """A warning on the terminal is one line of idlewise's, not Python's with a source line."""
+    print(f"idlewise: warning: {message}", file=sys.stderr if file is None else file)
+
+
+def main(argv: list[str] | None = None) -> int:
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminate)
+    warnings.showwarning = _print_warning
+    args = build_parser().parse_args(argv)
+    try:
+        # Every file a command will write is checked before its work, which can take hours.
+        for option in ("out", "plot", "per_request"):
+            if getattr(args, option, None):
+                check_destination(getattr(args, option))
+        return args.func(args)
+    except BrokenPipeError:
+        # The reader (head, less) closed the pipe: stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (IdlewiseError, OSError) as e:
+        print(f"idlewise: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as e:
+        # One line, what was finished, and the usual code: 130 for Ctrl-C, 143 for SIGTERM.
+        detail = getattr(e, "detail", None)
+        print("idlewise: interrupted" + (f": {detail}" if detail else ""), file=sys.stderr)
+        return 143 if getattr(e, "signal", None) == signal.SIGTERM else 130
+
+
+__all__ = ["DEMO_POLICIES", "build_parser", "main", "results_table"]

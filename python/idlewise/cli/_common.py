@@ -1,0 +1,172 @@
+"""What every command prints with: the console, number formats, the results table, the trace a command reads."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+
+from .. import traces
+from ..results import Results
+
+
+# rich, NumPy and Arrow load where a command uses them, so `idlewise --help` starts fast.
+def Table(*args, **kwargs):  # noqa: N802 - stands in for rich.table.Table
+    from rich.table import Table as RichTable
+
+    return RichTable(*args, **kwargs)
+
+
+def Console(*args, **kwargs):  # noqa: N802 - stands in for rich.console.Console
+    from rich.console import Console as RichConsole
+
+    return RichConsole(*args, **kwargs)
+
+
+DEMO_DEVICE = "hitachi-travelstar-5k320"
+
+
+DEMO_POLICIES = ["always-on", "timeout:60s", "timeout:10s", "timeout:2s", "breakeven", "randomized:seed=1",
+                 "stpm:knob=50", "experts", "predictive", "oracle"]
+
+
+def _console(stderr: bool = False) -> Console:
+    """A console that does not truncate tables when output goes to a file or pipe."""
+    stream = sys.stderr if stderr else sys.stdout
+    if stream.isatty():
+        return Console(stderr=stderr)
+    # A file or pipe: as wide as COLUMNS says (a script's own layout), else 200 columns.
+    columns = os.environ.get("COLUMNS", "")
+    return Console(stderr=stderr, width=int(columns) if columns.isdigit() and int(columns) >= 40 else 200)
+
+
+def _working(what: str):
+    """A spinner on a terminal's stderr while a step with no count of its own runs (nothing
+    elsewhere)."""
+    import contextlib
+
+    if not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    return _console(stderr=True).status(what)
+
+
+def _fmt_time(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "-"
+    if seconds < 1.0:
+        return f"{seconds * 1e3:.1f} ms"
+    return f"{seconds:.2f} s"
+
+
+def _fmt_years(years) -> str:
+    if years is None:
+        return "n/a"
+    if not math.isfinite(years):
+        return "never"
+    return f"{years:,.1f}"
+
+
+#: Columns of a results table: (header, cell of a result row, shown by default). The default set
+#: fits a 100-column terminal; --wide adds the rest.
+RESULT_COLUMNS = (
+    ("energy J", lambda r: f"{r['energy_j']:,.1f}", True),
+    ("system J", lambda r: f"{r['system_energy_j']:,.1f}", False),
+    ("vs always-on", lambda r: f"{r['normalized_energy']:.3f}", True),
+    ("vs oracle", lambda r: f"{r['energy_vs_oracle']:.3f}", True),
+    ("wake-ups", lambda r: f"{r['wakeups']:,}", True),
+    # The wake-ups that start a stopped spindle (a rated start/stop cycle): the ones that wear a
+    # disk most. Head loads (load_unload_wakeups) count in "years to rated cycles" and the JSON.
+    ("cycle wake-ups", lambda r: f"{r['cycle_wakeups']:,}" if "cycle_wakeups" in r else "", True),
+    ("cycles/day", lambda r: f"{r['cycle_wakeups_per_day']:,.1f}" if "cycle_wakeups_per_day" in r else "", False),
+    ("mean resp", lambda r: _fmt_time(r["mean_response_s"]), True),
+    ("p99 resp", lambda r: _fmt_time(r["p99_response_s"]), True),
+    ("delayed", lambda r: f"{r['delayed_requests']:,}", True),
+    ("resp vs always-on", lambda r: f"{r['normalized_mean_response']:.2f}", False),
+    ("years to rated cycles", lambda r: _fmt_years(r["years_to_rated_cycles"]), True),
+)
+
+
+#: The order in which columns give way on a narrow terminal (energy J never does): at 80 columns
+#: energy, vs always-on, vs oracle and the mean response stay.
+_DROP_FIRST = ("resp vs always-on", "system J", "cycles/day", "years to rated cycles", "cycle wake-ups", "p99 resp", "delayed",
+               "wake-ups", "mean resp", "vs oracle", "vs always-on")
+
+
+def results_table(results: Results, title: str, wide: bool = False, keys: tuple = (), width: int | None = None) -> Table:
+    """One row per result. Nothing is cut: on a terminal ``width`` columns wide, whole columns
+    give way (the caption says how many) rather than the policy name or a number. ``keys``
+    names columns that tell rows apart (trace, device, transform) in a sweep."""
+    # Labels as the user wrote the specs (defaults left out); the JSON and tables of rows keep
+    # the engine's full label in "policy" too.
+    names = [str(r.get("spec") or r["policy"]) for r in results]
+    columns = [(name, cell) for name, cell, default in RESULT_COLUMNS if wide or default]
+    cells = {name: [cell(r) for r in results] for name, cell in columns}
+    key_cells = {k: [str(r.get(k, "")) for r in results] for k in keys}
+
+    def span(header: str, values) -> int:  # a header may wrap at spaces; values may not
+        return max([len(word) for word in header.split()] + [len(v) for v in values]) + 3
+
+    hidden = []
+    if width is not None:
+        used = span("policy", names) + sum(span(k, v) for k, v in key_cells.items()) + 1
+        for name in _DROP_FIRST:
+            if used + sum(span(n, cells[n]) for n, _ in columns) <= width:
+                break
+            if any(n == name for n, _ in columns):
+                columns = [(n, c) for n, c in columns if n != name]
+                hidden.append(name)
+    caption = f"{len(hidden)} columns left out to fit the terminal ({', '.join(hidden)}): --wide, or --json for every figure" if hidden else None
+    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
+    table.add_column("policy", justify="left", no_wrap=True, min_width=max(map(len, names), default=6))
+    for key, values in key_cells.items():
+        table.add_column(key, justify="left", no_wrap=True, min_width=max(map(len, values), default=1))
+    # Where the columns fit only with their headers wrapped at spaces (as counted above), the
+    # headers are wrapped there; rich would otherwise cut the last column.
+    unwrapped = used + sum(max(len(n), *map(len, cells[n])) + 3 for n, _ in columns) if width is not None else 0
+    wrap = width is not None and unwrapped > width
+    for name, _ in columns:
+        header = name.replace(" ", "\n") if wrap else name
+        table.add_column(header, justify="right", min_width=max(map(len, cells[name]), default=1))
+    for i, name in enumerate(names):
+        table.add_row(name, *(v[i] for v in key_cells.values()), *(cells[n][i] for n, _ in columns))
+    return table
+
+
+def _print_results(results: Results, args, title: str) -> None:
+    if args.json:
+        json.dump(results.to_dicts(json_safe=True), sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        console = _console()
+        console.print(results_table(results, title, wide=getattr(args, "wide", False), width=console.width))
+
+
+def _read_trace(args, path):
+    """The trace a command names, read with the shared trace options (``_trace_options``)."""
+    return traces.read_trace(path, format=args.format, sort=args.sort, stream=getattr(args, "stream", None),
+                             columns=getattr(args, "columns", None), write_flag=getattr(args, "write_flag", None))
+
+
+def _report_read(trace, quiet: bool) -> None:
+    if not quiet:
+        print(f"idlewise: {trace.read_report()}", file=sys.stderr)
+
+
+def _label_devices(records) -> str:
+    """Names each row's device of a multi-device trace in its policy column; the title's note."""
+    for r in records:
+        device = f"#{r.get('stream_name', r['stream'])}"
+        r["policy"] = f"{device} {r['policy']}"
+        if r.get("spec"):
+            r["spec"] = f"{device} {r['spec']}"
+    return f", each of {len({r['stream'] for r in records})} devices as its own disk (policy column shows #device)"
+
+
+def _fmt_bytes(n) -> str:
+    if n is None:
+        return "inf"
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.3g}{unit}"
+    return f"{n}B"

@@ -1,0 +1,87 @@
+"""`idlewise advise` and `idlewise record`: what to set a disk's timeout to, from a recording."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ..devices import load_device
+from ..results import json_ready
+from ._common import Table, _console, _fmt_time, _fmt_years, _read_trace, _report_read
+
+
+def cmd_record(args) -> int:
+    from ..record import record
+
+    console = _console(stderr=True)
+    where = ", ".join(args.disk) if args.disk else "every disk"
+    length = f" for {_fmt_time(args.duration)}" if args.duration is not None else " until Ctrl-C"
+    console.print(f"recording {where} every {_fmt_time(args.interval)}{length} into {args.out}")
+    snapshots = record(args.out, disks=args.disk, interval_s=args.interval, duration_s=args.duration)
+    console.print(f"{snapshots:,} snapshots in {args.out}; next: idlewise advise {args.out} --device NAME")
+    return 0
+
+
+def cmd_advise(args) -> int:
+    from ..advisor import Limits, advise, plot_advice
+
+    device = load_device(args.device)  # checked before a possibly long read
+    trace = _read_trace(args, args.trace)
+    _report_read(trace, args.json)
+    limits = Limits(max_wakeups_per_day=args.max_wakeups_per_day, lifetime_years=args.lifetime_years,
+                    max_delayed_per_hour=args.max_delayed_per_hour, max_added_delay_s=args.max_added_delay,
+                    price_per_kwh=args.price_per_kwh)
+    advice = advise(trace, device, limits=limits, disk=args.stream if isinstance(args.stream, str) else None)
+    if args.plot:
+        plot_advice(advice, args.plot)
+    if args.json:
+        json.dump(json_ready(advice), sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+        return 0
+    _print_advice(advice, args)
+    return 0
+
+
+def _print_advice(advice: dict, args) -> None:
+    console = _console()
+    from ..traces.trace import span_text
+
+    console.print(f"[bold]{advice['device']}[/bold] on {advice['trace']}: {advice['requests']:,} requests recorded over "
+                  f"{span_text(advice['recorded_s'])}; extrapolated to a year, always on it draws "
+                  f"{advice['always_on_kwh_per_year']:.1f} kWh, the offline optimum saves "
+                  f"{advice['oracle_kwh_saved_per_year']:.1f}")
+    table = Table(title="every setting tried (per year unless said)", title_justify="left")
+    for column in ("setting", "saves kWh", "money", "wake-ups/day", "years to rated cycles", "delayed/hour",
+                   "added delay", "within limits"):
+        table.add_column(column, justify="left" if column == "setting" else "right", no_wrap=column == "setting")
+    for r in advice["candidates"]:
+        chosen = r["policy"] == advice["policy"]
+        money = "" if r["money_saved_per_year"] is None else f"{r['money_saved_per_year']:.2f}"
+        table.add_row(("→ " if chosen else "") + r["policy"], f"{r['kwh_saved_per_year']:.2f}", money,
+                      f"{r['wakeups_per_day']:.1f}", _fmt_years(r["years_to_rated_cycles"]),
+                      f"{r['delayed_requests_per_hour']:.2f}", _fmt_time(r["mean_added_delay_s"]) if r["mean_added_delay_s"] else "0",
+                      "yes" if r["meets_limits"] else "no: " + "; ".join(r["breaks"]),
+                      style="bold green" if chosen else None)
+    console.print(table)
+    for warning in advice["warnings"]:
+        console.print(f"[yellow]note: {warning}[/yellow]")
+    if not advice["advised"]:
+        keep = "Leave the disk spinning: hdparm -S 0" if advice["device_kind"] == "disk" else "Keep the drive in its ready state"
+        console.print(f"[bold red]{advice['verdict']}[/bold red]. {keep}")
+        return
+    price = advice["limits"]["price_per_kwh"]
+    setting = f" (hdparm -S {advice['hdparm_S']})" if advice["hdparm_S"] else ""
+    console.print(f"[bold green]Recommended: {advice['policy']}{setting}[/bold green]")
+    money = "" if price is None else f", worth {advice['money_saved_per_year']:.2f} a year at {price:.2f} per kWh"
+    console.print(f"  saves {advice['kwh_saved_per_year']:.2f} kWh a year{money}; "
+                  f"{advice['wakeups_per_day']:.1f} wake-ups a day"
+                  + (f", rated cycles last {_fmt_years(advice['years_to_rated_cycles'])} years" if advice["years_to_rated_cycles"] else "")
+                  + f"; {advice['delayed_requests_per_hour']:.2f} requests an hour wait for a wake-up, "
+                  f"{_fmt_time(advice['mean_added_delay_s'])} each on average")
+    if advice.get("hd_idle"):
+        h = advice["hd_idle"]
+        console.print(f"  with hd-idle instead (it polls, so the disk stops a little later): saves "
+                      f"{h['kwh_saved_per_year']:.2f} kWh a year at {h['wakeups_per_day']:.1f} wake-ups a day")
+    console.print("apply it with one of:")
+    for command in advice["commands"]:
+        console.print(f"  {command}", highlight=False)

@@ -1,0 +1,137 @@
+"""`idlewise devices` and `idlewise policies`: the catalog, device files and policy families."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from .. import _core
+from ..devices import catalog_names, load_device, wear_ratings
+from ..errors import IdlewiseError
+from ._common import Table, _console, _fmt_time
+
+
+def cmd_devices(args) -> int:
+    console = _console()
+    if not args.name:
+        table = Table(title="catalog devices (idlewise devices NAME for details)", title_justify="left")
+        for column in ("name", "kind", "modes", "description"):
+            table.add_column(column)
+        for name in catalog_names():
+            d = load_device(name)
+            table.add_row(name, d.kind, ", ".join(f"{m['name']} {m['power_w']:g} W" for m in d.modes), d.description)
+        console.print(table)
+        return 0
+    if args.name == "validate":
+        return _validate_device(console, args.file)
+    if args.toml:
+        print(_device_toml(args.name), end="")
+        return 0
+    d = load_device(args.name)
+    if args.json:
+        json.dump({"name": d.name, "kind": d.kind, "description": d.description, "source": d.source,
+                   "assumptions": d.assumptions, "modes": d.modes, "transitions": d.transitions, "service": d.service,
+                   "start_stop_cycles": d.start_stop_cycles, "load_unload_cycles": d.load_unload_cycles},
+                  sys.stdout, indent=2, default=lambda x: None)
+        sys.stdout.write("\n")
+        return 0
+    _print_device(console, d, shown_as=args.name)
+    return 0
+
+
+def _device_toml(name: str) -> str:
+    """A catalog entry's file (or a device file's text), to start a new device file from."""
+    import importlib.resources
+
+    if os.path.exists(name):
+        with open(name, encoding="utf-8") as f:
+            return f.read()
+    if name not in catalog_names():
+        load_device(name)  # the catalog's error, naming the devices it has
+    return (importlib.resources.files("idlewise") / "catalog" / f"{name}.toml").read_text(encoding="utf-8")
+
+
+def _validate_device(console, path) -> int:
+    from rich.markup import escape
+
+    if not path:
+        raise IdlewiseError("devices validate needs a device file: idlewise devices validate my-disk.toml")
+    if not os.path.exists(path):
+        raise IdlewiseError(f"{path}: no such file")
+    d = load_device(path)
+    unsourced = [m["name"] for m in d.modes if not (m.get("source") or m.get("assumed"))]
+    unsourced += [f"{t['from']}->{t['to']}" for t in d.transitions if not (t.get("source") or t.get("assumed"))]
+    console.print(escape(f"{path}: valid: {d.name} ({d.kind}), {len(d.modes)} modes, {len(d.transitions)} transitions"
+                         + "".join(f", rated for {n:,.0f} {kind} cycles" for kind, n, _ in wear_ratings(d))),
+                  highlight=False)
+    for warning in d.warnings:
+        console.print(escape(f"warning: {warning}"), highlight=False)
+    if unsourced:
+        console.print(escape(f"note: no source or assumption for {', '.join(unsourced)}: say where each value comes from"),
+                      highlight=False)
+    return 0
+
+
+def _provenance(item: dict) -> str:
+    """Where a value comes from, in words: its source, and what was assumed and why."""
+    parts = [item["source"]] if item.get("source") else []
+    if item.get("assumed"):
+        parts.append(f"assumed: {item['assumed']}")
+    return "; ".join(parts) or "(no source given)"
+
+
+def _print_device(console, d, shown_as: str) -> None:
+    from rich.markup import escape
+
+    origin = "" if shown_as == d.name else f" (from {shown_as})"
+    console.print(f"[bold]{escape(d.name)}[/bold]{escape(origin)} ({d.kind}): {escape(d.description)}")
+    console.print(f"source: {escape(d.source)}" if d.source else "source: (none given)", highlight=False)
+    modes = Table(title="modes (the first serves requests)", title_justify="left")
+    for column in ("mode", "power W", "break-even", "EPC timer", "source"):
+        modes.add_column(column)
+    for m in d.modes:
+        modes.add_row(escape(m["name"]), f"{m['power_w']:g}", _fmt_time(m["break_even_s"]) if m["break_even_s"] else "-",
+                      _fmt_time(m["epc_timer_s"]) if "epc_timer_s" in m else "", escape(_provenance(m)))
+    console.print(modes)
+    transitions = Table(title="transitions", title_justify="left")
+    for column in ("from", "to", "time", "energy J", "source"):
+        transitions.add_column(column)
+    for t in d.transitions:
+        time = _fmt_time(t["time_s"]) + (f" ± {_fmt_time(t['time_std_s'])} ({t['time_distribution']})" if "time_std_s" in t else "")
+        transitions.add_row(escape(t["from"]), escape(t["to"]), time, f"{t['energy_j']:g}", escape(_provenance(t)))
+    console.print(transitions)
+    s = d.service
+    console.print(escape(f"service: {s['overhead_s'] * 1e3:g} ms + size / ({s['read_bandwidth_bytes_per_s']:g} B/s read, "
+                         f"{s['write_bandwidth_bytes_per_s']:g} B/s write) at {s['read_power_w']:g} W read, "
+                         f"{s['write_power_w']:g} W write\n  {_provenance(s)}"), highlight=False)
+    if s.get("seek"):
+        k = s["seek"]
+        console.print(escape(
+            f"seek curve: {k['sqrt_intercept_s'] * 1e3:g} ms + {k['sqrt_coeff_s'] * 1e3:g} ms·√d up to "
+            f"{k['boundary_cylinders']:,.0f} cylinders, then {k['linear_intercept_s'] * 1e3:g} ms + "
+            f"{k['linear_coeff_s'] * 1e3:g} ms·d; {k['bytes_per_cylinder']:,.0f} B a cylinder"
+            + (f", {k['capacity_bytes'] / 1e9:,.4g} GB in all; " if k.get("capacity_bytes") else " (capacity not given: offsets unchecked); ")
+            + f"+ {k['half_rotation_s'] * 1e3:g} ms half a rotation; {k['seek_power_w']:g} W extra while seeking\n"
+            f"  seek time at " + ", ".join(f"{d_:,.0f} cyl: {t * 1e3:.2f} ms" for d_, t in k["curve_s"])
+            + f"\n  {_provenance(k)}"), highlight=False)
+    for kind, n, counted in wear_ratings(d):
+        console.print(f"rated {kind} cycles: {n:,.0f} (the wake-ups that use one are counted as {counted} in results)")
+    for note in d.assumptions:
+        console.print(f"assumption: {escape(note)}", highlight=False)
+
+
+def cmd_policies(args) -> int:
+    families = _core.policy_families()
+    if args.json:
+        json.dump(families, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    table = Table(title="policies (durations take units: us, ms, s, min, h)", title_justify="left", show_lines=True)
+    for column in ("policy", "what it does", "parameters (default)", "example"):
+        table.add_column(column)
+    for f in families:
+        params = "\n".join(f"{p['name']}" + (f" ({p['default']})" if p["default"] else "") + f": {p['help']}" for p in f["params"])
+        table.add_row(f["name"], f["summary"], params or "-", f["example"])
+    _console().print(table)
+    return 0

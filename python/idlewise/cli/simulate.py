@@ -1,0 +1,125 @@
+"""`idlewise demo` and `idlewise simulate`: a trace replayed as read (the default) or whole."""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib import resources
+
+from .. import traces
+from ..devices import load_device
+from ..policies import expand_spec
+from ..errors import IdlewiseError
+from ..results import Results
+from ..simulate import simulate
+from ._common import DEMO_POLICIES, _print_results, _read_trace, _report_read, _label_devices
+
+
+def cmd_demo(args) -> int:
+    folder = resources.files("idlewise") / "data" / "hplajw"
+    with resources.as_file(folder / "ajw.1week.srt") as path:
+        trace = traces.read_srt(path, disk=0, name="hplajw disk 0")
+    results = simulate(trace, args.device, args.policy or DEMO_POLICIES, base_power_w=args.base_power)
+    title = (f"{trace.describe()}\nreplayed on {args.device}"
+             + (f", base power {args.base_power} W" if args.base_power else "")
+             + "\n(HP Labs trace, DiskSim licence: idlewise/data/hplajw/COPYRIGHT.disksim)")
+    _print_results(results, args, title)
+    return 0
+
+
+def cmd_simulate(args) -> int:
+    # Devices and policies are checked before a possibly long read.
+    devices = [load_device(d) for d in args.device]
+    policies = [spec for policy in args.policy for spec in expand_spec(policy)]
+    if _streamable(args):
+        return _simulate_streamed(args, devices, policies)
+    trace = _read_trace(args, args.trace)
+    _report_read(trace, args.json)
+    records, per_request = [], []
+    read = {"read_report": trace.read_report(), "records_skipped": sum(trace.skipped.values())}
+    # The device the user picked (--stream 0, --stream sda), which its rows name.
+    picked = {}
+    if args.stream is not None:
+        number = next(iter(trace.stream_names)) if trace.stream_names else int(args.stream)
+        picked = {"stream": number, **({"stream_name": trace.device_name} if trace.device_name else {})}
+    for device in devices:
+        run = simulate(trace, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode,
+                       replay=args.replay, fold_offsets=args.fold_offsets, response_from=args.response_from,
+                       tail_s=args.tail, transition_seed=args.transition_seed, per_request=bool(args.per_request),
+                       transform=args.transform)
+        if args.per_request:
+            per_request.append(_with_run_columns(run.per_request(), device.name, picked.get("stream")))
+        for r in run:
+            r.update(picked, **read)
+            r.setdefault("stream", None)
+            records.append(r)
+    if args.per_request:
+        _write_per_request(per_request, args.per_request, args.json)
+    results = Results(records, trace.name)
+    title = f"{trace.describe()}" + (f" [{args.transform}]" if args.transform else "") + \
+        f"\nreplayed on {', '.join(d.name for d in devices)}"
+    if trace.stream is not None and not args.json:
+        title += _label_devices(records)
+    _print_results(results, args, title)
+    return 0
+
+
+def _with_run_columns(table, device: str, stream):
+    """A per-request table with the device it ran on, and the stream the user picked (a split
+    trace's rows say their stream already)."""
+    import pyarrow as pa
+
+    table = table.add_column(1, "device", pa.array([device] * table.num_rows, pa.string()).dictionary_encode())
+    if stream is not None and "stream" not in table.column_names:
+        table = table.add_column(2, "stream", pa.array([stream] * table.num_rows, pa.int64()))
+    return table
+
+
+def _write_per_request(tables, path: str, quiet: bool) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ..output import written_whole
+
+    table = pa.concat_tables(tables, promote_options="permissive")
+    try:
+        with written_whole(path) as temporary:
+            pq.write_table(table, temporary)
+    except OSError as e:
+        raise IdlewiseError(f"--per-request {path}: cannot write it ({e.strerror or e})") from None
+    if not quiet:
+        print(f"idlewise: wrote {table.num_rows:,} per-request rows ({', '.join(table.column_names)}) to {path}", file=sys.stderr)
+
+
+def _streamable(args) -> bool:
+    """Whether a command's trace can be replayed as it is read (the default): a file in a format
+    read in time order, with nothing asked that needs it whole (sorting, a transform, per-request
+    rows, a column mapping read by Python)."""
+    from ..traces.formats import READ_WHOLE
+
+    if any(getattr(args, name, None) for name in ("sort", "transform", "per_request", "columns", "write_flag")):
+        return False
+    if args.format == "auto":
+        from ..traces.detect import detect_format
+
+        args.format = detect_format(args.trace)
+    return args.format not in READ_WHOLE
+
+
+def _simulate_streamed(args, devices, policies) -> int:
+    from ..simulate import simulate_file
+
+    records = []
+    for device in devices:
+        results = simulate_file(args.trace, device, policies, format=args.format, stream=args.stream,
+                                base_power_w=args.base_power, initial_mode=args.initial_mode, replay=args.replay,
+                                fold_offsets=args.fold_offsets, response_from=args.response_from, tail_s=args.tail,
+                                transition_seed=args.transition_seed)
+        records.extend(results)
+    if not args.json:
+        print(f"idlewise: {records[0]['read_report']}", file=sys.stderr)
+    title = f"{results.trace_description}\nreplayed on {', '.join(d.name for d in devices)}"
+    if any(r["stream"] is not None for r in records) and not args.json:
+        title += _label_devices(records)
+    _print_results(Results(records, os.path.basename(args.trace)), args, title)
+    return 0

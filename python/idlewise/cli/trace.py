@@ -1,0 +1,86 @@
+"""`idlewise trace stats|convert|formats` and `idlewise workload`: traces themselves."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from .. import traces
+from ..errors import IdlewiseError
+from ..traces.formats import DESCRIPTIONS
+from ._common import Table, _console, _fmt_time, _read_trace, _report_read
+
+
+def cmd_trace_convert(args) -> int:
+    trace = _read_trace(args, args.input)
+    if not args.output.endswith(".parquet"):
+        raise IdlewiseError(f"{args.output}: convert writes Parquet; name the output *.parquet")
+    traces.write_parquet(trace, args.output)
+    print(f"{trace.read_report()}\nwrote {len(trace):,} records to {args.output}")
+    return 0
+
+
+def cmd_trace_stats(args) -> int:
+    from ..traces.stats import plot_gap_histogram, trace_stats
+
+    trace = _read_trace(args, args.trace)
+    _report_read(trace, args.json)
+    parts = trace.split_streams()
+    stats = [trace_stats(traces.apply_transform(p, args.transform) if args.transform else p, args.device) for p in parts.values()]
+    for (stream, _), st in zip(parts.items(), stats):
+        st["stream"] = stream
+    if args.plot:
+        plot_gap_histogram(stats, args.plot)
+    if args.json:
+        json.dump(stats, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    console = _console()
+    for st in stats:
+        sz, g = st["size_bytes"], st["gaps"]
+        console.print(f"[bold]{st['trace']}[/bold]" + (f" device {st['stream']}" if st["stream"] is not None else "")
+                      + f": {st['requests']:,} requests over {st['span_s']:,.1f} s; {st['read_fraction']:.1%} reads; "
+                      f"{st['bytes_read'] / 1e6:,.1f} MB read, {st['bytes_written'] / 1e6:,.1f} MB written")
+        console.print(f"  sizes (bytes): min {sz['min']:,}  median {sz['p50']:,.0f}  mean {sz['mean']:,.0f}  "
+                      f"p90 {sz['p90']:,.0f}  p99 {sz['p99']:,.0f}  max {sz['max']:,}")
+        console.print(f"  idle gaps ({g['definition']}): {g['count']:,}, {g['idle_total_s']:,.1f} s in all; "
+                      f"median {_fmt_time(g['median_s'])}, mean {_fmt_time(g['mean_s'])}, max {_fmt_time(g['max_s'])}")
+        table = Table(title="idle-gap histogram (log scale, 10 bins per decade)", title_justify="left")
+        for column in ("gap length", "gaps", "idle time", "share of idle time"):
+            table.add_column(column, justify="right")
+        total = g["idle_total_s"] or 1.0
+        for h in g["histogram"]:
+            table.add_row(f"{_fmt_time(h['from_s'])} - {_fmt_time(h['to_s'])}", f"{h['count']:,}", f"{h['idle_s']:,.1f} s",
+                          f"{h['idle_s'] / total:.1%}")
+        console.print(table)
+        for m in st.get("modes", []):
+            console.print(f"  {m['mode']}: break-even {_fmt_time(m['break_even_s'])}; {m['gaps_longer']:,} gaps longer, "
+                          f"holding {m['idle_share_longer']:.1%} of idle time (the most any policy could use)")
+    if args.plot:
+        console.print(f"wrote {args.plot}")
+    return 0
+
+
+def cmd_trace_formats(args) -> int:
+    table = Table(title="trace formats (--format; auto recognises each from its content)", title_justify="left")
+    table.add_column("format")
+    table.add_column("what it is")
+    for name, description in DESCRIPTIONS.items():
+        table.add_row(name, description)
+    _console().print(table)
+    return 0
+
+
+def cmd_workload(args) -> int:
+    from ..system import mail_workload, web_workload, write_app_trace
+
+    if args.kind == "mail":
+        trace = mail_workload(seed=args.seed)
+    else:
+        if not args.log:
+            raise IdlewiseError("workload web needs --log NASA.tsv (the NASA access log, e.g. tests/data/web/nasa_19950801.tsv)")
+        trace = web_workload(args.log, seed=args.seed, cached_fraction=1.0 if args.all_cached else 0.5)
+    write_app_trace(trace, args.out)
+    notes = ", ".join(f"{k} {v}" for k, v in trace.notes.items())
+    print(f"wrote {len(trace)} events ({int(trace.cached.sum())} of them on cached objects) to {args.out}" + (f"; {notes}" if notes else ""))
+    return 0
