@@ -154,3 +154,13 @@ def test_closed_loop_replay_stretches_execution_by_the_wake_ups(microdrive, tmp_
                  "--replay", "closed", "--json"]) == 0
     row = json.loads(capsys.readouterr().out)[0]
     assert row["execution_time_s"] == pytest.approx(sleepy["execution_time_s"])
+
+
+def test_absurd_durations_get_short_labels_that_read_back():
+    trace = idlewise.Trace.from_arrays([0.0, 10.0], [4096, 4096])
+    specs = ["timeout:1e300s", "timeout:1e12s", "timeout:0.000001s", "hd-idle:1e-9s", "timeout:330min"]
+    labels = [r["policy"] for r in idlewise.simulate(trace, "hitachi-travelstar-5k320", specs, progress=False)]
+    assert labels == ["timeout:1e300s", "timeout:1e12s", "timeout:1us", "hd-idle:1ns", "timeout:330min"]
+    # Each label is a spec that gives the same run.
+    again = idlewise.simulate(trace, "hitachi-travelstar-5k320", labels, progress=False)
+    assert [r["policy"] for r in again] == labels

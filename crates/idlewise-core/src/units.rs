@@ -203,7 +203,9 @@ pub fn parse_size_bytes(text: &str) -> std::result::Result<Option<u64>, String> 
     Ok(Some(bytes as u64))
 }
 
-/// Formats seconds the way a user would write them back in a spec (`4s`, `500ms`, `2.5min`).
+/// Formats seconds the way a user would write them back in a spec (`4s`, `500ms`, `2.5min`,
+/// `250us`), in a label of a few characters whatever the value: beyond 10^7 s (115 days) or
+/// below a nanosecond, in seconds with an exponent (`1e12s`), never hundreds of digits.
 pub fn format_duration_s(seconds: f64) -> String {
     fn trim(v: f64) -> String {
         let s = format!("{v:.6}");
@@ -212,6 +214,12 @@ pub fn format_duration_s(seconds: f64) -> String {
     }
     if seconds == 0.0 {
         "0s".to_string()
+    } else if !(1e-9..1e7).contains(&seconds) {
+        format!("{seconds:e}s")
+    } else if seconds < 1e-6 {
+        format!("{}ns", trim(seconds * 1e9))
+    } else if seconds < 1e-3 {
+        format!("{}us", trim(seconds * 1e6))
     } else if seconds < 1.0 {
         format!("{}ms", trim(seconds * 1e3))
     } else if seconds >= 60.0 && (seconds / 60.0).fract() == 0.0 {
@@ -283,7 +291,7 @@ mod tests {
 
     #[test]
     fn formats_round_trip() {
-        for s in ["4s", "500ms", "2min", "0s", "1.25s"] {
+        for s in ["4s", "500ms", "2min", "0s", "1.25s", "250us", "5ns", "1e12s", "1e300s", "1e-12s", "330min"] {
             assert_eq!(format_duration_s(parse_duration_s(s).unwrap()), s);
         }
     }

@@ -54,8 +54,12 @@ def _working(what: str):
 def _fmt_time(seconds: float) -> str:
     if not math.isfinite(seconds):
         return "-"
+    if seconds < 1e-3 and seconds > 0:
+        return f"{seconds * 1e6:.3g} us"
     if seconds < 1.0:
         return f"{seconds * 1e3:.1f} ms"
+    if seconds >= 1e5:  # a day and more: a short number (a saturated run's responses)
+        return f"{seconds:.3g} s"
     return f"{seconds:.2f} s"
 
 
