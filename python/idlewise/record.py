@@ -2,7 +2,10 @@
 format is :mod:`idlewise.traces.readers.diskstats`'s). Each snapshot's lines carry the Unix time
 they were read; snapshots are taken on a fixed schedule (``start + k × interval``) so a slow
 write does not make the intervals drift, and every snapshot is flushed to the file, so a
-recording stopped with Ctrl-C or a reboot is readable up to its last line."""
+recording stopped with Ctrl-C or a reboot is readable up to its last line. ``append`` adds to a
+recording (a service restarted after a reboot, or a resumed recording); the reader takes the
+counters' reset at the reboot in its stride (see the diskstats reader). A recording is never
+overwritten by accident: an existing file needs ``append`` or another name."""
 
 from __future__ import annotations
 
@@ -34,9 +37,10 @@ def _name(line: str) -> Optional[str]:
 
 def record(out: str, *, disks: Optional[list[str]] = None, interval_s: float = 1.0, duration_s: Optional[float] = None,
            source: str = DISKSTATS, clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
-           progress: Optional[Callable[[int, float], None]] = None) -> int:
+           progress: Optional[Callable[[int, float], None]] = None, append: bool = False) -> int:
     """Records snapshots of ``source`` every ``interval_s`` for ``duration_s`` (None: until
-    interrupted) into ``out``; keeps only ``disks`` when given. Returns the snapshots written."""
+    interrupted) into ``out``; keeps only ``disks`` when given; ``append`` adds to an existing
+    recording. Returns the snapshots written."""
     if not (math.isfinite(interval_s) and interval_s > 0):
         raise IdlewiseError(f"--interval must be a positive duration, got {interval_s!r}")
     if duration_s is not None and not (math.isfinite(duration_s) and duration_s >= 0):
@@ -49,8 +53,13 @@ def record(out: str, *, disks: Optional[list[str]] = None, interval_s: float = 1
         raise IdlewiseError(f"{source}: no disk {', '.join(missing)}; disks present: {', '.join(sorted(present))}")
     start = clock()
     snapshots = 0
+    import os
+
+    if not append and os.path.exists(out) and os.path.getsize(out) > 0:
+        raise IdlewiseError(f"{out}: a recording is there already ({os.path.getsize(out):,} bytes); add to it with --append "
+                            "(after a reboot, say), or give another --out")
     try:
-        f = open(out, "w", encoding="ascii")
+        f = open(out, "a" if append else "w", encoding="ascii")
     except OSError as e:
         raise IdlewiseError(f"{out}: cannot write: {e.strerror}") from None
     with f:

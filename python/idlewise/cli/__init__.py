@@ -205,6 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--interval", type=_seconds, default=1.0, metavar="DURATION", help="time between snapshots (default 1s)")
     rec.add_argument("--duration", type=_seconds, metavar="DURATION", help="how long to record (default: until Ctrl-C)")
     rec.add_argument("--out", required=True, metavar="FILE", help="the recording, e.g. sda.diskstats")
+    rec.add_argument("--append", action="store_true",
+                     help="add to an existing recording (a service restarted after a reboot); without it an existing file is refused")
     rec.set_defaults(func=cmd_record)
 
     adv = sub.add_parser("advise", help="recommend a spin-down timeout (or NVMe APST latency) for a recorded workload")

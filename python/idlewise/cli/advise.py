@@ -16,8 +16,9 @@ def cmd_record(args) -> int:
     console = _console(stderr=True)
     where = ", ".join(args.disk) if args.disk else "every disk"
     length = f" for {_fmt_time(args.duration)}" if args.duration is not None else " until Ctrl-C"
-    console.print(f"recording {where} every {_fmt_time(args.interval)}{length} into {args.out}")
-    snapshots = record(args.out, disks=args.disk, interval_s=args.interval, duration_s=args.duration)
+    console.print(f"recording {where} every {_fmt_time(args.interval)}{length} "
+                  f"{'onto the end of' if args.append else 'into'} {args.out}")
+    snapshots = record(args.out, disks=args.disk, interval_s=args.interval, duration_s=args.duration, append=args.append)
     console.print(f"{snapshots:,} snapshots in {args.out}; next: idlewise advise {args.out} --device NAME")
     return 0
 

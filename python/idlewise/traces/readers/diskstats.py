@@ -25,8 +25,11 @@ Offsets are unknown and set to 0. Time 0 is the first snapshot, and the trace en
 (:attr:`Trace.end_time_s`), idle or not. Each device is a stream numbered ``major·256 + minor``
 (blkparse's numbering) and named as the kernel names it.
 
-Counters that go down (a reboot, a re-attached disk, or a 32-bit counter wrapping on an old
-kernel), times that do not advance, a device missing from a snapshot and malformed lines are
+Counters that go down mark a reset: a reboot (a recording kept across it, ``idlewise record
+--append``), a re-attached disk, or a 32-bit counter wrapping on an old kernel. What the disk did
+in the interval across a reset is unknown: it is replayed as idle (for a reboot, the time the
+machine was off), and the read report counts such intervals; the counters go on from their new
+values. Times that do not advance, a device missing from a snapshot and malformed lines are
 errors naming the file and line.
 """
 
@@ -100,14 +103,6 @@ def _check(path: str, name: str, lines, times: np.ndarray, counters: np.ndarray,
         i = int(bad[0]) + 1
         raise TraceError(f"{path}: line {lines[i]}: time {float(times[i])!r} of {name} is not after the previous snapshot's "
                          f"{float(times[i - 1])!r} (line {lines[i - 1]}); snapshots must be in time order (was the clock set back?)")
-    for what, column in zip(COUNTERS, range(counters.shape[1])):
-        down = np.nonzero(np.diff(counters[:, column]) < 0)[0]
-        if len(down):
-            i = int(down[0]) + 1
-            raise TraceError(
-                f"{path}: line {lines[i]}, field '{what}' of {name}: went down from {int(counters[i - 1, column])} "
-                f"(line {lines[i - 1]}) to {int(counters[i, column])}: the counter was reset (a reboot or a re-attached "
-                "disk) or wrapped (32-bit counters on an old kernel); record again, or split the file at that line")
     if len(times) < len(snapshots):
         have = set(times.tolist())
         for t, line in snapshots:
@@ -116,9 +111,16 @@ def _check(path: str, name: str, lines, times: np.ndarray, counters: np.ndarray,
                                  "detached?); record it again or cut the file there")
 
 
+def _resets(counters: np.ndarray) -> np.ndarray:
+    """The intervals across which any counter went down (a reboot, a re-attached disk, a
+    wrapped 32-bit counter): their I/O is unknown."""
+    return (np.diff(counters, axis=0) < 0).any(axis=1)
+
+
 def _requests(times: np.ndarray, counters: np.ndarray, lines: np.ndarray, origin: float):
-    """Each interval's reads then writes, spread evenly over it."""
+    """Each interval's reads then writes, spread evenly over it; none across a reset."""
     delta = np.diff(counters, axis=0)
+    delta[_resets(counters)] = 0
     reads = delta[:, 0]
     writes = delta[:, 2] + delta[:, 4]
     read_sectors = delta[:, 1]
@@ -153,12 +155,13 @@ def read_diskstats(path, *, disk: str | None = None, sort: bool = False, name: s
     chosen = [disk] if disk is not None else list(devices)
     origin = snapshots[0][0]
     end = snapshots[-1][0] - origin
-    parts, names = [], {}
+    parts, names, resets = [], {}, 0
     for device in chosen:
         major, minor, lines, times, values = devices[device]
         times = np.asarray(times, dtype=np.float64)
         counters = np.asarray(values, dtype=np.int64)
         _check(path, device, lines, times, counters, snapshots)
+        resets += int(_resets(counters).sum())
         t, size, is_write, line = _requests(times, counters, np.asarray(lines, dtype=np.int64), origin)
         number = major * 256 + minor
         names[number] = device
@@ -171,6 +174,8 @@ def read_diskstats(path, *, disk: str | None = None, sort: bool = False, name: s
     lines_read = sum(len(d[2]) for d in devices.values())
     others = 0 if disk is None else lines_read - len(devices[disk][2])
     skipped = {f"lines of other devices (not {disk})": others} if others else {}
+    if resets:
+        skipped["intervals across a counter reset (a reboot, a re-attached disk), replayed as idle"] = resets
     trace = Trace.from_arrays(
         t[order], size[order], is_write=is_write[order], name=name or os.path.basename(path), path=path,
         lines=line[order], sort=sort, skipped=skipped, records_read=lines_read,
