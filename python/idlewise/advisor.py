@@ -201,14 +201,15 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
     """Recommends a power-management setting for ``device`` on the workload of ``trace`` (one
     device's requests). Returns a JSON-ready dict: the recommendation, what it saves and costs,
     the commands to apply it, and every candidate with the same figures. ``disk`` names the
-    device in the commands (default: the recording's own name for it, else ``sda``)."""
+    device in the commands (default: the recording's own name for it, else ``DISK``, with a warning)."""
     from .traces import Trace
 
     if not isinstance(trace, Trace):
         raise IdlewiseError(f"advise() needs a Trace, got {type(trace).__name__}")
     if trace.stream is not None and len(trace.streams()) == 1:
         trace = trace.select_stream(trace.streams()[0])  # the only device that did I/O
-    disk = disk or trace.device_name or "sda"
+    # The commands name the disk the recording names (or the caller does), never a guess.
+    disk = disk or trace.device_name or "DISK"
     trace.require_one_device("advice", "advise on one: --disk NAME or --stream K")
     if len(trace) == 0:
         raise IdlewiseError(f"{trace.path or trace.name}: no requests: the disk was never used, so any timeout "
@@ -241,6 +242,8 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
     first = float(trace.time_s[0])
     recorded_s = (trace.end_time_s if trace.end_time_s is not None else float(trace.time_s[-1])) - first
     warnings = []
+    if disk == "DISK":
+        warnings.append("the trace does not name its disk: the commands say /dev/DISK; name it with --disk (sda, nvme0n1)")
     if recorded_s < RECOMMENDED_RECORDING_S:
         # Every yearly figure is this recording repeated: a short one misses the nightly backup,
         # the weekly scrub, the idle weekend.

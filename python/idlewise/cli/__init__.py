@@ -211,7 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     adv = sub.add_parser("advise", help="recommend a spin-down timeout (or NVMe APST latency) for a recorded workload")
     adv.add_argument("trace", help="a diskstats recording (idlewise record) or any trace idlewise reads")
-    adv.add_argument("--device", required=True, help="catalog name or TOML path of the disk")
+    adv.add_argument("--device", required=True,
+                     help="catalog name or TOML path of the disk, or auto: this machine's disk identified from sysfs "
+                          "(model, rotational; NVMe power states with nvme-cli) and matched to the catalog")
     _trace_options(adv)
     adv.add_argument("--disk", dest="stream", type=_stream_key, metavar="NAME", help="the same as --stream: sda")
     adv.add_argument("--max-wakeups-per-day", type=float, metavar="N", help="at most N spin-ups a day")

@@ -6,6 +6,7 @@ import json
 import sys
 
 from ..devices import load_device
+from ..errors import IdlewiseError
 from ..results import json_ready
 from ._common import Table, _console, _fmt_time, _fmt_years, _read_trace, _report_read
 
@@ -25,14 +26,35 @@ def cmd_record(args) -> int:
 
 def cmd_advise(args) -> int:
     from ..advisor import Limits, advise, plot_advice
+    from ..identify import identify
 
-    device = load_device(args.device)  # checked before a possibly long read
+    named = args.stream if isinstance(args.stream, str) else None
+    identified = None
+    if args.device == "auto" and named:
+        identified = identify(named)  # checked before a possibly long read
+    device = load_device(identified.catalog if identified else args.device) if args.device != "auto" or identified else None
     trace = _read_trace(args, args.trace)
     _report_read(trace, args.json)
+    if args.device == "auto" and identified is None:
+        if not trace.device_name:
+            raise IdlewiseError(f"{args.trace}: --device auto needs the disk's name, which this trace does not give: "
+                                "add --disk NAME (sda, nvme0n1)")
+        identified = identify(trace.device_name)
+        device = load_device(identified.catalog)
+    if identified and not args.json:
+        print(f"idlewise: --device auto: {identified.describe()}", file=sys.stderr)
     limits = Limits(max_wakeups_per_day=args.max_wakeups_per_day, lifetime_years=args.lifetime_years,
                     max_delayed_per_hour=args.max_delayed_per_hour, max_added_delay_s=args.max_added_delay,
                     price_per_kwh=args.price_per_kwh)
-    advice = advise(trace, device, limits=limits, disk=args.stream if isinstance(args.stream, str) else None)
+    advice = advise(trace, device, limits=limits, disk=named)
+    if identified:
+        advice["device_identified"] = {"disk": identified.disk, "model": identified.model, "kind": identified.kind,
+                                       "catalog": identified.catalog, "matched": identified.matched, "apst": identified.apst,
+                                       "exit_latencies_us": identified.exit_latencies_us}
+        if not identified.matched:
+            advice["warnings"].append(f"no catalog entry for model '{identified.model}': the {identified.kind} class default "
+                                      f"{identified.catalog} stands in for it; a device file from its datasheet is better "
+                                      "(idlewise devices NAME --toml)")
     if args.plot:
         plot_advice(advice, args.plot)
     if args.json:

@@ -1,0 +1,100 @@
+"""``--device auto``: which catalog entry models the disk being advised, from what this machine
+says of it. Linux's sysfs gives the model string (``/sys/block/sda/device/model``) and whether
+the disk rotates (``queue/rotational``); an NVMe drive's power states and APST support come
+from its controller (``nvme id-ctrl``, when nvme-cli is installed). The model is matched against
+the catalog's known model numbers (``data/disk_models.toml``); a disk not in it gets its class's
+default entry, named as such, so the advice says what it rests on."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Optional
+
+from .errors import IdlewiseError
+
+#: Where sysfs is; tests point it at a tree of their own.
+SYSFS_ENV = "IDLEWISE_SYSFS_ROOT"
+
+
+@dataclass
+class Identified:
+    """What this machine says of a disk, and the catalog entry chosen for it."""
+
+    disk: str
+    model: str
+    kind: str  # "hdd", "sata-ssd" or "nvme"
+    catalog: str
+    #: True: the model is one of the entry's; False: the entry is the class default.
+    matched: bool
+    #: For NVMe: whether the controller supports APST and its power states' exit latencies (µs),
+    #: where nvme-cli could read them; None where it could not.
+    apst: Optional[bool] = None
+    exit_latencies_us: list = field(default_factory=list)
+
+    def describe(self) -> str:
+        how = (f"catalog entry for model '{self.model}'" if self.matched else
+               f"the {self.kind} class default (no catalog entry for model '{self.model}')")
+        apst = "" if self.apst is None else f"; APST {'supported' if self.apst else 'not supported'} by its controller"
+        return f"/dev/{self.disk}: {self.catalog}, {how}{apst}"
+
+
+def _read(path: str) -> Optional[str]:
+    try:
+        with open(path, encoding="ascii", errors="replace") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def _models() -> dict:
+    text = (resources.files("idlewise") / "data" / "disk_models.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def _nvme_power(controller: str) -> tuple[Optional[bool], list]:
+    """APST support and the power states' exit latencies, from ``nvme id-ctrl`` (None, [] when
+    nvme-cli is missing or cannot read the controller, e.g. without root)."""
+    nvme = shutil.which("nvme")
+    if not nvme:
+        return None, []
+    try:
+        done = subprocess.run([nvme, "id-ctrl", f"/dev/{controller}", "-o", "json"], capture_output=True, text=True, timeout=10)
+        data = json.loads(done.stdout) if done.returncode == 0 else None
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        data = None
+    if not isinstance(data, dict):
+        return None, []
+    return bool(data.get("apsta", 0) & 1), [int(ps.get("exit_lat", 0)) for ps in data.get("psds", [])]
+
+
+def identify(disk: str, *, sysfs: Optional[str] = None) -> Identified:
+    """The catalog entry for ``disk`` (``sda``, ``nvme0n1``) of this machine."""
+    root = sysfs or os.environ.get(SYSFS_ENV, "/sys")
+    block = os.path.join(root, "block", disk)
+    if not os.path.isdir(block):
+        raise IdlewiseError(f"--device auto: this machine has no disk '{disk}' ({block} is missing): identify the disks of the "
+                            "machine the recording was made on, there, or name the catalog entry with --device NAME")
+    model = _read(os.path.join(block, "device", "model")) or ""
+    rotational = _read(os.path.join(block, "queue", "rotational"))
+    nvme = re.fullmatch(r"nvme\d+n\d+", disk) is not None
+    kind = "nvme" if nvme else "hdd" if rotational == "1" else "sata-ssd" if rotational == "0" else None
+    if kind is None:
+        raise IdlewiseError(f"--device auto: {block}/queue/rotational does not say whether '{disk}' rotates; "
+                            "name the catalog entry with --device NAME")
+    table = _models()
+    normalised = " ".join(model.split()).upper()
+    match = next((entry for entry in table["model"] if entry["pattern"].upper() in normalised), None)
+    catalog = match["device"] if match else table["class"][kind]
+    apst, latencies = _nvme_power(re.match(r"nvme\d+", disk).group(0)) if nvme else (None, [])
+    return Identified(disk=disk, model=model or "(none given)", kind=kind, catalog=catalog, matched=match is not None,
+                      apst=apst, exit_latencies_us=latencies)
+
+
+__all__ = ["Identified", "SYSFS_ENV", "identify"]

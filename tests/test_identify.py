@@ -1,0 +1,70 @@
+"""--device auto: a disk identified from what sysfs says of it (a tree built here, as Linux lays it
+out), matched to the catalog by model or given its class default, named as such."""
+
+import json
+
+import pytest
+
+import idlewise
+from idlewise import IdlewiseError
+from idlewise.cli import main
+from idlewise.identify import SYSFS_ENV, identify
+
+from conftest import TRACES
+
+
+def disk(root, name, model, rotational):
+    block = root / "block" / name
+    (block / "device").mkdir(parents=True)
+    (block / "queue").mkdir()
+    (block / "device" / "model").write_text(model + "\n")
+    (block / "queue" / "rotational").write_text(f"{rotational}\n")
+
+
+def test_a_known_model_gets_its_catalog_entry(tmp_path):
+    disk(tmp_path, "sdb", "ST500NM0011    ", 1)  # ATA pads model strings with spaces
+    found = identify("sdb", sysfs=str(tmp_path))
+    assert (found.catalog, found.matched, found.kind) == ("seagate-constellation-es1-500gb", True, "hdd")
+    assert found.describe() == "/dev/sdb: seagate-constellation-es1-500gb, catalog entry for model 'ST500NM0011'"
+
+
+@pytest.mark.parametrize("name, model, rotational, kind, entry", [
+    ("sdc", "WDC WD80EFAX-68KNBN0", 1, "hdd", "wd-red-plus-4tb"),
+    ("sdd", "CT500MX500SSD1", 0, "sata-ssd", "wd-blue-3d-nand-500gb"),
+    ("nvme0n1", "Samsung SSD 970 EVO Plus 1TB", 0, "nvme", "samsung-pm981-1tb"),
+])
+def test_an_unknown_model_gets_its_class_default_named_as_such(tmp_path, monkeypatch, name, model, rotational, kind, entry):
+    monkeypatch.setattr("idlewise.identify._nvme_power", lambda controller: (True, [0, 0, 0, 2000, 22000]))
+    disk(tmp_path, name, model, rotational)
+    found = identify(name, sysfs=str(tmp_path))
+    assert (found.kind, found.catalog, found.matched) == (kind, entry, False)
+    assert f"the {kind} class default (no catalog entry for model '{model}')" in found.describe()
+    assert (found.apst, found.exit_latencies_us) == ((True, [0, 0, 0, 2000, 22000]) if kind == "nvme" else (None, []))
+
+
+def test_a_disk_this_machine_does_not_have_is_a_clear_error(tmp_path):
+    with pytest.raises(IdlewiseError, match="this machine has no disk 'sdz'.*--device NAME"):
+        identify("sdz", sysfs=str(tmp_path))
+
+
+def test_advise_auto_identifies_the_recorded_disk_and_says_what_stands_in(tmp_path, monkeypatch, capsys):
+    disk(tmp_path, "vda", "QEMU HARDDISK", 1)
+    monkeypatch.setenv(SYSFS_ENV, str(tmp_path))
+    build_vm = str(TRACES / "diskstats" / "build-vm.diskstats")
+    assert main(["advise", build_vm, "--disk", "vda", "--device", "auto", "--json"]) == 0
+    advice = json.loads(capsys.readouterr().out)
+    assert advice["device"] == "wd-red-plus-4tb"
+    assert advice["device_identified"]["model"] == "QEMU HARDDISK" and advice["device_identified"]["matched"] is False
+    assert any("no catalog entry for model 'QEMU HARDDISK'" in w for w in advice["warnings"])
+    assert main(["advise", build_vm, "--disk", "vda", "--device", "auto"]) == 0
+    captured = capsys.readouterr()
+    assert "--device auto: /dev/vda: wd-red-plus-4tb, the hdd class default" in captured.err
+
+
+def test_advice_without_a_disk_name_never_guesses_one():
+    trace = idlewise.Trace.from_arrays([0.0, 1.0, 4000.0, 4001.0, 9000.0, 9001.0], [4096] * 6)  # long gaps: spin down
+    from idlewise.advisor import advise
+
+    advice = advise(trace, "hitachi-travelstar-5k320", progress=False)
+    assert advice["commands"][0] == "hdparm -S 1 /dev/DISK" and "-a DISK" in advice["commands"][1]
+    assert any("does not name its disk" in w for w in advice["warnings"])
