@@ -6,7 +6,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import idlewise
-from conftest import SRT, SPC_ASCII
+from conftest import SRT, SPC_ASCII, TRACES
 from idlewise import IdlewiseError
 from idlewise.sweeps import TraceSource, expand_spec, plot_tradeoff, sweep, write_rows
 
@@ -134,3 +134,18 @@ def test_a_sweep_with_out_prints_its_summary_not_every_run(tmp_path, capsys):
     assert pq.read_table(out).num_rows == 32
     assert "32 runs" in printed and "shown: 9 of them" in printed and "bound" in printed and "best timeout" in printed
     assert printed.count("│ timeout:") == 8
+
+
+def test_the_tradeoff_figure_is_a_grid_of_at_most_four_by_three_panels(tmp_path):
+    from PIL import Image
+
+    # 14 devices of a DiskSim trace x 2 catalog devices: 4 rows of traces, 2 columns of devices.
+    rows = sweep([TRACES / "disksim" / "ascii.trace"], ["hitachi-microdrive-1gb", "hitachi-travelstar-5k320"],
+                 ["timeout:1s..3s/1s", "stpm:knob=0..100/50", "oracle"], transforms=["none", "compress:64ops"], progress=False)
+    for name in ("t.png", "t.pdf", "t.svg"):
+        plot_tradeoff(rows, str(tmp_path / name))
+        assert (tmp_path / name).stat().st_size > 10_000
+    width, height = Image.open(tmp_path / "t.png").size
+    assert width <= 2 * 1200 and height <= 2 * 1200  # a page's figure, not 32 panels stacked
+    svg = (tmp_path / "t.svg").read_text()
+    assert "the first 4 of 14 traces and 2 of 2 devices" in svg and "never slept, transformed" in svg

@@ -295,50 +295,92 @@ def summary(rows: list[dict]) -> list[dict]:
     return out
 
 
+#: Panels a trade-off figure holds at most (rows of traces by columns of devices): a sweep with
+#: more groups gets its first ones, and the figure's note says how many of how many.
+MAX_FIGURE_ROWS, MAX_FIGURE_COLUMNS = 4, 3
+
+
 def plot_tradeoff(results: Results, path: str) -> None:
-    """Energy against mean response time, both normalised to always-on, one curve per policy family
-    and the oracle as a point; one panel per (trace, stream, transform, device). As seed 001
-    Figures 2-3 and seed 004 Figure 4b."""
+    """Energy against mean response time, both normalised to always-on, as seed 001 Figures 2-3
+    and seed 004 Figure 4b draw them, sized for a paper: a grid of small panels, traces (and
+    their streams) down, devices across; a family's runs joined in parameter order in one colour
+    everywhere, each transform its own marker and line style, always-on (the square at 1, 1)
+    and the oracle (the star) as points; one legend for the figure. PDF, SVG or PNG by the
+    file's extension."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
-    panels: dict = {}
-    for r in results:
-        panels.setdefault((r["trace"], r.get("stream"), r["device"]), {}).setdefault(r["transform"], []).append(r)
-    n = len(panels)
-    cols = min(2, n)
-    fig, axes = plt.subplots(math.ceil(n / cols), cols, figsize=(6.5 * cols, 4.6 * math.ceil(n / cols)), squeeze=False)
-    styles = ["-", "--", ":", "-."]
-    for ax, ((trace, stream, device), by_transform) in zip(axes.flat, panels.items()):
-        colors: dict = {}
-        for k, (transform, rows) in enumerate(by_transform.items()):
-            families: dict = {}
-            for r in rows:
-                families.setdefault(r["family"], []).append(r)
-            for family, members in families.items():
-                xs = [m["normalized_mean_response"] for m in members]
-                ys = [m["normalized_energy"] for m in members]
-                color = colors.setdefault(family, f"C{len(colors)}")
-                label = family + ("" if transform == "none" else f" [{transform}]")
-                if family in ("oracle", "always-on") or len(members) == 1:
-                    ax.plot(xs, ys, marker="*" if family == "oracle" else "o", markersize=11 if family == "oracle" else 6,
-                            linestyle="none", color=color, label=label)
-                else:
-                    ax.plot(xs, ys, styles[k % len(styles)], marker=".", color=color, label=label)
-        ax.set_xscale("log")
-        ax.set_xlabel("mean response time / always-on")
-        ax.set_ylabel("energy / always-on")
-        ax.axhline(1.0, color="grey", linewidth=0.5)
-        ax.axvline(1.0, color="grey", linewidth=0.5)
-        ax.set_title(f"{trace}" + (f" #{stream}" if stream is not None else "") + f" on {device}", fontsize=9)
-        ax.legend(fontsize=7)
-    for ax in list(axes.flat)[n:]:
-        ax.set_visible(False)
-    fig.tight_layout()
-    save_figure(fig, path, dpi=120)
-    plt.close(fig)
+    rows = list(results)
+    traces = list(dict.fromkeys((r["trace"], r.get("stream")) for r in rows))
+    devices = list(dict.fromkeys(r["device"] for r in rows))
+    shown_traces, shown_devices = traces[:MAX_FIGURE_ROWS], devices[:MAX_FIGURE_COLUMNS]
+    families = [f for f in dict.fromkeys(_family(r) for r in rows) if f not in ("always-on", "oracle")]
+    transforms = list(dict.fromkeys(r["transform"] for r in rows))
+    colour = {f: f"C{i % 10}" for i, f in enumerate(families)}
+    styles = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D")]
+    style = {t: styles[i % len(styles)] for i, t in enumerate(transforms)}
+    shown = [r for r in rows if (r["trace"], r.get("stream")) in shown_traces and r["device"] in shown_devices]
+    top = max([1.05] + [1.05 * r["normalized_energy"] for r in shown if math.isfinite(r["normalized_energy"])])
+    with plt.rc_context({"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "legend.fontsize": 7,
+                         "xtick.labelsize": 7, "ytick.labelsize": 7}):
+        fig, axes = plt.subplots(len(shown_traces), len(shown_devices), figsize=(2.6 * len(shown_devices) + 0.6,
+                                 2.2 * len(shown_traces) + 0.9), squeeze=False, sharey=True)
+        for i, (trace, stream) in enumerate(shown_traces):
+            for j, device in enumerate(shown_devices):
+                ax = axes[i, j]
+                group = [r for r in rows if (r["trace"], r.get("stream")) == (trace, stream) and r["device"] == device]
+                for transform in transforms:
+                    line, marker = style[transform]
+                    runs = [r for r in group if r["transform"] == transform]
+                    first = transform == transforms[0]
+                    for family in families:
+                        members = [r for r in runs if _family(r) == family]
+                        # A run that never slept (stpm:knob=100, a timeout no gap reaches) is the
+                        # always-on point of its transform: marked there, not joined across the panel.
+                        curve = [m for m in members if m.get("wakeups", 1) > 0]
+                        awake = [m for m in members if m.get("wakeups", 1) == 0][:1]
+                        ax.plot([m["normalized_mean_response"] for m in curve], [m["normalized_energy"] for m in curve],
+                                linestyle=line if len(curve) > 1 else "none", marker=marker, markersize=3, linewidth=1,
+                                color=colour[family])
+                        if awake and not first:
+                            ax.plot([awake[0]["normalized_mean_response"]], [awake[0]["normalized_energy"]], marker="s",
+                                    markersize=5, linestyle="none", color="grey", fillstyle="none")
+                    oracle = [r for r in runs if _family(r) == "oracle"]
+                    if oracle:  # filled for the first transform, hollow for the others
+                        ax.plot([oracle[0]["normalized_mean_response"]], [oracle[0]["normalized_energy"]], marker="*",
+                                markersize=8, linestyle="none", color="black", fillstyle="full" if first else "none")
+                ax.plot([1.0], [1.0], marker="s", markersize=5, linestyle="none", color="black", fillstyle="none")
+                ax.set_xscale("log")
+                ax.set_ylim(0, top)
+                ax.grid(alpha=0.3, linewidth=0.5)
+                if i == 0:
+                    ax.set_title(device)
+                if j == 0:
+                    ax.set_ylabel(f"{trace}" + (f" #{stream}" if stream is not None else "") + "\nenergy / always-on")
+                if i == len(shown_traces) - 1:
+                    ax.set_xlabel("mean response / always-on")
+        handles = [Line2D([], [], color=colour[f], linewidth=1.5, label=f) for f in families]
+        handles += [Line2D([], [], color="grey", linestyle=style[t][0], marker=style[t][1], markersize=3, label=t)
+                    for t in transforms if len(transforms) > 1]
+        handles += [Line2D([], [], color="black", marker="s", fillstyle="none", linestyle="none", label="always-on"),
+                    Line2D([], [], color="black", marker="*", markersize=8, linestyle="none", label="oracle")]
+        if len(transforms) > 1:
+            handles += [Line2D([], [], color="grey", marker="s", fillstyle="none", linestyle="none",
+                               label="never slept, transformed"),
+                        Line2D([], [], color="black", marker="*", markersize=8, fillstyle="none", linestyle="none",
+                               label="oracle, transformed")]
+        fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 4), frameon=False)
+        left_out = len(traces) * len(devices) - len(shown_traces) * len(shown_devices)
+        if left_out:
+            fig.suptitle(f"the first {len(shown_traces)} of {len(traces)} traces and {len(shown_devices)} of {len(devices)} "
+                         "devices; every run is in the rows", fontsize=7)
+        legend_rows = math.ceil(len(handles) / 4)
+        fig.tight_layout(rect=(0, 0.025 * legend_rows + 0.01, 1, 0.97 if left_out else 1))
+        save_figure(fig, path, dpi=200)
+        plt.close(fig)
 
 
 def write_rows(results: Results, path: str, partial_of: Optional[int] = None) -> None:
