@@ -127,7 +127,7 @@ def cmd_policies(args) -> int:
         json.dump(families, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    table = Table(title="policies (durations take a unit: ns, us, ms, s, min, h, d, w; powers W)", title_justify="left", show_lines=True)
+    table = Table(title="policies (durations take a unit: ns, us, ms, s, min, h, d, w; powers W, mW or none)", title_justify="left", show_lines=True)
     for column in ("policy", "what it does", "parameters (default)", "example"):
         table.add_column(column)
     for f in families:
