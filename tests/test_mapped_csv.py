@@ -105,3 +105,29 @@ def test_a_converted_parquet_file_is_reported_as_itself(tmp_path, capsys):
     assert trace.describe().startswith("converted.parquet: 2 requests")
     assert "as parquet (converted from msr-like.csv, csv)" in trace.read_report()
     np.testing.assert_array_equal(trace.is_write, [0, 1])
+
+
+def test_a_mapped_csv_is_replayed_as_read_and_equals_its_whole_read(tmp_path, capsys):
+    # More rows than one block of the reader (1 MiB), so blocks are cut and lines numbered across them.
+    rng = np.random.default_rng(4)
+    n = 120_000
+    times = np.cumsum(rng.exponential(50.0, n))
+    rows = "".join(f"{t:.3f};{o};{s};{w}\n" for t, o, s, w in zip(times, rng.integers(0, 10 ** 6, n), rng.integers(1, 64, n) * 512,
+                                                                    rng.integers(0, 2, n)))
+    path = write(tmp_path, "ts;lba;len;flag\n" + rows, "semi.csv")
+    columns = "time_ms=ts,offset_sectors=lba,size_bytes=len,op=flag"
+    streamed = idlewise.simulate_file(path, "hitachi-travelstar-5k320", ["timeout:2s", "oracle"], columns=columns,
+                                      write_flag=1, progress=False)
+    whole = idlewise.simulate(idlewise.read_trace(path, columns=columns, write_flag=1), "hitachi-travelstar-5k320",
+                              ["timeout:2s", "oracle"], progress=False)
+    for a, b in zip(streamed, whole):
+        assert (a["policy"], a["requests"], a["energy_j"], a["mean_response_s"]) == \
+               (b["policy"], b["requests"], b["energy_j"], b["mean_response_s"])
+    assert "read 120,000 records as csv (mapped: time_ms=ts,offset_sectors=lba,size_bytes=len,op=flag), kept 120,000" in streamed[0]["read_report"]
+    # A record out of order, far into the file, is named by its line, streamed as whole.
+    lines = ("ts;lba;len;flag\n" + rows).splitlines(keepends=True)
+    lines[100_001], lines[100_002] = lines[100_002], lines[100_001]
+    late = write(tmp_path, "".join(lines), "late.csv")
+    assert main(["simulate", late, "--columns", columns, "--write-flag", "1", "--device", "hitachi-travelstar-5k320",
+                 "--policy", "timeout:2s"]) == 2
+    assert "late.csv: line 100003, field 'time_s'" in capsys.readouterr().err

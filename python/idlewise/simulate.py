@@ -87,8 +87,13 @@ def _checked_run(device, policies, base_power_w, initial_mode, replay, response_
 BATCHED = ("parquet", "srt")
 
 
-def _batches(format: str, path: str):
-    """A binary trace's records in batches (its reader loads when used)."""
+def _batches(format: str, path: str, mapping: dict | None = None, write_flag=None):
+    """A binary trace's records in batches, or a mapped CSV's (its reader loads when used)."""
+    if mapping:
+        from .traces.readers.mapped_csv import iter_mapped_batches
+
+        return ((t, np.zeros(len(t), dtype=np.int64) if o is None else o, s, w, v)
+                for t, o, s, w, v, _ in iter_mapped_batches(path, mapping, write_flag=write_flag))
     if format == "parquet":
         from .traces.readers.parquet import iter_parquet_batches
 
@@ -101,7 +106,8 @@ def _batches(format: str, path: str):
 def simulate_file(path, device, policies, *, format: str = "auto", stream: int | None = None, base_power_w: float = 0.0,
                   initial_mode: str | None = None, progress: bool | None = None, replay: str = "open",
                   fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
-                  transition_seed: int | None = None, threads: int | None = None) -> Results:
+                  transition_seed: int | None = None, threads: int | None = None, columns=None,
+                  write_flag: str | int | None = None) -> Results:
     """:func:`simulate` on a text trace file of any length, read in chunks and replayed as it is
     read: memory stays bounded by a chunk's (a few MB), however long the trace. Every device of
     a multi-device trace is replayed as its own disk (``stream`` keeps one). The results equal
@@ -111,11 +117,21 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     sorting and per-request response times need the trace in memory: use :func:`read_trace`
     and :func:`simulate` for those. A Parquet trace is read a record batch at a time the same
     way, and so is an HP SRT trace, a batch of records at a time; diskstats and biosnoop files
-    are read whole (:func:`read_trace`).
+    are read whole (:func:`read_trace`). ``columns`` (and ``write_flag``) read a CSV through a
+    column mapping (see :func:`read_trace`), a block at a time too.
     """
     path = os.fspath(path)
     device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
                                                            response_from, tail_s, transition_seed)
+    mapping = None
+    from .traces.readers import check_mapping_options
+
+    check_mapping_options(path, format, columns, write_flag)
+    if columns is not None:
+        from .traces.readers.mapped_csv import _mapping, mapped_format
+
+        mapping, _ = _mapping(columns, write_flag)
+        format = mapped_format(mapping)
     if format == "auto":
         from .traces.detect import detect_format
 
@@ -138,16 +154,17 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         runs = _core.StreamedRuns(device, specs, base_power_w=float(base_power_w), initial_mode=mode_index, replay=replay,
                                   fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
                                   transition_seed=None if transition_seed is None else int(transition_seed),
-                                  volume=None if stream is None else int(stream), threads=workers)
+                                  volume=None if stream is None else int(stream), threads=workers,
+                                  first_line=2 if mapping else None)  # a mapped CSV's records are its lines from 2
         # Closed here, on this thread, when a batch fails or the run is stopped: a reader left
         # open holds Arrow's threads, and the interpreter aborted when they met it at exit.
-        with contextlib.closing(_batches(format, path)) as batches:
+        with contextlib.closing(_batches(format, path, mapping, write_flag)) as batches:
             for time_s, offset_bytes, size_bytes, is_write, volumes in batches:
                 runs.feed(time_s, offset_bytes, size_bytes, is_write, volumes, progress=counter)
         return runs.finish()
 
     def call(counter):
-        if format in BATCHED:
+        if format in BATCHED or mapping:
             return call_batched(counter)
         return _core.evaluate_file(path, format, device, specs, base_power_w=float(base_power_w), initial_mode=mode_index,
                                    progress=counter, replay=replay, fold_offsets=bool(fold_offsets),

@@ -534,13 +534,16 @@ fn streamed_list<'py>(py: Python<'py>, done: idlewise_core::stream::StreamedEval
 struct StreamedRuns {
     inner: Option<idlewise_core::stream::StreamedRuns>,
     device: CoreDevice,
+    /// The position of the last record fed (a line, or a record's number).
     fed: u64,
+    /// Records fed.
+    records: u64,
 }
 
 #[pymethods]
 impl StreamedRuns {
     #[new]
-    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1))]
+    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, first_line=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         device: &Device,
@@ -554,10 +557,14 @@ impl StreamedRuns {
         transition_seed: Option<u64>,
         volume: Option<i64>,
         threads: usize,
+        first_line: Option<u64>,
     ) -> PyResult<Self> {
         let (specs, opts) = streamed_setup(&policies, fold_offsets, replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)?)?;
-        let inner = idlewise_core::stream::StreamedRuns::new(&device.inner, &specs, &opts, volume, threads, idlewise_core::stream::Positions::Records).map_err(to_py_err)?;
-        Ok(StreamedRuns { inner: Some(inner), device: device.inner.clone(), fed: 0 })
+        // Records of a text file (a mapped CSV) are named by their lines, from `first_line`, one
+        // a record; a binary file's by their index.
+        let positions = if first_line.is_some() { idlewise_core::stream::Positions::Lines } else { idlewise_core::stream::Positions::Records };
+        let inner = idlewise_core::stream::StreamedRuns::new(&device.inner, &specs, &opts, volume, threads, positions).map_err(to_py_err)?;
+        Ok(StreamedRuns { inner: Some(inner), device: device.inner.clone(), fed: first_line.map_or(0, |line| line.saturating_sub(1)), records: 0 })
     }
 
     /// Replays the next records (after every record fed before, in time order); `stream` is
@@ -585,6 +592,7 @@ impl StreamedRuns {
         }
         let columns = idlewise_core::readers::Columns::from_records(t, o, s, w, v, self.fed + 1);
         self.fed += t.len() as u64;
+        self.records += t.len() as u64;
         let stop = progress.map(|p| Arc::clone(&p.done));
         py.allow_threads(|| runs.feed(&columns, stop.as_deref())).map_err(to_py_err)?;
         if !idlewise_core::progress::advance(progress.map(|p| &*p.done), t.len() as u64) {
@@ -598,7 +606,7 @@ impl StreamedRuns {
     #[pyo3(signature = (skipped=Vec::new()))]
     fn finish<'py>(&mut self, py: Python<'py>, skipped: Vec<(String, u64)>) -> PyResult<Streamed<'py>> {
         let runs = self.inner.take().ok_or_else(|| IdlewiseError::new_err("these runs are finished"))?;
-        let done = py.allow_threads(|| runs.finish("records", self.fed, skipped)).map_err(to_py_err)?;
+        let done = py.allow_threads(|| runs.finish("records", self.records, skipped)).map_err(to_py_err)?;
         streamed_list(py, done, &self.device)
     }
 }

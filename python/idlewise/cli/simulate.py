@@ -94,11 +94,13 @@ def _write_per_request(tables, path: str, quiet: bool) -> None:
 def _streamable(args) -> bool:
     """Whether a command's trace can be replayed as it is read (the default): a file in a format
     read in time order, with nothing asked that needs it whole (sorting, a transform, per-request
-    rows, a column mapping read by Python)."""
+    rows); a mapped CSV is read a block at a time too."""
     from ..traces.formats import READ_WHOLE
 
-    if any(getattr(args, name, None) for name in ("sort", "transform", "per_request", "columns", "write_flag")):
+    if any(getattr(args, name, None) for name in ("sort", "transform", "per_request")):
         return False
+    if getattr(args, "columns", None) or getattr(args, "write_flag", None) is not None:
+        return True  # a mapped CSV is read a block at a time (simulate_file checks the options)
     if args.format == "auto":
         from ..traces.detect import detect_format
 
@@ -114,7 +116,8 @@ def _simulate_streamed(args, devices, policies) -> int:
         results = simulate_file(args.trace, device, policies, format=args.format, stream=args.stream,
                                 base_power_w=args.base_power, initial_mode=args.initial_mode, replay=args.replay,
                                 fold_offsets=args.fold_offsets, response_from=args.response_from, tail_s=args.tail,
-                                transition_seed=args.transition_seed)
+                                transition_seed=args.transition_seed, columns=getattr(args, "columns", None),
+                                write_flag=getattr(args, "write_flag", None))
         records.extend(results)
     if not args.json:
         print(f"idlewise: {records[0]['read_report']}", file=sys.stderr)

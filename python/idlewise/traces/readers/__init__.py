@@ -35,6 +35,15 @@ READERS = {name: (_READ[name], description) for name, description in DESCRIPTION
 FORMATS = tuple(READERS)
 
 
+def check_mapping_options(path: str, format: str, columns, write_flag) -> None:
+    """A column mapping reads a CSV, and a write flag needs a mapping: every reader of files
+    checks both here."""
+    if columns is not None and format not in ("auto", "csv"):
+        raise TraceError(f"{path}: a column mapping reads a CSV file; it cannot be given with format '{format}'")
+    if columns is None and write_flag is not None:
+        raise TraceError(f"{path}: write_flag (--write-flag) goes with a column mapping (--columns ... op=COLUMN)")
+
+
 def read_trace(path, *, format: str = "auto", sort: bool = False, stream: "int | str | None" = None,
                columns: "dict | str | None" = None, write_flag: "str | int | None" = None):
     """Reads a trace in a known format (``auto`` recognises it from the content). With ``stream``,
@@ -45,13 +54,10 @@ def read_trace(path, *, format: str = "auto", sort: bool = False, stream: "int |
     path = os.fspath(path)
     if not os.path.exists(path):
         raise TraceError(f"{path}: no such file")
+    check_mapping_options(path, format, columns, write_flag)
     if columns is not None:
-        if format not in ("auto", "csv"):
-            raise TraceError(f"{path}: a column mapping reads a CSV file; it cannot be given with format '{format}'")
         trace = read_mapped_csv(path, columns, write_flag=write_flag, sort=sort)
         return trace if stream is None else trace.select_stream(stream)
-    if write_flag is not None:
-        raise TraceError(f"{path}: write_flag (--write-flag) goes with a column mapping (--columns ... op=COLUMN)")
     if format == "auto":
         format = detect_format(path)
     if format not in READERS:
