@@ -4,7 +4,11 @@
 //! on the two-state IBM Microdrive. Prints the time, the rate and the process's peak resident
 //! memory (VmHWM), which must not grow with REQUESTS.
 //!
-//! Usage: `cargo run --release -p idlewise-benchmarks --bin stream_billion -- [REQUESTS] [THREADS]`
+//! Usage: `cargo run --release -p idlewise-benchmarks --bin stream_billion -- [REQUESTS] [THREADS] [POLICIES] [VOLUMES]`
+//!
+//! POLICIES (default 1) runs `timeout:1s` to `timeout:POLICIES s` on the one pass (the
+//! references beside them); VOLUMES (default 1) spreads the requests round-robin over that many
+//! device numbers, each replayed as its own disk, as a multi-volume trace (Alibaba, Tencent) is.
 //!
 //! The records are deterministic (PCG seed 1): bursts of 1–16 requests 1–5 ms apart separated
 //! by Pareto gaps (α = 1.2, minimum 0.2 s), sizes 1–16 sectors of 4 KiB, 30 % writes, one device.
@@ -41,7 +45,7 @@ fn digits(out: &mut Vec<u8>, mut v: u64) {
     out.extend_from_slice(&tmp[i..]);
 }
 
-fn generate(path: &str, n: u64) {
+fn generate(path: &str, n: u64, volumes: u64) {
     let mut pipe = std::io::BufWriter::with_capacity(1 << 20, std::fs::OpenOptions::new().write(true).open(path).expect("open the pipe"));
     let mut rng = Pcg64Mcg::seed_from_u64(1);
     let (mut t_us, mut written) = (0u64, 0u64);
@@ -57,7 +61,9 @@ fn generate(path: &str, n: u64) {
             line.push(b'.');
             let frac = t_us % 1000;
             line.extend_from_slice(&[b'0' + (frac / 100) as u8, b'0' + (frac / 10 % 10) as u8, b'0' + (frac % 10) as u8]);
-            line.extend_from_slice(b" 0 ");
+            line.push(b' ');
+            digits(&mut line, written % volumes);
+            line.push(b' ');
             digits(&mut line, rng.gen_range(0..(1u64 << 21)) * 8);
             line.push(b' ');
             digits(&mut line, 8 * rng.gen_range(1..=16u64));
@@ -75,26 +81,37 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: u64 = args.get(1).map(|s| s.replace('_', "").parse().expect("REQUESTS must be an integer")).unwrap_or(1_000_000_000);
     let threads: usize = args.get(2).map(|s| s.parse().expect("THREADS must be an integer")).unwrap_or(2);
+    let policies: u64 = args.get(3).map(|s| s.parse().expect("POLICIES must be an integer")).unwrap_or(1);
+    let volumes: u64 = args.get(4).map(|s| s.parse().expect("VOLUMES must be an integer")).unwrap_or(1).max(1);
     let path = std::env::temp_dir().join(format!("idlewise-stream-{}.fifo", std::process::id()));
     let c_path = std::ffi::CString::new(path.to_str().expect("a UTF-8 temp path")).unwrap();
     // SAFETY: mkfifo reads a NUL-terminated path and creates a pipe; no memory is shared.
     assert_eq!(unsafe { mkfifo(c_path.as_ptr(), 0o600) }, 0, "mkfifo {}", path.display());
     let device_path = concat!(env!("CARGO_MANIFEST_DIR"), "/../python/idlewise/catalog/ibm-microdrive-340mb.toml");
     let device = Device::from_toml(&std::fs::read_to_string(device_path).unwrap(), device_path).unwrap();
-    let specs = [PolicySpec::parse("timeout:2s").unwrap()];
+    let specs: Vec<PolicySpec> = if policies == 1 {
+        vec![PolicySpec::parse("timeout:2s").unwrap()]
+    } else {
+        (1..=policies).map(|k| PolicySpec::parse(&format!("timeout:{k}s")).unwrap()).collect()
+    };
     let generator_path = path.to_str().unwrap().to_string();
-    let generator = std::thread::spawn(move || generate(&generator_path, n));
+    let generator = std::thread::spawn(move || generate(&generator_path, n, volumes));
     let start = Instant::now();
     let done = evaluate_file(&path, "disksim", &device, &specs, &ReplayOptions::default(), None, threads, None);
     let seconds = start.elapsed().as_secs_f64();
     generator.join().expect("the generator finishes");
     let _ = std::fs::remove_file(&path);
     let done = done.unwrap_or_else(|e| panic!("{e}"));
-    let (_, records, reports) = &done.volumes[0];
+    let records: u64 = done.volumes.iter().map(|(_, n, _)| n).sum();
+    let runs = done.volumes.iter().map(|(_, _, r)| r.len()).sum::<usize>();
+    let (_, _, reports) = &done.volumes[0];
     println!("{records} requests streamed through a pipe in {seconds:.1} s = {:.2} M requests/s (read, parsed and replayed \
-              under {} next to always-on and the oracle, {threads} threads); peak RSS {:.0} MiB",
-             *records as f64 / seconds / 1e6, reports[0].run.policy, peak_rss_mib());
-    println!("energy {:.6e} J, {:.4} of always-on, {} wake-ups", reports[0].run.energy_j, reports[0].normalized_energy, reports[0].run.wakeups);
+              under {} policies ({runs} runs over {} volumes) next to always-on and the oracle, {threads} threads); \
+              {:.0} M request replays/s; peak RSS {:.0} MiB",
+             records as f64 / seconds / 1e6, specs.len(), done.volumes.len(), records as f64 * (specs.len() + 2) as f64 / seconds / 1e6,
+             peak_rss_mib());
+    println!("volume {:?}, {}: energy {:.6e} J, {:.4} of always-on, {} wake-ups", done.volumes[0].0, reports[0].run.policy,
+             reports[0].run.energy_j, reports[0].normalized_energy, reports[0].run.wakeups);
 }
 
 extern "C" {

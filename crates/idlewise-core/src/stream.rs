@@ -106,7 +106,12 @@ pub struct StreamedRuns {
     volumes: BTreeMap<Option<i64>, Volume>,
     other_volumes: u64,
     summary: KeptSummary,
+    /// Records of a many-volume trace waiting for their volume's next part.
+    pending: BTreeMap<i64, Columns>,
 }
+
+/// Records a volume of a many-volume trace gathers before its runs take them (about 100 kB).
+const VOLUME_PART: usize = 4096;
 
 impl StreamedRuns {
     /// Checks the options and builds every spec (a bad one fails before any record is read).
@@ -129,6 +134,7 @@ impl StreamedRuns {
             volumes: BTreeMap::new(),
             other_volumes: 0,
             summary: KeptSummary::default(),
+            pending: BTreeMap::new(),
         })
     }
 
@@ -149,13 +155,21 @@ impl StreamedRuns {
         } else {
             let mut order: Vec<usize> = (0..chunk.time_s.len()).collect();
             order.sort_by_key(|&i| chunk.stream[i]);
+            let lines: Vec<u64> = chunk.line.iter().collect(); // once: a record's line is a walk
             for group in order.chunk_by(|&a, &b| chunk.stream[a] == chunk.stream[b]) {
                 let volume = chunk.stream[group[0]];
                 if self.keep.is_some_and(|k| k != volume) {
                     self.other_volumes += group.len() as u64;
                     continue;
                 }
-                self.feed_kept(&gather(chunk, group), volume, stop)?;
+                // A volume's records wait until there are enough to be worth its runs' time:
+                // fed a few at a time, thousands of runs spend it finding their state.
+                let pending = self.pending.entry(volume).or_default();
+                gather_into(pending, chunk, &lines, group);
+                if pending.time_s.len() >= VOLUME_PART {
+                    let part = std::mem::take(pending);
+                    self.feed_volume(&part, Some(volume), stop)?;
+                }
             }
         }
         if crate::progress::stopped(stop) {
@@ -164,11 +178,15 @@ impl StreamedRuns {
         Ok(())
     }
 
-    /// One volume's records, or a count of them when another volume is kept.
+    /// One volume's records (after any it has waiting), or a count of them when another volume
+    /// is kept.
     fn feed_kept(&mut self, part: &Columns, volume: i64, stop: Option<&AtomicU64>) -> Result<()> {
         if self.keep.is_some_and(|k| k != volume) {
             self.other_volumes += part.time_s.len() as u64;
             return Ok(());
+        }
+        if let Some(waiting) = self.pending.remove(&volume).filter(|w| !w.time_s.is_empty()) {
+            self.feed_volume(&waiting, Some(volume), stop)?;
         }
         self.feed_volume(part, Some(volume), stop)
     }
@@ -209,7 +227,12 @@ impl StreamedRuns {
 
     /// Every volume's reports; `what` names the records in the error when none were kept
     /// ("csv records", "records"), with `records_read` the number examined.
-    pub fn finish(self, what: &str, records_read: u64, mut skipped: Vec<(String, u64)>) -> Result<StreamedEvaluation> {
+    pub fn finish(mut self, what: &str, records_read: u64, mut skipped: Vec<(String, u64)>) -> Result<StreamedEvaluation> {
+        for (volume, part) in std::mem::take(&mut self.pending) {
+            if !part.time_s.is_empty() {
+                self.feed_volume(&part, Some(volume), None)?;
+            }
+        }
         if self.volumes.is_empty() {
             return Err(Error::Read(match self.keep {
                 Some(v) => format!("no records of device {v} found in {records_read} {}s", self.position.word()),
@@ -282,14 +305,12 @@ pub fn evaluate_file(
     runs.finish(&format!("{format} records"), out.records_read, out.skipped)
 }
 
-fn gather(chunk: &Columns, records: &[usize]) -> Columns {
-    let mut part = Columns::default();
+fn gather_into(part: &mut Columns, chunk: &Columns, lines: &[u64], records: &[usize]) {
     for &i in records {
         part.time_s.push(chunk.time_s[i]);
         part.offset_bytes.push(chunk.offset_bytes[i]);
         part.size_bytes.push(chunk.size_bytes[i]);
         part.is_write.push(chunk.is_write[i]);
-        part.line.push(chunk.line.get(i));
+        part.line.push(lines[i]);
     }
-    part
 }
