@@ -10,15 +10,12 @@ import os
 import sys
 from dataclasses import replace
 
-import numpy as np
-
 from . import _core
 from .devices import Device, load_device
 from .errors import IdlewiseError, TraceRecordError
 from .policies import expand_specs
 from .progress import run_with_progress
 from .results import Results
-from .traces.trace import describe_text, read_report_text
 from . import traces
 
 def _power_w(value) -> float:
@@ -90,6 +87,8 @@ BATCHED = ("parquet", "srt")
 def _batches(format: str, path: str, mapping: dict | None = None, write_flag=None):
     """A binary trace's records in batches, or a mapped CSV's (its reader loads when used)."""
     if mapping:
+        import numpy as np
+
         from .traces.readers.mapped_csv import iter_mapped_batches
 
         return ((t, np.zeros(len(t), dtype=np.int64) if o is None else o, s, w, v)
@@ -179,6 +178,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         if str(e).startswith(f"{path}: "):
             raise  # a reader's error names the file already
         raise type(e)(f"{path}: {e}") from None
+    from .traces.trace import describe_text, read_report_text  # NumPy loads with a replay, not with `import idlewise`
+
     report = read_report_text(path, records_read, format, kept["records"], dict(skipped), zero_size=kept["zero_size"])
     name = os.path.basename(path)
     records = []
@@ -294,6 +295,8 @@ def untransformed(trace: "traces.Trace") -> "traces.Trace | None":
     every request at its original time, in original order; ``None`` for a trace not so changed."""
     if trace.original_time_s is None:
         return None
+    import numpy as np
+
     order = np.argsort(trace.original_time_s, kind="stable")
     out = trace.subset(order)
     return replace(out, time_s=out.original_time_s, original_time_s=None)

@@ -11,11 +11,12 @@ from ..devices import load_device
 from ..policies import expand_spec
 from ..errors import IdlewiseError
 from ..results import Results
-from ..simulate import simulate
 from ._common import DEMO_POLICIES, _print_results, _read_trace, _report_read, _label_devices
 
 
 def cmd_demo(args) -> int:
+    from ..simulate import simulate
+
     folder = resources.files("idlewise") / "data" / "hplajw"
     with resources.as_file(folder / "ajw.1week.srt") as path:
         trace = traces.read_srt(path, disk=0, name="hplajw disk 0")
@@ -28,6 +29,8 @@ def cmd_demo(args) -> int:
 
 
 def cmd_simulate(args) -> int:
+    from ..simulate import simulate
+
     # Devices and policies are checked before a possibly long read.
     devices = [load_device(d) for d in args.device]
     policies = [spec for policy in args.policy for spec in expand_spec(policy)]
