@@ -122,7 +122,9 @@ def _panels(rows, limit: int | None = MAX_PANELS):
 
 
 def _groups(rows):
-    keys = [k for k in ("trace", "stream", "transform", "device") if k in rows.columns]
+    from .sweeps import GROUP_KEYS
+
+    keys = [k for k in GROUP_KEYS if k in rows.columns]
     if not keys:
         return [("", rows)]
     groups = []

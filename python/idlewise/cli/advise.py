@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 import sys
 
 from ..devices import load_device
@@ -29,17 +30,18 @@ def cmd_advise(args) -> int:
     from ..identify import identify
 
     named = args.stream if isinstance(args.stream, str) else None
-    identified = None
-    if args.device == "auto" and named:
-        identified = identify(named)  # checked before a possibly long read
-    device = load_device(identified.catalog if identified else args.device) if args.device != "auto" or identified else None
+    auto = args.device == "auto"
+    # The device is checked before a possibly long read, where its name is known by then.
+    identified = identify(named) if auto and named else None
+    device = None if auto else load_device(args.device)
     trace = _read_trace(args, args.trace)
     _report_read(trace, args.json)
-    if args.device == "auto" and identified is None:
+    if auto and identified is None:
         if not trace.device_name:
             raise IdlewiseError(f"{args.trace}: --device auto needs the disk's name, which this trace does not give: "
                                 "add --disk NAME (sda, nvme0n1)")
         identified = identify(trace.device_name)
+    if auto:
         device = load_device(identified.catalog)
     if identified and not args.json:
         print(f"idlewise: --device auto: {identified.describe()}", file=sys.stderr)
@@ -48,9 +50,7 @@ def cmd_advise(args) -> int:
                     price_per_kwh=args.price_per_kwh)
     advice = advise(trace, device, limits=limits, disk=named)
     if identified:
-        advice["device_identified"] = {"disk": identified.disk, "model": identified.model, "kind": identified.kind,
-                                       "catalog": identified.catalog, "matched": identified.matched, "apst": identified.apst,
-                                       "exit_latencies_us": identified.exit_latencies_us}
+        advice["device_identified"] = asdict(identified)
         if not identified.matched:
             advice["warnings"].append(f"no catalog entry for model '{identified.model}': the {identified.kind} class default "
                                       f"{identified.catalog} stands in for it; a device file from its datasheet is better "

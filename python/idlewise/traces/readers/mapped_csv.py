@@ -149,11 +149,15 @@ def iter_mapped_batches(path: str | os.PathLike, columns: dict[str, str] | str, 
     size_bytes, is_write as uint8, stream or None, the block's first line). Memory stays a
     block's; a trace read whole or replayed as read (:func:`idlewise.simulate_file`) comes from
     here."""
+    mapping, flag = _mapping(columns, write_flag)
+    return _mapped_batches(os.fspath(path), mapping, flag, delimiter)
+
+
+def _mapped_batches(path: str, mapping: dict, flag: str | None, delimiter: str | None):
+    """:func:`iter_mapped_batches` of a mapping already parsed and checked."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    path = os.fspath(path)
-    mapping, flag = _mapping(columns, write_flag)
     wanted = list(dict.fromkeys(mapping.values()))
     header, delimiter, names = _header(path, delimiter)
     absent = [c for c in wanted if c not in names]
@@ -198,7 +202,7 @@ def read_mapped_csv(path: str | os.PathLike, columns: dict[str, str] | str, *, w
     operation column, the value that means a write. ``delimiter``: default, the header's."""
     path = os.fspath(path)
     mapping, _ = _mapping(columns, write_flag)
-    parts = list(zip(*iter_mapped_batches(path, mapping, write_flag=write_flag, delimiter=delimiter)))
+    parts = list(zip(*_mapped_batches(path, mapping, write_flag, delimiter)))
     time_s, offset, size, is_write, stream, _ = parts
     rows = sum(len(t) for t in time_s)
     return Trace.from_arrays(np.concatenate(time_s), np.concatenate(size),
