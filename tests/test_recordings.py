@@ -2,6 +2,7 @@
 `idlewise record`, and biosnoop output."""
 
 import json
+import re
 import os
 
 import numpy as np
@@ -249,3 +250,14 @@ def test_record_refuses_to_overwrite_and_appends_when_asked(tmp_path):
     assert len(out.read_text().splitlines()) == 4
     trace = read_diskstats(str(out))
     assert len(trace) == 2 and list(trace.skipped.values()) == [1]  # the interval across the reboot
+
+
+@pytest.mark.parametrize("text, needle", [
+    # Found by benchmarks/fuzz.py: a counter beyond 64 bits, and one that claims 10^16 requests
+    # in a second (replaying it asked for petabytes), raised OverflowError and MemoryError.
+    (line(0, "sda") + line(1, "sda", reads=10 ** 25), "line 2, field 'counter 1 of sda': 1" + "0" * 25 + " does not fit in 64 bits"),
+    (line(0, "sda") + line(1, "sda", reads=2 ** 54), "line 2: sda completed 18,014,398,509,481,984 requests in 1 s, more than 1e+08 a second"),
+])
+def test_counters_no_disk_could_have_are_refused(tmp_path, text, needle):
+    with pytest.raises(TraceError, match=re.escape(needle)):
+        read_diskstats(write(tmp_path, text))

@@ -14,7 +14,10 @@ _DECIMAL = re.compile(r"[0-9]+(\.[0-9]*)?|\.[0-9]+", re.ASCII)
 def whole_number(text: str, path: str, line: int, field: str) -> int:
     if not (text.isascii() and text.isdigit()):
         raise TraceError(f"{path}: line {line}, field '{field}': expected a whole number, got {text!r}")
-    return int(text)
+    value = int(text)
+    if value >= 1 << 63:  # every column is 64-bit, as the engine's readers refuse beyond it too
+        raise TraceError(f"{path}: line {line}, field '{field}': {text} does not fit in 64 bits")
+    return value
 
 
 def non_negative(text: str, path: str, line: int, field: str, expected: str = "a non-negative number") -> float:

@@ -117,10 +117,21 @@ def _resets(counters: np.ndarray) -> np.ndarray:
     return (np.diff(counters, axis=0) < 0).any(axis=1)
 
 
-def _requests(times: np.ndarray, counters: np.ndarray, lines: np.ndarray, origin: float):
+#: Requests a second no disk completes: an interval claiming more is a corrupted counter, and
+#: replaying it would ask for more memory than any machine has.
+MAX_IOPS = 1e8
+
+
+def _requests(path: str, name: str, times: np.ndarray, counters: np.ndarray, lines: np.ndarray, origin: float):
     """Each interval's reads then writes, spread evenly over it; none across a reset."""
     delta = np.diff(counters, axis=0)
     delta[_resets(counters)] = 0
+    rate = (delta[:, 0] + delta[:, 2] + delta[:, 4]) / np.diff(times)
+    if len(rate) and rate.max() > MAX_IOPS:
+        i = int(np.argmax(rate))
+        raise TraceError(f"{path}: line {lines[i + 1]}: {name} completed {int(delta[i, 0] + delta[i, 2] + delta[i, 4]):,} "
+                         f"requests in {float(times[i + 1] - times[i]):g} s, more than {MAX_IOPS:.0e} a second: "
+                         "a corrupted counter")
     reads = delta[:, 0]
     writes = delta[:, 2] + delta[:, 4]
     read_sectors = delta[:, 1]
@@ -162,7 +173,7 @@ def read_diskstats(path, *, disk: str | None = None, sort: bool = False, name: s
         counters = np.asarray(values, dtype=np.int64)
         _check(path, device, lines, times, counters, snapshots)
         resets += int(_resets(counters).sum())
-        t, size, is_write, line = _requests(times, counters, np.asarray(lines, dtype=np.int64), origin)
+        t, size, is_write, line = _requests(path, device, times, counters, np.asarray(lines, dtype=np.int64), origin)
         number = major * 256 + minor
         names[number] = device
         parts.append((t, size, is_write, line, np.full(len(t), number, dtype=np.int64)))
