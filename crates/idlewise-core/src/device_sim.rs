@@ -491,7 +491,7 @@ impl<'p> DeviceSim<'p> {
     /// order. Equivalent to calling [`DeviceSim::request`] on each, and bit-for-bit the same:
     /// requests that queue behind a busy, ready server with no gap open are served in a tight
     /// loop with the server's state in registers (the ledger's sums are added to in the same
-    /// order); everything else goes through `request`.
+    /// order); everything else goes through `request_measured_from`.
     /// `ready_service`, where the call computed it once for all its runs, is each request's
     /// service in the ready mode (`Device::ready_services`), used instead of computing it here.
     pub fn requests(&mut self, arrival_s: &[f64], size_bytes: &[i64], is_write: &[u8], offset_bytes: &[i64], ready_service: Option<&[(f64, f64)]>) {
@@ -555,10 +555,9 @@ impl<'p> DeviceSim<'p> {
 
     /// Serves one request arriving at `arrival_s` whose response is measured from
     /// `measured_from_s` (its original arrival, when a transform issued it early): the response
-    /// is `max(0, finish − measured_from_s)`.
+    /// is `max(0, finish − measured_from_s)`. `ready_service`: the request's ready-mode service
+    /// where the call computed it for all its runs (`Device::ready_services`).
     #[inline]
-    /// `ready_service`: the request's ready-mode service where the call computed it for all its
-    /// runs (`Device::ready_services`).
     pub fn request_measured_from(&mut self, arrival_s: f64, measured_from_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64, ready_service: Option<(f64, f64)>) -> f64 {
         if self.mems.is_some() {
             return self.mems_request(arrival_s, measured_from_s, size_bytes, is_write, offset_bytes);
