@@ -216,6 +216,9 @@ pub struct DeviceSim<'p> {
 /// follows DiskSim's): the device and its host path, event by event (`mechanics::mems_events`).
 #[derive(Debug, Clone)]
 struct MemsRun {
+    /// The device again, so that its service is borrowed from the run taken out of the
+    /// simulator rather than through an `Arc` counted up and down on every request.
+    device: Arc<Device>,
     events: MemsEvents,
     fold_offsets: bool,
     /// Closed loop: each request's completion is needed before the next is issued, so its
@@ -345,6 +348,7 @@ impl<'p> DeviceSim<'p> {
         plan.steps.reserve(device.mode_count() * 2 + 2);
         let initial_mode = device.starting_mode(opts.initial_mode);
         let mems = device.service.mems.as_ref().map(|m| Box::new(MemsRun {
+            device: Arc::clone(&device),
             events: MemsEvents::new(m.rest, start_s * 1e3),
             fold_offsets: opts.fold_offsets,
             complete_each: opts.mode.waits_for_completion(),
@@ -665,10 +669,10 @@ impl<'p> DeviceSim<'p> {
     /// timer, start when the sled leaves the media, as DiskSim's "time before sled inactive"
     /// does. Returns the completion in a closed loop; in an open loop it is not known yet (NaN).
     fn mems_request(&mut self, arrival_s: f64, measured_from_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64) -> f64 {
-        let device = Arc::clone(&self.device);
-        let service = device.service.mems.as_ref().expect("MEMS device");
         let mut run = self.mems.take().expect("MEMS run");
-        let (lbn, blocks) = service.block_range(offset_bytes, size_bytes, run.fold_offsets);
+        let MemsRun { device, events, complete_each, minimum, fold_offsets } = &mut *run;
+        let service = device.service.mems.as_ref().expect("MEMS device");
+        let (lbn, blocks) = service.block_range(offset_bytes, size_bytes, *fold_offsets);
         let slot = match self.ledger.per_request.as_mut() {
             Some(all) => {
                 all.arrival_s.push(arrival_s);
@@ -680,7 +684,6 @@ impl<'p> DeviceSim<'p> {
             None => 0,
         };
         let incoming = Incoming { slot, arrival_s, measured_from_ms: measured_from_s * 1e3, lbn, blocks, is_write };
-        let MemsRun { events, complete_each, minimum, .. } = &mut *run;
         let mut ledger = MemsLedger { sim: self, service, minimum: minimum.as_mut() };
         events.arrive(service, &mut ledger, incoming);
         let completion_ms = if *complete_each { events.complete_last(service, &mut ledger) } else { f64::NAN };
@@ -691,9 +694,8 @@ impl<'p> DeviceSim<'p> {
     /// Handles a MEMS device's events still pending: every request completes (the end of a run).
     pub fn settle(&mut self) {
         let Some(mut run) = self.mems.take() else { return };
-        let device = Arc::clone(&self.device);
+        let MemsRun { device, events, minimum, .. } = &mut *run;
         let service = device.service.mems.as_ref().expect("MEMS device");
-        let MemsRun { events, minimum, .. } = &mut *run;
         events.drain(service, &mut MemsLedger { sim: self, service, minimum: minimum.as_mut() });
         self.mems = Some(run);
     }
