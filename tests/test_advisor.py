@@ -2,6 +2,7 @@
 workload, the limits, the verdicts, NVMe APST advice, and the command line."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ import idlewise
 from idlewise import IdlewiseError
 from idlewise.advisor import Limits, advise, hd_idle_args, hdparm_standby_timeout_s, hdparm_standby_value
 from idlewise.cli import main
+from idlewise.results import json_ready
 
 from conftest import TOY_DISK
 
@@ -220,3 +222,44 @@ def test_advise_command_line_text_says_when_not_to_spin_down(capsys):
     # zram0, the recording's other device, did no I/O: vda is the only disk to advise on.
     assert main(["advise", path, "--device", "seagate-constellation-es1-500gb", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["trace"] == "build-vm.diskstats#vda"
+
+
+# --- a recording replayed as it is read ---------------------------------------------------------
+
+HPLAJW = Path(idlewise.__file__).parent / "data" / "hplajw" / "ajw.1week.srt"
+FINANCIAL = Path(__file__).parent / "data" / "spc" / "financial1-prefix.ascii"
+
+
+def _without(advice: dict, *keys) -> dict:
+    return {k: v for k, v in advice.items() if k not in keys}
+
+
+@pytest.mark.parametrize("source, stream", [(HPLAJW, 0), (HPLAJW, 1), (FINANCIAL, 0), (FINANCIAL, 5)])
+def test_a_path_is_advised_as_read_with_the_figures_of_a_whole_read(source, stream):
+    """Issue 28: a file is replayed as it is read, every setting and hd-idle in one pass; the advice
+    is the one the trace read whole gives, figure for figure."""
+    streamed = advise(str(source), "hitachi-travelstar-5k320", disk="sda", progress=False, stream=stream)
+    read = advise(idlewise.read_trace(source, stream=stream), "hitachi-travelstar-5k320", disk="sda", progress=False)
+    assert _without(streamed, "trace", "read_report") == _without(read, "trace", "read_report")
+    assert streamed["read_report"] == read["read_report"]
+    if streamed["advised"]:
+        assert streamed["hd_idle"]["policy"] == f"hd-idle:{streamed['recommended_timeout_s']:g}s"
+
+
+def test_a_path_of_several_devices_asks_for_one():
+    with pytest.raises(IdlewiseError, match=r"advice is for one device; this trace has 2 \(0, 1\).*--stream K"):
+        advise(str(HPLAJW), "hitachi-travelstar-5k320", progress=False)
+
+
+def test_a_path_that_is_not_one_is_refused_clearly():
+    with pytest.raises(IdlewiseError, match="advise\\(\\) needs a Trace or a trace file's path, got int"):
+        advise(3, "hitachi-travelstar-5k320", progress=False)
+
+
+def test_the_command_line_advises_a_streamed_file_as_python_does(capsys):
+    from idlewise.cli import main
+
+    assert main(["advise", str(HPLAJW), "--stream", "1", "--device", "hitachi-travelstar-5k320", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    python = json_ready(advise(idlewise.read_trace(HPLAJW, stream=1), "hitachi-travelstar-5k320", progress=False))
+    assert _without(printed, "trace") == _without(python, "trace")

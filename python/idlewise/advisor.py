@@ -196,39 +196,102 @@ def _breaks(figures: dict, limits: Limits, budgets) -> list[str]:
     return broken
 
 
-def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = None, timeouts_s=DEFAULT_TIMEOUTS_S,
-           progress: Optional[bool] = None) -> dict:
-    """Recommends a power-management setting for ``device`` on the workload of ``trace`` (one
-    device's requests). Returns a JSON-ready dict: the recommendation, what it saves and costs,
-    the commands to apply it, and every candidate with the same figures. ``disk`` names the
-    device in the commands (default: the recording's own name for it, else ``DISK``, with a warning)."""
-    from .traces import Trace
+@dataclass
+class _Recording:
+    """What the advice says of the recording, from a trace in memory or a file replayed as read."""
+    name: str
+    device_name: Optional[str]
+    requests: int
+    recorded_s: float
+    read_report: str
+
+
+def _replayed(trace, device, specs, progress, read_options) -> tuple["_Recording", list]:
+    """The rows of ``specs`` (always-on and the oracle first) on one device's requests, and what
+    the recording was. A path in a format read in time order is replayed as it is read, so memory
+    stays bounded however long the recording; diskstats and biosnoop files are read whole."""
+    from .traces import Trace, read_trace
+    from .traces.formats import READ_WHOLE
 
     if not isinstance(trace, Trace):
-        raise IdlewiseError(f"advise() needs a Trace, got {type(trace).__name__}")
+        import os
+
+        if not isinstance(trace, (str, os.PathLike)):
+            raise IdlewiseError(f"advise() needs a Trace or a trace file's path, got {type(trace).__name__}")
+        path = os.fspath(trace)
+        format = read_options.get("format", "auto")
+        if format == "auto" and not read_options.get("columns"):
+            from .traces.detect import detect_format
+
+            format = detect_format(path)
+        if format in READ_WHOLE or read_options.get("sort"):
+            trace = read_trace(path, **{**read_options, "format": format})
+        else:
+            return _replayed_as_read(path, device, specs, progress, {**read_options, "format": format})
     if trace.stream is not None and len(trace.streams()) == 1:
         trace = trace.select_stream(trace.streams()[0])  # the only device that did I/O
-    # The commands name the disk the recording names (or the caller does), never a guess.
-    disk = disk or trace.device_name or "DISK"
     trace.require_one_device("advice", "advise on one: --disk NAME or --stream K")
     if len(trace) == 0:
         raise IdlewiseError(f"{trace.path or trace.name}: no requests: the disk was never used, so any timeout "
                             "stops it once and for good")
+    results = simulate(trace, device, specs, progress=progress)
+    first = float(trace.time_s[0])
+    recorded_s = (trace.end_time_s if trace.end_time_s is not None else float(trace.time_s[-1])) - first
+    return _Recording(trace.name, trace.device_name, len(trace), recorded_s, trace.read_report()), list(results)
+
+
+def _replayed_as_read(path, device, specs, progress, read_options) -> tuple["_Recording", list]:
+    from .simulate import simulate_file
+
+    results = simulate_file(path, device, specs, progress=progress, format=read_options["format"],
+                            stream=read_options.get("stream"), columns=read_options.get("columns"),
+                            write_flag=read_options.get("write_flag"))
+    volumes = sorted({r["stream"] for r in results}, key=str)
+    if len(volumes) > 1:
+        raise IdlewiseError(f"{path}: advice is for one device; this trace has {len(volumes)} "
+                            f"({', '.join(map(str, volumes[:8]))}{', ...' if len(volumes) > 8 else ''}): "
+                            "advise on one: --disk NAME or --stream K")
+    rows = list(results)
+    requests = rows[0]["requests"]
+    if requests == 0:
+        raise IdlewiseError(f"{path}: no requests: the disk was never used, so any timeout stops it once and for good")
+    return (_Recording(results.trace_name, None, requests, results.last_time_s - results.first_time_s, rows[0]["read_report"]),
+            rows)
+
+
+def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = None, timeouts_s=DEFAULT_TIMEOUTS_S,
+           progress: Optional[bool] = None, **read_options) -> dict:
+    """Recommends a power-management setting for ``device`` on the workload of ``trace`` (one
+    device's requests). Returns a JSON-ready dict: the recommendation, what it saves and costs,
+    the commands to apply it, and every candidate with the same figures. ``disk`` names the
+    device in the commands (default: the recording's own name for it, else ``DISK``, with a warning).
+
+    ``trace`` is a :class:`Trace` or a file's path. A path is replayed as it is read, every
+    setting in one pass, so a recording of any length fits in memory (``read_options`` are
+    :func:`read_trace`'s: ``format``, ``stream``, ``columns``, ``write_flag``, ``sort``; a sort,
+    diskstats and biosnoop read the file whole)."""
     limits.check()
     device = load_device(device)
     candidates = _candidates(device, timeouts_s)
     specs = [spec for spec, _ in candidates]
-    results = simulate(trace, device, ["always-on", "oracle", *specs], progress=progress)
+    # hd-idle beside each hdparm timeout, in the same pass: the best one's is reported.
+    hd_idle_specs = [f"hd-idle:{setting['timeout_s']:g}s" for _, setting in candidates
+                     if device.kind == "disk" and setting.get("timeout_s")]
+    recording, results = _replayed(trace, device, ["always-on", "oracle", *specs, *hd_idle_specs], progress, read_options)
+    # The commands name the disk the recording names (or the caller does), never a guess.
+    disk = disk or recording.device_name or "DISK"
     reference = next(r for r in results if r["policy"] == "always-on")
     oracle = next(r for r in results if r["policy"] == "oracle")
     seconds = reference["makespan_s"]
     budgets = _budgets(device, limits)
 
     rows = []
-    for (spec, setting), result in zip(candidates, (r for r in results if r["policy"] not in ("always-on", "oracle"))):
+    tried = [r for r in results if r["policy"] not in ("always-on", "oracle")][:len(candidates)]
+    for (spec, setting), result in zip(candidates, tried, strict=True):
         figures = _figures(result, reference, seconds, limits.price_per_kwh)
         broken = _breaks(figures, limits, budgets)
         rows.append({"policy": result["policy"], **setting, **figures, "meets_limits": not broken, "breaks": broken})
+    hd_idle_rows = {spec: r for spec, r in zip(hd_idle_specs, results[2 + len(candidates):], strict=True)}
 
     always_on_j_per_year = reference["energy_j"] * SECONDS_PER_YEAR / seconds
     eligible = [r for r in rows if r["meets_limits"] and r["energy_j_saved_per_year"] > 0]
@@ -239,8 +302,7 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
     if not advised:
         best = None
 
-    first = float(trace.time_s[0])
-    recorded_s = (trace.end_time_s if trace.end_time_s is not None else float(trace.time_s[-1])) - first
+    recorded_s = recording.recorded_s
     warnings = []
     if disk == "DISK":
         warnings.append("the trace does not name its disk: the commands say /dev/DISK; name it with --disk (sda, nvme0n1)")
@@ -255,11 +317,12 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
     out = {
         "device": device.name,
         "device_kind": device.kind,
-        "trace": trace.name,
+        "trace": recording.name,
         "recorded_s": recorded_s,
         "replayed_s": seconds,
         "warnings": warnings,
-        "requests": len(trace),
+        "requests": recording.requests,
+        "read_report": recording.read_report,
         "advised": advised,
         "verdict": verdict,
         "policy": best["policy"] if best else None,
@@ -283,8 +346,7 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
                 "cycle_wakeups_per_day", "load_unload_wakeups_per_day", "years_to_rated_cycles", "delayed_requests_per_hour", "mean_added_delay_s"):
         out[key] = best[key] if best else (0.0 if key != "years_to_rated_cycles" else None)
     if best and best.get("timeout_s") and device.kind == "disk":
-        hd_idle = simulate(trace, device, [f"hd-idle:{best['timeout_s']:g}s"], progress=False)
-        row = next(r for r in hd_idle if r["policy"].startswith("hd-idle"))
+        row = hd_idle_rows[f"hd-idle:{best['timeout_s']:g}s"]
         out["hd_idle"] = {"policy": row["policy"], **_figures(row, reference, seconds, limits.price_per_kwh)}
     out["candidates"] = rows
     return out

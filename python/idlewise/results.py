@@ -38,6 +38,8 @@ class Results(Sequence):
         self.trace_name = trace_name
         #: The trace in one line (requests, reads, writes, span), where the run knows it.
         self.trace_description = trace_description
+        #: The first and last arrival replayed, for a file replayed as read (``simulate_file``).
+        self.first_time_s = self.last_time_s = None
 
     def __getitem__(self, i):
         return self._records[i]

@@ -193,7 +193,10 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                 r["stream_name"] = str(volume)
             records.append(r)
     span_s = kept["last_time_s"] - kept["first_time_s"] if kept["records"] else 0.0
-    return Results(records, name, describe_text(name, kept["records"], kept["writes"], span_s))
+    results = Results(records, name, describe_text(name, kept["records"], kept["writes"], span_s))
+    # The first and last arrival kept (of every device replayed): what a whole read's trace says.
+    results.first_time_s, results.last_time_s = (kept["first_time_s"], kept["last_time_s"]) if kept["records"] else (0.0, 0.0)
+    return results
 
 
 def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0.0, initial_mode: str | None = None,

@@ -152,6 +152,23 @@ def _read_trace(args, path):
                              columns=getattr(args, "columns", None), write_flag=getattr(args, "write_flag", None))
 
 
+def _streamable(args) -> bool:
+    """Whether a command's trace can be replayed as it is read (the default): a file in a format
+    read in time order, with nothing asked that needs it whole (sorting, a transform, per-request
+    rows); a mapped CSV is read a block at a time too."""
+    from ..traces.formats import READ_WHOLE
+
+    if any(getattr(args, name, None) for name in ("sort", "transform", "per_request")):
+        return False
+    if getattr(args, "columns", None) or getattr(args, "write_flag", None) is not None:
+        return True  # a mapped CSV is read a block at a time (simulate_file checks the options)
+    if args.format == "auto":
+        from ..traces.detect import detect_format
+
+        args.format = detect_format(args.trace)
+    return args.format not in READ_WHOLE
+
+
 def _report_read(trace, quiet: bool) -> None:
     if not quiet:
         print(f"idlewise: {trace.read_report()}", file=sys.stderr)

@@ -9,7 +9,7 @@ import sys
 from ..devices import load_device
 from ..errors import IdlewiseError
 from ..results import json_ready
-from ._common import Table, _console, _fmt_time, _fmt_years, _read_trace, _report_read
+from ._common import Table, _console, _fmt_time, _fmt_years, _read_trace, _report_read, _streamable
 
 
 def cmd_record(args) -> int:
@@ -34,8 +34,22 @@ def cmd_advise(args) -> int:
     # The device is checked before a possibly long read, where its name is known by then.
     identified = identify(named) if auto and named else None
     device = None if auto else load_device(args.device)
-    trace = _read_trace(args, args.trace)
-    _report_read(trace, args.json)
+    limits = Limits(max_wakeups_per_day=args.max_wakeups_per_day, lifetime_years=args.lifetime_years,
+                    max_delayed_per_hour=args.max_delayed_per_hour, max_added_delay_s=args.max_added_delay,
+                    price_per_kwh=args.price_per_kwh)
+    limits.check()
+    if _streamable(args):
+        # Replayed as it is read, every setting in one pass (memory bounded by a chunk's). Only
+        # diskstats and biosnoop recordings (read whole) name their disk.
+        if auto and identified is None:
+            raise IdlewiseError(f"{args.trace}: --device auto needs the disk's name, which this trace does not give: "
+                                "add --disk NAME (sda, nvme0n1)")
+        trace = args.trace
+        read_options = dict(format=args.format, stream=args.stream, columns=getattr(args, "columns", None),
+                            write_flag=getattr(args, "write_flag", None))
+    else:
+        trace, read_options = _read_trace(args, args.trace), {}
+        _report_read(trace, args.json)
     if auto and identified is None:
         if not trace.device_name:
             raise IdlewiseError(f"{args.trace}: --device auto needs the disk's name, which this trace does not give: "
@@ -45,10 +59,9 @@ def cmd_advise(args) -> int:
         device = load_device(identified.catalog)
     if identified and not args.json:
         print(f"idlewise: --device auto: {identified.describe()}", file=sys.stderr)
-    limits = Limits(max_wakeups_per_day=args.max_wakeups_per_day, lifetime_years=args.lifetime_years,
-                    max_delayed_per_hour=args.max_delayed_per_hour, max_added_delay_s=args.max_added_delay,
-                    price_per_kwh=args.price_per_kwh)
-    advice = advise(trace, device, limits=limits, disk=named)
+    advice = advise(trace, device, limits=limits, disk=named, **read_options)
+    if read_options and not args.json:
+        print(f"idlewise: {advice['read_report']}", file=sys.stderr)
     if identified:
         advice["device_identified"] = asdict(identified)
         if not identified.matched:

@@ -11,7 +11,7 @@ from ..devices import load_device
 from ..policies import expand_spec
 from ..errors import IdlewiseError
 from ..results import Results
-from ._common import DEMO_POLICIES, _print_results, _read_trace, _report_read, _label_devices
+from ._common import DEMO_POLICIES, _print_results, _read_trace, _report_read, _label_devices, _streamable
 
 
 def cmd_demo(args) -> int:
@@ -92,23 +92,6 @@ def _write_per_request(tables, path: str, quiet: bool) -> None:
         raise IdlewiseError(f"--per-request {path}: cannot write it ({e.strerror or e})") from None
     if not quiet:
         print(f"idlewise: wrote {table.num_rows:,} per-request rows ({', '.join(table.column_names)}) to {path}", file=sys.stderr)
-
-
-def _streamable(args) -> bool:
-    """Whether a command's trace can be replayed as it is read (the default): a file in a format
-    read in time order, with nothing asked that needs it whole (sorting, a transform, per-request
-    rows); a mapped CSV is read a block at a time too."""
-    from ..traces.formats import READ_WHOLE
-
-    if any(getattr(args, name, None) for name in ("sort", "transform", "per_request")):
-        return False
-    if getattr(args, "columns", None) or getattr(args, "write_flag", None) is not None:
-        return True  # a mapped CSV is read a block at a time (simulate_file checks the options)
-    if args.format == "auto":
-        from ..traces.detect import detect_format
-
-        args.format = detect_format(args.trace)
-    return args.format not in READ_WHOLE
 
 
 def _simulate_streamed(args, devices, policies) -> int:

@@ -283,7 +283,12 @@ class Trace:
             present = ", ".join(self.stream_label(s) if self.stream_label(s) == str(s) else f"{s} ({self.stream_label(s)})"
                                 for s in self.streams())
             raise TraceError(f"{self.path or self.name}: no records for stream {stream}; streams present: {present}")
-        return self._one_stream(number, mask)
+        one = self._one_stream(number, mask)
+        # Every record accounted for, in the words of a file replayed as read.
+        others = len(self) - len(one)
+        if others:
+            one = replace(one, skipped={**one.skipped, f"records of other devices (kept device {number})": others})
+        return one
 
     def _one_stream(self, number: int, records) -> "Trace":
         label = self.stream_label(number)
