@@ -10,6 +10,7 @@ import os
 
 from ...errors import TraceError
 from ..detect import detect_format
+from ..budget import check_whole_read_fits
 from ..formats import DESCRIPTIONS
 from .alibaba import read_alibaba
 from .biosnoop import read_biosnoop
@@ -55,11 +56,14 @@ def read_trace(path, *, format: str = "auto", sort: bool = False, stream: "int |
     if not os.path.exists(path):
         raise TraceError(f"{path}: no such file")
     check_mapping_options(path, format, columns, write_flag)
+    if columns is None and format == "auto":
+        format = detect_format(path)
+    if sort:
+        # The one read that cannot stream: said before it starts if it will not fit.
+        check_whole_read_fits(path, "csv" if columns is not None else format, "--sort")
     if columns is not None:
         trace = read_mapped_csv(path, columns, write_flag=write_flag, sort=sort)
         return trace if stream is None else trace.select_stream(stream)
-    if format == "auto":
-        format = detect_format(path)
     if format not in READERS:
         raise TraceError(f"{path}: unknown trace format '{format}'; known formats: auto, {', '.join(FORMATS)}")
     if format == "diskstats" and isinstance(stream, str) and not stream.isdigit():

@@ -1,0 +1,98 @@
+"""Whether a trace read whole fits in memory, said before the read rather than found by the
+kernel's out-of-memory killer. A file in time order never needs this: it is replayed as it is
+read. ``--sort`` of an unsorted file (and a transform, per-request rows) hold it whole."""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+from ..errors import IdlewiseError
+from .formats import READ_WHOLE
+
+#: Peak bytes a record takes while a trace is read whole and sorted: its columns, line numbers,
+#: the sort's order and the columns it gathers (measured: 77 bytes a record for a 2M-record CSV,
+#: ``python benchmarks/read_formats.py`` layouts alike), with room for the readers that build
+#: Python-side arrays first.
+BYTES_PER_RECORD = 100
+#: A text file's first bytes, from which its records are counted.
+SAMPLE_BYTES = 1 << 20
+#: The time field of each text format, for the command that sorts it beyond memory: (field
+#: number from 1, separator, header lines).
+TIME_FIELDS = {
+    "csv": (1, ",", 1), "disksim": (1, " ", 0), "spc": (5, ",", 0), "spc-ascii": (1, " ", 0), "msr": (1, ",", 0),
+    "alibaba": (5, ",", 0), "tencent": (1, ",", 0), "fiu": (1, " ", 0), "blkparse": (4, " ", 0),
+}
+
+
+def memory_budget_bytes() -> int | None:
+    """What a whole read may take: ``IDLEWISE_MEMORY_BUDGET`` (bytes, or with a unit: ``8GB``,
+    ``512MiB``), else the memory Linux says is available; ``None`` where neither is known."""
+    given = os.environ.get("IDLEWISE_MEMORY_BUDGET")
+    if given:
+        return _bytes(given)
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def _bytes(text: str) -> int:
+    units = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+             "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1 << 40}
+    number = text.strip()
+    digits = len(number) - len(number.lstrip("0123456789."))
+    value, unit = number[:digits], number[digits:].strip().upper()
+    try:
+        return int(float(value) * units[unit])
+    except (ValueError, KeyError):
+        raise IdlewiseError(f"IDLEWISE_MEMORY_BUDGET: a number of bytes, or with a unit (8GB, 512MiB), got {text!r}") from None
+
+
+def estimated_records(path: str, format: str) -> int:
+    """About how many records a file holds: a Parquet file's own count, an SRT file's size over
+    its record's, a text file's size over the mean line of its first megabyte."""
+    size = os.path.getsize(path)
+    if format == "parquet":
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(path).metadata.num_rows
+    if format == "srt":
+        return size // 52
+    with open(path, "rb") as f:
+        sample = f.read(SAMPLE_BYTES)
+    lines = sample.count(b"\n")
+    return size if not lines else int(size * lines / len(sample))
+
+
+def check_whole_read_fits(path: str, format: str, why: str) -> None:
+    """Refuses a whole read (for ``why``: "--sort") whose records would not fit the memory
+    budget, saying what to do instead."""
+    if format in READ_WHOLE:
+        return  # diskstats and biosnoop hold a recording's requests, which are few
+    budget = memory_budget_bytes()
+    if budget is None:
+        return
+    records = estimated_records(path, format)
+    need = records * BYTES_PER_RECORD
+    if need <= budget:
+        return
+    if format in TIME_FIELDS:
+        field, separator, header = TIME_FIELDS[format]
+        quoted = shlex.quote(path)
+        sort_command = (f"sort -s -t'{separator}' -k{field},{field}g" if separator != " " else f"sort -s -k{field},{field}g")
+        how = ("sort the file by time first (GNU sort works beyond memory): "
+               + (f"(head -n {header} {quoted}; tail -n +{header + 1} {quoted} | {sort_command}) > sorted" if header
+                  else f"{sort_command} {quoted} > sorted")
+               + ", then replay the sorted file as it is read, without --sort")
+    else:
+        how = "write it sorted by time (for instance with DuckDB: COPY (SELECT * FROM 'in' ORDER BY time_s) TO 'sorted.parquet'), then replay it without --sort"
+    raise IdlewiseError(f"{path}: {why} reads the trace whole: about {records:,} records, {need / 1e9:.1f} GB, more than the "
+                        f"{budget / 1e9:.1f} GB of memory available (IDLEWISE_MEMORY_BUDGET to say otherwise). Instead, {how}.")
+
+
+__all__ = ["check_whole_read_fits", "estimated_records", "memory_budget_bytes"]
