@@ -4,11 +4,13 @@
 //! on the two-state IBM Microdrive. Prints the time, the rate and the process's peak resident
 //! memory (VmHWM), which must not grow with REQUESTS.
 //!
-//! Usage: `cargo run --release -p idlewise-benchmarks --bin stream_billion -- [REQUESTS] [THREADS] [POLICIES] [VOLUMES]`
+//! Usage: `cargo run --release -p idlewise-benchmarks --bin stream_billion -- [REQUESTS] [THREADS] [POLICIES] [VOLUMES] [PARTS]`
 //!
 //! POLICIES (default 1) runs `timeout:1s` to `timeout:POLICIES s` on the one pass (the
 //! references beside them); VOLUMES (default 1) spreads the requests round-robin over that many
 //! device numbers, each replayed as its own disk, as a multi-volume trace (Alibaba, Tencent) is.
+//! PARTS (default 1) replays the volumes in that many parts, one pass of the generator each
+//! (`sweep --volume-parts`): the peak memory is one part's runs.
 //!
 //! The records are deterministic (PCG seed 1): bursts of 1–16 requests 1–5 ms apart separated
 //! by Pareto gaps (α = 1.2, minimum 0.2 s), sizes 1–16 sectors of 4 KiB, 30 % writes, one device.
@@ -83,10 +85,7 @@ fn main() {
     let threads: usize = args.get(2).map(|s| s.parse().expect("THREADS must be an integer")).unwrap_or(2);
     let policies: u64 = args.get(3).map(|s| s.parse().expect("POLICIES must be an integer")).unwrap_or(1);
     let volumes: u64 = args.get(4).map(|s| s.parse().expect("VOLUMES must be an integer")).unwrap_or(1).max(1);
-    let path = std::env::temp_dir().join(format!("idlewise-stream-{}.fifo", std::process::id()));
-    let c_path = std::ffi::CString::new(path.to_str().expect("a UTF-8 temp path")).unwrap();
-    // SAFETY: mkfifo reads a NUL-terminated path and creates a pipe; no memory is shared.
-    assert_eq!(unsafe { mkfifo(c_path.as_ptr(), 0o600) }, 0, "mkfifo {}", path.display());
+    let parts: u32 = args.get(5).map(|s| s.parse().expect("PARTS must be an integer")).unwrap_or(1).max(1);
     let device_path = concat!(env!("CARGO_MANIFEST_DIR"), "/../python/idlewise/catalog/ibm-microdrive-340mb.toml");
     let device = Device::from_toml(&std::fs::read_to_string(device_path).unwrap(), device_path).unwrap();
     let specs: Vec<PolicySpec> = if policies == 1 {
@@ -94,19 +93,37 @@ fn main() {
     } else {
         (1..=policies).map(|k| PolicySpec::parse(&format!("timeout:{k}s")).unwrap()).collect()
     };
-    let generator_path = path.to_str().unwrap().to_string();
-    let generator = std::thread::spawn(move || generate(&generator_path, n, volumes));
     let start = Instant::now();
-    let done = evaluate_file(&path, "disksim", &device, &specs, &ReplayOptions::default(), None, threads, None);
+    let mut done: Option<idlewise_core::Result<idlewise_core::stream::StreamedEvaluation>> = None;
+    for part in 0..parts {
+        let path = std::env::temp_dir().join(format!("idlewise-stream-{}-{part}.fifo", std::process::id()));
+        let c_path = std::ffi::CString::new(path.to_str().expect("a UTF-8 temp path")).unwrap();
+        // SAFETY: mkfifo reads a NUL-terminated path and creates a pipe; no memory is shared.
+        assert_eq!(unsafe { mkfifo(c_path.as_ptr(), 0o600) }, 0, "mkfifo {}", path.display());
+        let generator_path = path.to_str().unwrap().to_string();
+        let generator = std::thread::spawn(move || generate(&generator_path, n, volumes));
+        let which = (parts > 1).then_some((part, parts));
+        let pass = evaluate_file(&path, "disksim", &device, &specs, &ReplayOptions::default(), None, which, threads, None);
+        generator.join().expect("the generator finishes");
+        let _ = std::fs::remove_file(&path);
+        done = Some(match (done, pass) {
+            (Some(Ok(mut all)), Ok(pass)) => {
+                all.volumes.extend(pass.volumes);
+                Ok(all)
+            }
+            (Some(Err(e)), _) | (_, Err(e)) => Err(e),
+            (None, pass) => pass,
+        });
+    }
     let seconds = start.elapsed().as_secs_f64();
-    generator.join().expect("the generator finishes");
-    let _ = std::fs::remove_file(&path);
-    let done = done.unwrap_or_else(|e| panic!("{e}"));
+    let done = done.expect("at least one part");
+    let mut done = done.unwrap_or_else(|e| panic!("{e}"));
+    done.volumes.sort_by_key(|(id, _, _)| *id);
     let records: u64 = done.volumes.iter().map(|(_, n, _)| n).sum();
     let runs = done.volumes.iter().map(|(_, _, r)| r.len()).sum::<usize>();
     let (_, _, reports) = &done.volumes[0];
     println!("{records} requests streamed through a pipe in {seconds:.1} s = {:.2} M requests/s (read, parsed and replayed \
-              under {} policies ({runs} runs over {} volumes) next to always-on and the oracle, {threads} threads); \
+              under {} policies ({runs} runs over {} volumes, {parts} part(s)) next to always-on and the oracle, {threads} threads); \
               {:.0} M request replays/s; peak RSS {:.0} MiB",
              records as f64 / seconds / 1e6, specs.len(), done.volumes.len(), records as f64 * (specs.len() + 2) as f64 / seconds / 1e6,
              peak_rss_mib());

@@ -149,3 +149,73 @@ def test_the_tradeoff_figure_is_a_grid_of_at_most_four_by_three_panels(tmp_path)
     assert width <= 2 * 1200 and height <= 2 * 1200  # a page's figure, not 32 panels stacked
     svg = (tmp_path / "t.svg").read_text()
     assert "the first 4 of 14 traces and 2 of 2 devices" in svg and "never slept, transformed" in svg
+
+
+# --- volumes split into parts (issue 28) ----------------------------------------------------------
+
+def _many_volume_parquet(path, volumes=37, n=60_000, seed=4):
+    """A Parquet trace of many volumes, interleaved in time, with some volumes silent."""
+    import pyarrow as pa
+
+    rng = np.random.default_rng(seed)
+    times = np.cumsum(rng.exponential(0.05, n))
+    table = pa.table({"time_s": times, "offset_bytes": rng.integers(0, 1 << 30, n) // 512 * 512,
+                      "size_bytes": rng.integers(1, 64, n) * 512, "is_write": rng.random(n) < 0.4,
+                      "stream": rng.choice(np.arange(volumes) * 3, n)})  # numbers 0, 3, ... 108: parts are uneven
+    pq.write_table(table, path, row_group_size=7_000)
+    return str(path)
+
+
+@pytest.mark.parametrize("parts", [2, 5, 40])
+def test_volume_parts_give_the_rows_of_one_pass_in_its_order(tmp_path, parts):
+    """Each part reads the whole file and replays its volumes; together they are one pass's rows,
+    row for row in the same order, read report included. 40 parts leave some empty."""
+    sources = [TraceSource(path=_many_volume_parquet(tmp_path / "v.parquet")), TraceSource(path=SPC_ASCII), TraceSource(path=SRT)]
+    kwargs = dict(devices=["hitachi-travelstar-5k320"], policies=["timeout:2s..10s/4s", "oracle"], jobs=1, progress=False)
+    one = sweep(sources, **kwargs).to_dicts()
+    split = sweep(sources, volume_parts=parts, **kwargs).to_dicts()
+    assert [key(r) for r in split] == [key(r) for r in one]
+    assert split == one
+
+
+def test_a_cluster_shares_out_the_volumes_of_one_file(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    path = _many_volume_parquet(tmp_path / "v.parquet")
+    kwargs = dict(devices=["hitachi-microdrive-1gb"], policies=["timeout:1s..5s/2s", "oracle"], progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None, scheduler_port=0) as cluster:
+        with distributed.Client(cluster.scheduler_address) as client, distributed.get_task_stream(client) as tasks:
+            remote = sweep([path], scheduler=cluster.scheduler_address, volume_parts=4, **kwargs).to_dicts()
+        # Four tasks, one a part, and both workers replayed some.
+        assert len(tasks.data) == 4
+        assert len({t["worker"] for t in tasks.data}) == 2
+    local = sweep([path], jobs=1, **kwargs).to_dicts()
+    assert remote == local
+
+
+def test_volume_parts_are_planned_only_where_a_file_streams(tmp_path):
+    from idlewise.sweeps import plan
+
+    path = _many_volume_parquet(tmp_path / "v.parquet", n=2_000)
+    tasks = plan([path, TraceSource(path=path, stream=3), small_trace()], ["hitachi-microdrive-1gb"], ["timeout:1s"],
+                 transforms=["none", "compress:10s"], volume_parts=3)
+    parts = [(t.source.label, t.source.stream, t.transform, t.volume_part) for t in tasks]
+    assert parts[:3] == [("v.parquet", None, "none", (k, 3)) for k in range(3)]
+    # Read whole (a transform), one device picked, a trace in memory: not split.
+    assert all(p is None for *_, p in parts[3:])
+    for bad in (0, -2, 1.5, True):
+        with pytest.raises(IdlewiseError, match="volume_parts must be a whole number of parts"):
+            plan([path], ["hitachi-microdrive-1gb"], ["timeout:1s"], volume_parts=bad)
+    with pytest.raises(IdlewiseError, match=r"volume_part must be \(k, n\) with 0 <= k < n"):
+        idlewise.simulate_file(path, "hitachi-microdrive-1gb", ["timeout:1s"], volume_part=(3, 3))
+
+
+def test_the_command_line_splits_volumes(tmp_path, capsys):
+    from idlewise.cli import main
+
+    path = _many_volume_parquet(tmp_path / "v.parquet", n=5_000)
+    assert main(["sweep", path, "--device", "hitachi-microdrive-1gb", "--policy", "timeout:1s", "--volume-parts", "3",
+                 "--out", str(tmp_path / "split.parquet")]) == 0
+    assert main(["sweep", path, "--device", "hitachi-microdrive-1gb", "--policy", "timeout:1s",
+                 "--out", str(tmp_path / "one.parquet")]) == 0
+    assert pq.read_table(tmp_path / "split.parquet").equals(pq.read_table(tmp_path / "one.parquet"))

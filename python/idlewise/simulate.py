@@ -106,7 +106,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                   initial_mode: str | None = None, progress: bool | None = None, replay: str = "open",
                   fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
                   transition_seed: int | None = None, threads: int | None = None, columns=None,
-                  write_flag: str | int | None = None) -> Results:
+                  write_flag: str | int | None = None, volume_part: tuple[int, int] | None = None) -> Results:
     """:func:`simulate` on a text trace file of any length, read in chunks and replayed as it is
     read: memory stays bounded by a chunk's (a few MB), however long the trace. Every device of
     a multi-device trace is replayed as its own disk (``stream`` keeps one). The results equal
@@ -118,6 +118,11 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     way, and so is an HP SRT trace, a batch of records at a time; diskstats and biosnoop files
     are read whole (:func:`read_trace`). ``columns`` (and ``write_flag``) read a CSV through a
     column mapping (see :func:`read_trace`), a block at a time too.
+
+    ``volume_part=(k, n)`` replays only the devices whose number is ``k`` modulo ``n`` (a
+    single-device trace's in part 0), reading the whole file: the ``n`` parts' rows together are
+    the rows of one run, and each part holds ``1/n`` of the runs' memory (how a sweep shares a
+    trace of many volumes among a cluster's workers, or bounds its memory on one machine).
     """
     path = os.fspath(path)
     device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
@@ -139,6 +144,14 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
 
     if format in READ_WHOLE:
         raise IdlewiseError(f"{path}: {format} files are read whole; use read_trace() and simulate()")
+    if volume_part is not None:
+        try:
+            index, of = (int(v) for v in volume_part)
+        except (TypeError, ValueError):
+            raise IdlewiseError(f"volume_part must be (k, n), part k of n, got {volume_part!r}") from None
+        if not 0 <= index < of:
+            raise IdlewiseError(f"volume_part must be (k, n) with 0 <= k < n, got {volume_part!r}")
+        volume_part = (index, of)
     if isinstance(stream, str) and not stream.isdigit():
         raise IdlewiseError(f"{path}: a device name ('{stream}') selects a device of a diskstats or biosnoop file; "
                             f"pick a {format} trace's device by its number")
@@ -154,7 +167,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                   fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
                                   transition_seed=None if transition_seed is None else int(transition_seed),
                                   volume=None if stream is None else int(stream), threads=workers,
-                                  first_line=2 if mapping else None)  # a mapped CSV's records are its lines from 2
+                                  first_line=2 if mapping else None,  # a mapped CSV's records are its lines from 2
+                                  volume_part=volume_part)
         # Closed here, on this thread, when a batch fails or the run is stopped: a reader left
         # open holds Arrow's threads, and the interpreter aborted when they met it at exit.
         with contextlib.closing(_batches(format, path, mapping, write_flag)) as batches:
@@ -169,7 +183,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                    progress=counter, replay=replay, fold_offsets=bool(fold_offsets),
                                    response_from=response_from, tail_s=float(tail_s),
                                    transition_seed=None if transition_seed is None else int(transition_seed),
-                                   volume=None if stream is None else int(stream), threads=workers)
+                                   volume=None if stream is None else int(stream), threads=workers,
+                                   volume_part=volume_part)
 
     try:
         volumes, records_read, skipped, kept = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}",

@@ -69,6 +69,9 @@ class Task:
     response_from: str = "issue"
     #: Replayed as the file is read (see TraceSource.chunks), decided by plan().
     streamed: bool = False
+    #: ``(k, n)``: only the file's volumes numbered ``k`` modulo ``n`` (a streamed group split
+    #: among workers, or run in turn to bound memory); None for all.
+    volume_part: Optional[tuple] = None
 
 
 def run_task(task: Task, threads: int = 1) -> list[dict]:
@@ -102,7 +105,7 @@ def _run_streamed(task: Task, threads: int) -> list[dict]:
 
     results = simulate_file(task.source.path, task.device, list(task.specs), format=task.source.format,
                             stream=task.source.stream, base_power_w=task.base_power_w, progress=False,
-                            response_from=task.response_from, threads=threads)
+                            response_from=task.response_from, threads=threads, volume_part=task.volume_part)
     rows = results.to_dicts()
     for r in rows:
         r.update(transform=task.transform, family=r["policy"].split(":")[0], response_from=task.response_from)
@@ -110,8 +113,12 @@ def _run_streamed(task: Task, threads: int) -> list[dict]:
 
 
 def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 0.0, workers: int = 1,
-         response_from: str = "issue", chunks: Optional[bool] = None) -> list[Task]:
-    """Expands specs, checks every spec against every device up front, and splits the work."""
+         response_from: str = "issue", chunks: Optional[bool] = None, volume_parts: int = 1) -> list[Task]:
+    """Expands specs, checks every spec against every device up front, and splits the work: a
+    streamed group into ``volume_parts`` tasks by volume, then into chunks of specs as far as
+    needed to keep every worker busy."""
+    if not (isinstance(volume_parts, int) and not isinstance(volume_parts, bool) and volume_parts >= 1):
+        raise IdlewiseError(f"volume_parts must be a whole number of parts, at least 1, got {volume_parts!r}")
     if response_from not in ("issue", "original"):
         raise IdlewiseError(f"response_from must be 'issue' or 'original', got {response_from!r}")
     sources = [t if isinstance(t, TraceSource) else TraceSource(trace=t) if isinstance(t, Trace)
@@ -136,11 +143,20 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
     for s in sources:
         if s.chunks and (s.path is None or _format(s) in READ_WHOLE):
             raise IdlewiseError(f"{s.label}: only a text, Parquet or SRT trace file can be replayed as it is read")
-    groups = [(s, t, d) for s in sources for t in transforms for d in device_refs]
+    groups = [(s, t, d, part) for s in sources for t in transforms for d in device_refs
+              for part in _volume_parts(s, t, volume_parts)]
     chunks = max(1, min(len(specs), math.ceil(workers / len(groups)))) if workers > 1 else 1
     size = math.ceil(len(specs) / chunks)
-    return [Task(s, t, d, tuple(specs[i:i + size]), float(base_power_w), response_from, streamed=_streams(s, t))
-            for s, t, d in groups for i in range(0, len(specs), size)]
+    return [Task(s, t, d, tuple(specs[i:i + size]), float(base_power_w), response_from, streamed=_streams(s, t), volume_part=part)
+            for s, t, d, part in groups for i in range(0, len(specs), size)]
+
+
+def _volume_parts(source: TraceSource, transform: str, parts: int) -> list:
+    """The parts a group's volumes are split into: only a streamed file of all its devices splits
+    (a trace read whole holds them all anyway)."""
+    if parts == 1 or not _streams(source, transform) or source.stream is not None:
+        return [None]
+    return [(k, parts) for k in range(parts)]
 
 
 def _format(source: TraceSource) -> str:
@@ -172,7 +188,8 @@ def _progress_bar(total: int, show: bool):
 
 def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, transforms: Sequence[str] = ("none",),
           base_power_w: float = 0.0, jobs: Optional[int] = None, scheduler: Optional[str] = None,
-          progress: Optional[bool] = None, response_from: str = "issue", chunks: Optional[bool] = None) -> Results:
+          progress: Optional[bool] = None, response_from: str = "issue", chunks: Optional[bool] = None,
+          volume_parts: int = 1) -> Results:
     """Runs every combination and returns one row per (trace, stream, transform, device, policy).
 
     ``jobs``: threads on this machine (default: all cores); each (trace, transform, device) group
@@ -184,6 +201,10 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
     file is replayed as it is read, every policy on one pass (see :func:`idlewise.simulate_file`),
     at memory bounded by a chunk's whatever the file's length, wherever its format and the
     transform allow; ``chunks=False`` reads it whole, ``chunks=True`` insists on streaming.
+    ``volume_parts``: split each streamed file's devices (volumes) into this many parts, each
+    read from the whole file and replayed apart: on a cluster the parts run on different
+    workers; here they run in turn, each holding ``1/volume_parts`` of the runs' memory (a
+    trace of thousands of volumes under many policies). The rows are the same either way.
     """
     import sys
 
@@ -193,7 +214,8 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
 
         client = Client(scheduler)
         workers = max(1, sum(client.nthreads().values()))
-    tasks = plan(traces, devices, policies, transforms, base_power_w, workers if scheduler else 1, response_from, chunks)
+    tasks = plan(traces, devices, policies, transforms, base_power_w, workers if scheduler else 1, response_from, chunks,
+                 volume_parts)
     bar = _progress_bar(sum(len(t.specs) for t in tasks), sys.stderr.isatty() if progress is None else progress)
     results: list[list[dict]] = [[] for _ in tasks]
     # A multi-device trace gives one run per device and spec; how many devices is known only once
@@ -229,7 +251,26 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
     finally:
         if bar is not None:
             bar.stop()
-    return Results([row for rows in results for row in rows])
+    return Results(_in_volume_order(tasks, results))
+
+
+def _in_volume_order(tasks: list, results: list) -> list[dict]:
+    """Every task's rows, a group split into volume parts put back in the order of one run:
+    by volume, then spec (a stable sort within the group)."""
+    rows: list[dict] = []
+    group: list[dict] = []
+    for i, (task, done) in enumerate(zip(tasks, results)):
+        if task.volume_part is None:
+            rows += done
+            continue
+        group += done
+        following = tasks[i + 1] if i + 1 < len(tasks) else None
+        if following is None or following.volume_part is None or (following.source, following.transform, following.device) != \
+                (task.source, task.transform, task.device):
+            order = {spec: n for n, spec in enumerate(dict.fromkeys(r["spec"] for r in group))}
+            rows += sorted(group, key=lambda r: (r["stream"] is not None, r["stream"] or 0, order[r["spec"]]))
+            group = []
+    return rows
 
 
 class SweepInterrupted(KeyboardInterrupt):

@@ -51,6 +51,18 @@ impl Default for KeptSummary {
 }
 
 impl KeptSummary {
+    /// Records another part of the volumes replays: described here too, so that every part's
+    /// report is the whole file's.
+    fn add_records(&mut self, c: &Columns, records: impl Iterator<Item = usize>) {
+        for i in records {
+            self.records += 1;
+            self.writes += u64::from(c.is_write[i] != 0);
+            self.zero_size += u64::from(c.size_bytes[i] == 0);
+            self.first_time_s = self.first_time_s.min(c.time_s[i]);
+            self.last_time_s = self.last_time_s.max(c.time_s[i]);
+        }
+    }
+
     fn add(&mut self, block: &TraceView) {
         self.records += block.len() as u64;
         self.writes += block.is_write.iter().map(|&w| u64::from(w != 0)).sum::<u64>();
@@ -101,6 +113,10 @@ pub struct StreamedRuns {
     opts: ReplayOptions,
     /// Only this volume's records are replayed (the others are counted).
     keep: Option<i64>,
+    /// Only the volumes of this part are replayed, `(index, of)`: those whose number is
+    /// `index` modulo `of`, a single-device trace in part 0. The others are described in the
+    /// summary as if kept, so each part reports the whole file; another part replays them.
+    part: Option<(u32, u32)>,
     threads: usize,
     position: Positions,
     volumes: BTreeMap<Option<i64>, Volume>,
@@ -129,6 +145,7 @@ impl StreamedRuns {
             specs: specs.to_vec(),
             opts: opts.clone(),
             keep,
+            part: None,
             threads,
             position,
             volumes: BTreeMap::new(),
@@ -136,6 +153,24 @@ impl StreamedRuns {
             summary: KeptSummary::default(),
             pending: BTreeMap::new(),
         })
+    }
+
+    /// Replays only part `index` of `of` of the volumes (a cluster's workers share a trace of many
+    /// volumes out this way, each reading the whole file).
+    pub fn with_part(mut self, index: u32, of: u32) -> Result<Self> {
+        if of == 0 || index >= of {
+            return Err(Error::Option { option: "volume_part".into(), message: format!("part {index} of {of}: the index must be below the number of parts, which is at least 1") });
+        }
+        self.part = Some((index, of));
+        Ok(self)
+    }
+
+    fn in_part(&self, volume: Option<i64>) -> bool {
+        match (self.part, volume) {
+            (None, _) => true,
+            (Some((index, _)), None) => index == 0,
+            (Some((index, of)), Some(v)) => v.rem_euclid(i64::from(of)) == i64::from(index),
+        }
     }
 
     /// Hands the next part's records to their volumes' runs. `stop`, the caller's progress
@@ -149,7 +184,11 @@ impl StreamedRuns {
         // stable sort (each volume's records in file order), not one pass per volume: a
         // thousand volumes cost a sort, not a thousand scans of every chunk.
         if chunk.stream.is_empty() {
-            self.feed_volume(chunk, None, stop)?;
+            if self.in_part(None) {
+                self.feed_volume(chunk, None, stop)?;
+            } else {
+                self.summary.add_records(chunk, 0..chunk.time_s.len());
+            }
         } else if chunk.stream.iter().all(|&s| s == chunk.stream[0]) {
             self.feed_kept(chunk, chunk.stream[0], stop)?;
         } else {
@@ -160,6 +199,10 @@ impl StreamedRuns {
                 let volume = chunk.stream[group[0]];
                 if self.keep.is_some_and(|k| k != volume) {
                     self.other_volumes += group.len() as u64;
+                    continue;
+                }
+                if !self.in_part(Some(volume)) {
+                    self.summary.add_records(chunk, group.iter().copied());
                     continue;
                 }
                 // A volume's records wait until there are enough to be worth its runs' time:
@@ -183,6 +226,10 @@ impl StreamedRuns {
     fn feed_kept(&mut self, part: &Columns, volume: i64, stop: Option<&AtomicU64>) -> Result<()> {
         if self.keep.is_some_and(|k| k != volume) {
             self.other_volumes += part.time_s.len() as u64;
+            return Ok(());
+        }
+        if !self.in_part(Some(volume)) {
+            self.summary.add_records(part, 0..part.time_s.len());
             return Ok(());
         }
         if let Some(waiting) = self.pending.remove(&volume).filter(|w| !w.time_s.is_empty()) {
@@ -233,7 +280,8 @@ impl StreamedRuns {
                 self.feed_volume(&part, Some(volume), None)?;
             }
         }
-        if self.volumes.is_empty() {
+        // A part may hold none of a trace's volumes; the trace itself must hold records.
+        if self.volumes.is_empty() && (self.part.is_none() || self.summary.records == 0) {
             return Err(Error::Read(match self.keep {
                 Some(v) => format!("no records of device {v} found in {records_read} {}s", self.position.word()),
                 None => format!("no {what} found in {records_read} {}s", self.position.word()),
@@ -252,7 +300,8 @@ impl StreamedRuns {
 
 /// Replays the trace file at `path` (a text format) on `device` under every spec, next to the
 /// references, reading it in chunks. `volume`, when given, keeps only that device number's
-/// records. `progress` counts records read.
+/// records; `part`, `(index, of)`, only that part of the volumes (see
+/// [`StreamedRuns::with_part`]). `progress` counts records read.
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate_file(
     path: &Path,
@@ -261,10 +310,14 @@ pub fn evaluate_file(
     specs: &[PolicySpec],
     opts: &ReplayOptions,
     volume: Option<i64>,
+    part: Option<(u32, u32)>,
     threads: usize,
     progress: Option<&AtomicU64>,
 ) -> Result<StreamedEvaluation> {
     let mut runs = StreamedRuns::new(device, specs, opts, volume, threads, Positions::Lines)?;
+    if let Some((index, of)) = part {
+        runs = runs.with_part(index, of)?;
+    }
     let file = std::fs::File::open(path).map_err(|e| Error::Read(format!("cannot read: {e}")))?;
     let size = file.metadata().ok().map(|m| m.len());
     // The file is parsed on its own thread while the chunk before is replayed; two chunks wait

@@ -475,7 +475,7 @@ fn did_you_mean(word: &str, known: Vec<String>) -> String {
 /// each volume (device number or None, records kept, report dicts), `kept` a dict describing the
 /// records kept (records, writes, zero_size, first_time_s, last_time_s).
 #[pyfunction]
-#[pyo3(signature = (path, format, device, policies, base_power_w=0.0, initial_mode=0, progress=None, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1))]
+#[pyo3(signature = (path, format, device, policies, base_power_w=0.0, initial_mode=0, progress=None, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_file<'py>(
     py: Python<'py>,
@@ -493,12 +493,13 @@ fn evaluate_file<'py>(
     transition_seed: Option<u64>,
     volume: Option<i64>,
     threads: usize,
+    volume_part: Option<(u32, u32)>,
 ) -> PyResult<Streamed<'py>> {
     let (specs, opts) = streamed_setup(&policies, fold_offsets, replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)?)?;
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;
     let done = py
-        .allow_threads(|| idlewise_core::stream::evaluate_file(&path, format, core_device, &specs, &opts, volume, threads, counter.as_deref()))
+        .allow_threads(|| idlewise_core::stream::evaluate_file(&path, format, core_device, &specs, &opts, volume, volume_part, threads, counter.as_deref()))
         .map_err(to_py_err)?;
     streamed_list(py, done, core_device)
 }
@@ -543,7 +544,7 @@ struct StreamedRuns {
 #[pymethods]
 impl StreamedRuns {
     #[new]
-    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, first_line=None))]
+    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, first_line=None, volume_part=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         device: &Device,
@@ -558,12 +559,16 @@ impl StreamedRuns {
         volume: Option<i64>,
         threads: usize,
         first_line: Option<u64>,
+        volume_part: Option<(u32, u32)>,
     ) -> PyResult<Self> {
         let (specs, opts) = streamed_setup(&policies, fold_offsets, replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)?)?;
         // Records of a text file (a mapped CSV) are named by their lines, from `first_line`, one
         // a record; a binary file's by their index.
         let positions = if first_line.is_some() { idlewise_core::stream::Positions::Lines } else { idlewise_core::stream::Positions::Records };
-        let inner = idlewise_core::stream::StreamedRuns::new(&device.inner, &specs, &opts, volume, threads, positions).map_err(to_py_err)?;
+        let mut inner = idlewise_core::stream::StreamedRuns::new(&device.inner, &specs, &opts, volume, threads, positions).map_err(to_py_err)?;
+        if let Some((index, of)) = volume_part {
+            inner = inner.with_part(index, of).map_err(to_py_err)?;
+        }
         Ok(StreamedRuns { inner: Some(inner), device: device.inner.clone(), fed: first_line.map_or(0, |line| line.saturating_sub(1)), records: 0 })
     }
 

@@ -151,6 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
     _response_option(sw)
     sw.add_argument("--jobs", type=int, help="threads on this machine (default: all cores)")
     sw.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on an existing Dask cluster instead")
+    sw.add_argument("--volume-parts", type=int, default=1, metavar="N",
+                    help="split each streamed trace's devices (volumes) into N parts, each read from the whole file: on a "
+                         "cluster the parts go to different workers; here they run in turn, each in 1/N of the memory "
+                         "(thousands of volumes under many policies). Same rows either way")
     sw.add_argument("--out", metavar="FILE", help="write one row per run to FILE.parquet or FILE.csv")
     sw.add_argument("--plot", metavar="FILE", help="draw energy against mean response, normalised to always-on")
     sw.add_argument("--json", action="store_true")

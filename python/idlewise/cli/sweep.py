@@ -19,7 +19,8 @@ def cmd_sweep(args) -> int:
     sources = [TraceSource(path=p, format=args.format, stream=args.stream) for p in args.traces]
     try:
         results = sweep(sources, args.device, args.policy, transforms=args.transform or ["none"], base_power_w=args.base_power,
-                        jobs=args.jobs, scheduler=args.scheduler, response_from=args.response_from)
+                        jobs=args.jobs, scheduler=args.scheduler, response_from=args.response_from,
+                        volume_parts=args.volume_parts)
     except SweepInterrupted as stop:
         stop.detail = f"{stop.runs_done:,} of {stop.runs_planned:,} runs finished"
         if args.out and stop.rows:
