@@ -1,6 +1,7 @@
 """Whether a trace read whole fits in memory, said before the read rather than found by the
-kernel's out-of-memory killer. A file in time order never needs this: it is replayed as it is
-read. ``--sort`` of an unsorted file (and a transform, per-request rows) hold it whole."""
+kernel's out-of-memory killer. A file in time order replayed as it is read never needs this;
+``--sort`` of an unsorted file, a transform, per-request rows, ``report`` and ``experiment``
+hold it whole."""
 
 from __future__ import annotations
 
@@ -60,7 +61,10 @@ def estimated_records(path: str, format: str) -> int:
     if format == "parquet":
         import pyarrow.parquet as pq
 
-        return pq.ParquetFile(path).metadata.num_rows
+        try:
+            return pq.ParquetFile(path).metadata.num_rows
+        except Exception:  # not a Parquet file after all: its reader says so, naming the file
+            return 0
     if format == "srt":
         return size // 52
     with open(path, "rb") as f:
@@ -69,9 +73,10 @@ def estimated_records(path: str, format: str) -> int:
     return size if not lines else int(size * lines / len(sample))
 
 
-def check_whole_read_fits(path: str, format: str, why: str) -> None:
-    """Refuses a whole read (for ``why``: "--sort") whose records would not fit the memory
-    budget, saying what to do instead."""
+def check_whole_read_fits(path: str, format: str, sort: bool) -> None:
+    """Refuses a whole read whose records would not fit the memory budget, saying what to do
+    instead: for a sort, the command that sorts the file beyond memory; else, replaying the
+    file as it is read."""
     if format in READ_WHOLE:
         return  # diskstats and biosnoop hold a recording's requests, which are few
     budget = memory_budget_bytes()
@@ -81,7 +86,12 @@ def check_whole_read_fits(path: str, format: str, why: str) -> None:
     need = records * BYTES_PER_RECORD
     if need <= budget:
         return
-    if format in TIME_FIELDS:
+    if not sort:
+        how = ("replay it as it is read: `idlewise simulate`, `sweep` or `advise` of the file (without --sort, a "
+               "--transform or --per-request; Python: simulate_file, sweep, advise of the path), whose memory does not "
+               "grow with the trace; `sweep --volume-parts N` for many devices")
+        what = "this reads the trace whole"
+    elif format in TIME_FIELDS:
         field, separator, header = TIME_FIELDS[format]
         quoted = shlex.quote(path)
         sort_command = (f"sort -s -t'{separator}' -k{field},{field}g" if separator != " " else f"sort -s -k{field},{field}g")
@@ -89,9 +99,11 @@ def check_whole_read_fits(path: str, format: str, why: str) -> None:
                + (f"(head -n {header} {quoted}; tail -n +{header + 1} {quoted} | {sort_command}) > sorted" if header
                   else f"{sort_command} {quoted} > sorted")
                + ", then replay the sorted file as it is read, without --sort")
+        what = "--sort reads the trace whole"
     else:
         how = "write it sorted by time (for instance with DuckDB: COPY (SELECT * FROM 'in' ORDER BY time_s) TO 'sorted.parquet'), then replay it without --sort"
-    raise IdlewiseError(f"{path}: {why} reads the trace whole: about {records:,} records, {need / 1e9:.1f} GB, more than the "
+        what = "--sort reads the trace whole"
+    raise IdlewiseError(f"{path}: {what}: about {records:,} records, {need / 1e9:.1f} GB, more than the "
                         f"{budget / 1e9:.1f} GB of memory available (IDLEWISE_MEMORY_BUDGET to say otherwise). Instead, {how}.")
 
 

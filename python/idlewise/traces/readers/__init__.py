@@ -58,9 +58,8 @@ def read_trace(path, *, format: str = "auto", sort: bool = False, stream: "int |
     check_mapping_options(path, format, columns, write_flag)
     if columns is None and format == "auto":
         format = detect_format(path)
-    if sort:
-        # The one read that cannot stream: said before it starts if it will not fit.
-        check_whole_read_fits(path, "csv" if columns is not None else format, "--sort")
+    # A whole read that will not fit is said before it starts (with what to do instead).
+    check_whole_read_fits(path, "csv" if columns is not None else format, sort)
     if columns is not None:
         trace = read_mapped_csv(path, columns, write_flag=write_flag, sort=sort)
         return trace if stream is None else trace.select_stream(stream)
