@@ -1,5 +1,7 @@
 """Workload transforms shown exactly on small inputs."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -67,3 +69,60 @@ def test_compression_lengthens_idle_gaps_and_keeps_requests():
 def test_bad_transforms(spec, needle):
     with pytest.raises(IdlewiseError, match=needle):
         apply_transform(small(), spec)
+
+
+# --- a transform applied as the trace is read (issue 28) ------------------------------------------
+
+from hypothesis import given, settings, strategies as st
+
+from idlewise.traces.transforms import TransformStream
+
+CHAINS = ["compress:64ops", "compress-reorder:7ops", "compress:2s", "compress-reorder:0.5s", "compress:0s", "window:10s..2min",
+          "scale:0.25", "window:5s..1h+compress-reorder:16ops", "compress:3ops+scale:2", "scale:3+compress:1s+window:0s..50s",
+          "compress:1ops", "none"]
+
+
+def _random_trace(rng, n):
+    gaps = np.where(rng.random(n) < 0.7, rng.exponential(0.2, n), rng.exponential(20.0, n))
+    gaps[rng.random(n) < 0.1] = 0.0  # requests at the same instant
+    times = 1000.0 + np.cumsum(gaps)
+    return idlewise.Trace.from_arrays(times, rng.integers(1, 64, n) * 512, offset_bytes=rng.integers(0, 1 << 30, n) // 512 * 512,
+                                      is_write=rng.random(n) < 0.4, name="random")
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 600), chain=st.sampled_from(CHAINS), cuts=st.lists(st.integers(0, 600), max_size=8))
+def test_a_transform_applied_piece_by_piece_is_the_whole_transform(seed, n, chain, cuts):
+    """Pieces cut anywhere (one record, empty, the whole) give out, in order, the records of the
+    transform of the whole trace: times, original times, offsets, sizes, directions."""
+    trace = _random_trace(np.random.default_rng(seed), n)
+    try:
+        whole = apply_transform(trace, chain)
+    except IdlewiseError as e:
+        with pytest.raises(IdlewiseError, match=re.escape(str(e).split(" (")[0])):
+            _streamed(trace, chain, cuts)
+        return
+    streamed = _streamed(trace, chain, cuts)
+    for column in ("time_s", "offset_bytes", "size_bytes", "is_write"):
+        np.testing.assert_array_equal(getattr(streamed, column), getattr(whole, column), err_msg=column)
+    if whole.original_time_s is None:
+        assert streamed.original_time_s is None
+    else:
+        np.testing.assert_array_equal(streamed.original_time_s, whole.original_time_s)
+
+
+def _streamed(trace, chain, cuts):
+    from idlewise.traces.transforms import _concat
+
+    stream = TransformStream(chain)
+    bounds = sorted({0, len(trace), *(c for c in cuts if c <= len(trace))})
+    out = None
+    for a, b in zip(bounds, bounds[1:] + [len(trace)]):
+        out = _concat(out, stream.push(trace.subset(slice(a, b))))
+    out = _concat(out, stream.flush())
+    return trace.subset(slice(0, 0)) if out is None else out
+
+
+def test_stream_k_is_for_a_trace_in_memory():
+    with pytest.raises(IdlewiseError, match="stream:K picks a device of a trace in memory; keep one device of a file with --stream K"):
+        TransformStream("compress:2s+stream:1")

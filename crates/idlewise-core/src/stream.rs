@@ -180,6 +180,10 @@ impl StreamedRuns {
         if chunk.time_s.is_empty() {
             return Ok(());
         }
+        let one_volume = chunk.stream.iter().all(|&s| s == chunk.stream[0]);
+        if !chunk.original_s.is_empty() && !one_volume {
+            return Err(Error::Option { option: "original_time_s".into(), message: "records with original times are fed one volume at a time".into() });
+        }
         // A single-device part is fed as it is; a part of several volumes is split by one
         // stable sort (each volume's records in file order), not one pass per volume: a
         // thousand volumes cost a sort, not a thousand scans of every chunk.
@@ -189,7 +193,7 @@ impl StreamedRuns {
             } else {
                 self.summary.add_records(chunk, 0..chunk.time_s.len());
             }
-        } else if chunk.stream.iter().all(|&s| s == chunk.stream[0]) {
+        } else if one_volume {
             self.feed_kept(chunk, chunk.stream[0], stop)?;
         } else {
             let mut order: Vec<usize> = (0..chunk.time_s.len()).collect();
@@ -248,7 +252,10 @@ impl StreamedRuns {
             }
             other => other,
         };
-        let block = TraceView::new(&c.time_s, &c.offset_bytes, &c.size_bytes, &c.is_write)?;
+        let mut block = TraceView::new(&c.time_s, &c.offset_bytes, &c.size_bytes, &c.is_write)?;
+        if !c.original_s.is_empty() {
+            block = block.with_original_s(&c.original_s)?;
+        }
         let block = block.validated().map_err(at_line)?;
         check_fits(&block, &self.device, &self.opts).map_err(at_line)?;
         let v = match self.volumes.entry(id) {

@@ -575,7 +575,8 @@ impl StreamedRuns {
     /// Replays the next records (after every record fed before, in time order); `stream` is
     /// None for a single-device trace. Records are numbered on from the last batch's; `progress`
     /// counts them.
-    #[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, stream=None, progress=None))]
+    #[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, stream=None, progress=None, original_time_s=None))]
+    #[allow(clippy::too_many_arguments)]
     fn feed(
         &mut self,
         py: Python<'_>,
@@ -585,6 +586,7 @@ impl StreamedRuns {
         is_write: PyReadonlyArray1<'_, u8>,
         stream: Option<PyReadonlyArray1<'_, i64>>,
         progress: Option<&Progress>,
+        original_time_s: Option<PyReadonlyArray1<'_, f64>>,
     ) -> PyResult<()> {
         let runs = self.inner.as_mut().ok_or_else(|| IdlewiseError::new_err("these runs are finished"))?;
         let (t, o, s, w) = (time_s.as_slice()?, offset_bytes.as_slice()?, size_bytes.as_slice()?, is_write.as_slice()?);
@@ -595,7 +597,14 @@ impl StreamedRuns {
         if o.len() != t.len() || s.len() != t.len() || w.len() != t.len() || (stream.is_some() && v.len() != t.len()) {
             return Err(IdlewiseError::new_err("the columns of a batch must have the same length"));
         }
-        let columns = idlewise_core::readers::Columns::from_records(t, o, s, w, v, self.fed + 1);
+        let mut columns = idlewise_core::readers::Columns::from_records(t, o, s, w, v, self.fed + 1);
+        if let Some(original) = &original_time_s {
+            let original = original.as_slice()?;
+            if original.len() != t.len() {
+                return Err(IdlewiseError::new_err("the columns of a batch must have the same length"));
+            }
+            columns.original_s = original.to_vec();
+        }
         self.fed += t.len() as u64;
         self.records += t.len() as u64;
         let stop = progress.map(|p| Arc::clone(&p.done));

@@ -33,6 +33,9 @@ pub struct Columns {
     pub skipped: Vec<(String, u64)>,
     /// Records (non-blank lines, header excepted) examined, skipped ones included.
     pub records_read: u64,
+    /// When each record was originally wanted, for a trace a transform issued early; empty
+    /// otherwise (readers never fill it).
+    pub original_s: Vec<f64>,
 }
 
 impl Columns {
@@ -125,6 +128,7 @@ impl Columns {
             line: std::mem::replace(&mut self.line, line),
             skipped: Vec::new(),
             records_read: 0,
+            original_s: std::mem::take(&mut self.original_s),
         }
     }
 
