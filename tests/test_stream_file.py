@@ -2,7 +2,9 @@
 the in-memory results bit for bit, name bad lines as the in-memory readers do, and refuse what
 needs the whole trace."""
 
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -189,14 +191,80 @@ def test_a_sweep_streams_by_default_and_equals_the_in_memory_sweep(tmp_path):
     assert len(whole) == 14 * 6  # 14 devices x 6 specs
     same(streamed, whole)
     assert [(r["stream"], r["stream_name"]) for r in streamed] == [(r["stream"], r["stream_name"]) for r in whole]
-    # A transform needs the whole trace: that group is read whole, the untransformed one streamed.
+    # A transform is applied as the trace is read too, with the rows of the trace read whole.
     both = idlewise.sweep([path], ["hitachi-microdrive-1gb"], ["timeout:2s"], transforms=["none", "compress:64ops"],
                           progress=False).to_dicts()
     assert {r["transform"] for r in both} == {"none", "compress:64ops"} and len(both) == 2 * 14
-    with pytest.raises(IdlewiseError, match="whole trace in memory"):
-        idlewise.sweep([path], ["hitachi-microdrive-1gb"], ["timeout:2s"], transforms=["compress:64ops"], chunks=True)
+    same(both, idlewise.sweep([path], ["hitachi-microdrive-1gb"], ["timeout:2s"], transforms=["none", "compress:64ops"],
+                              chunks=False, progress=False).to_dicts())
+    # stream:K picks a device of a trace in memory.
+    with pytest.raises(IdlewiseError, match="picks a device of a trace in memory"):
+        idlewise.sweep([path], ["hitachi-microdrive-1gb"], ["timeout:2s"], transforms=["stream:3"], chunks=True)
     out = tmp_path / "rows.csv"
     assert subprocess.run([sys.executable, "-m", "idlewise", "sweep", str(path), "--device", "hitachi-microdrive-1gb",
                            "--policy", "timeout:1s..5s/2s", "--chunks", "--out", str(out)],
                           capture_output=True, text=True).returncode == 0
     assert len(out.read_text().splitlines()) == 1 + 14 * 3
+
+
+# --- transforms applied as the trace is read (issue 28) ------------------------------------------
+
+TRANSFORMS = ["compress:64ops", "compress-reorder:5s", "window:30s..20min+compress-reorder:16ops", "scale:0.25+compress:2s",
+              "compress:1s+window:0s..10min"]
+
+
+@pytest.mark.parametrize("transform", TRANSFORMS)
+@pytest.mark.parametrize("source, stream", [(DATA / "disksim" / "ascii.trace", None), (DATA / "spc" / "financial1-prefix.ascii", 4),
+                                            ("hplajw", None)])
+@pytest.mark.parametrize("options", [{}, {"replay": "closed", "response_from": "original", "tail_s": 30.0}])
+def test_a_transform_streams_with_the_rows_of_the_whole_trace(tmp_path, transform, source, stream, options):
+    """Each device's requests go through the transform as they are read; every row (normalised
+    against the untransformed trace's always-on run where the transform issues requests early)
+    equals simulate of the trace read whole and transformed."""
+    from idlewise.traces import write_parquet
+
+    if source == "hplajw":  # the week of two disks as Parquet, read a batch at a time
+        source = tmp_path / "week.parquet"
+        write_parquet(idlewise.read_trace(Path(idlewise.__file__).parent / "data" / "hplajw" / "ajw.1week.srt"), source)
+    policies = ["timeout:2s", "breakeven", "oracle", "always-on"]
+    kwargs = dict(fold_offsets=True, **options)
+    try:
+        whole = idlewise.simulate(idlewise.read_trace(source, stream=stream), "hitachi-travelstar-5k320", policies,
+                                  transform=transform, progress=False, **kwargs).to_dicts()
+    except IdlewiseError as e:
+        with pytest.raises(IdlewiseError, match=re.escape(str(e))):
+            idlewise.simulate_file(source, "hitachi-travelstar-5k320", policies, stream=stream, transform=transform, **kwargs)
+        return
+    streamed = idlewise.simulate_file(source, "hitachi-travelstar-5k320", policies, stream=stream, transform=transform,
+                                      progress=False, **kwargs).to_dicts()
+    if stream is not None:
+        for r in whole:
+            r.update(stream=stream, stream_name=str(stream))
+    same(streamed, whole)
+    assert {r["transform"] for r in streamed} == {transform}
+    assert {r["normalized_against"] for r in streamed} == {r["normalized_against"] for r in whole}
+
+
+def test_a_transform_refuses_records_out_of_order_before_regrouping_them(tmp_path):
+    path = tmp_path / "late.csv"
+    path.write_text("time_s,offset_bytes,size_bytes,op\n0.0,0,4096,R\n5.0,0,4096,R\n4.0,0,4096,W\n9.0,0,4096,R\n")
+    with pytest.raises(IdlewiseError, match=r"late.csv: line 4, field 'time_s': time 4.0 is earlier than line 3's 5.0; "
+                                            r"times must be in time order"):
+        idlewise.simulate_file(path, "hitachi-travelstar-5k320", ["timeout:2s"], transform="compress:2ops")
+
+
+def test_the_command_line_streams_a_transform(tmp_path):
+    from idlewise.cli import build_parser
+    from idlewise.cli._common import _streamable
+
+    path = str(DATA / "disksim" / "ascii.trace")
+    args = build_parser().parse_args(["simulate", path, "--device", "hitachi-microdrive-1gb", "--policy", "timeout:2s",
+                                      "--transform", "compress:64ops"])
+    assert _streamable(args)
+    args.transform = "stream:3"
+    assert not _streamable(args)
+    run = subprocess.run([sys.executable, "-m", "idlewise", "simulate", path, "--device", "hitachi-microdrive-1gb",
+                          "--policy", "timeout:2s", "--transform", "compress-reorder:64ops", "--json"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    rows = json.loads(run.stdout)
+    assert len(rows) == 14 and {r["transform"] for r in rows} == {"compress-reorder:64ops"}

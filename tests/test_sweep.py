@@ -200,9 +200,9 @@ def test_volume_parts_are_planned_only_where_a_file_streams(tmp_path):
     tasks = plan([path, TraceSource(path=path, stream=3), small_trace()], ["hitachi-microdrive-1gb"], ["timeout:1s"],
                  transforms=["none", "compress:10s"], volume_parts=3)
     parts = [(t.source.label, t.source.stream, t.transform, t.volume_part) for t in tasks]
-    assert parts[:3] == [("v.parquet", None, "none", (k, 3)) for k in range(3)]
-    # Read whole (a transform), one device picked, a trace in memory: not split.
-    assert all(p is None for *_, p in parts[3:])
+    assert parts[:6] == [("v.parquet", None, t, (k, 3)) for t in ("none", "compress:10s") for k in range(3)]
+    # One device picked, a trace in memory: not split.
+    assert all(p is None for *_, p in parts[6:])
     for bad in (0, -2, 1.5, True):
         with pytest.raises(IdlewiseError, match="volume_parts must be a whole number of parts"):
             plan([path], ["hitachi-microdrive-1gb"], ["timeout:1s"], volume_parts=bad)

@@ -106,15 +106,19 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                   initial_mode: str | None = None, progress: bool | None = None, replay: str = "open",
                   fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
                   transition_seed: int | None = None, threads: int | None = None, columns=None,
-                  write_flag: str | int | None = None, volume_part: tuple[int, int] | None = None) -> Results:
+                  write_flag: str | int | None = None, volume_part: tuple[int, int] | None = None,
+                  transform: str | None = None) -> Results:
     """:func:`simulate` on a text trace file of any length, read in chunks and replayed as it is
     read: memory stays bounded by a chunk's (a few MB), however long the trace. Every device of
     a multi-device trace is replayed as its own disk (``stream`` keeps one). The results equal
     reading the file whole and calling :func:`simulate` on each device's part, bit for bit.
 
-    The file must be in time order (a chunk cannot be sorted against the rest), and transforms,
-    sorting and per-request response times need the trace in memory: use :func:`read_trace`
-    and :func:`simulate` for those. A Parquet trace is read a record batch at a time the same
+    The file must be in time order (a chunk cannot be sorted against the rest); sorting and
+    per-request response times need the trace in memory: use :func:`read_trace` and
+    :func:`simulate` for those. ``transform`` (``compress:64ops``, ``window:0s..1h``, a chain;
+    see ``idlewise transforms``) is applied to each device's requests as they are read, one
+    group held at a time, with the rows of :func:`simulate` of the trace read whole and
+    transformed (``stream:K`` excepted: keep a device with ``stream``). A Parquet trace is read a record batch at a time the same
     way, and so is an HP SRT trace, a batch of records at a time; diskstats and biosnoop files
     are read whole (:func:`read_trace`). ``columns`` (and ``write_flag``) read a CSV through a
     column mapping (see :func:`read_trace`), a block at a time too.
@@ -176,6 +180,13 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                 runs.feed(time_s, offset_bytes, size_bytes, is_write, volumes, progress=counter)
         return runs.finish()
 
+    if transform is not None and transform.strip() not in ("", "none"):
+        return _replay_transformed(path, format, mapping, write_flag, device, specs, transform.strip(), stream, show,
+                                   dict(base_power_w=float(base_power_w), initial_mode=mode_index, replay=replay,
+                                        fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
+                                        transition_seed=None if transition_seed is None else int(transition_seed),
+                                        threads=workers))
+
     def call(counter):
         if format in BATCHED or mapping:
             return call_batched(counter)
@@ -212,6 +223,143 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     # The first and last arrival kept (of every device replayed): what a whole read's trace says.
     results.first_time_s, results.last_time_s = (kept["first_time_s"], kept["last_time_s"]) if kept["records"] else (0.0, 0.0)
     return results
+
+
+def _raw_batches(format: str, path: str, mapping, write_flag):
+    """A file's records a batch at a time with where each lies: (time_s, offset_bytes,
+    size_bytes, is_write, stream or None, positions, "line" or "record"); then, once read,
+    (records read, what was skipped)."""
+    import numpy as np
+
+    if mapping or format in BATCHED:
+        read = 0
+        with contextlib.closing(_batches(format, path, mapping, write_flag)) as batches:
+            for t, o, s, w, v in batches:
+                # A mapped CSV's records are its lines from 2; a binary file's, records from 0.
+                yield t, o, s, w, v, (read + 2 if mapping else read) + np.arange(len(t)), "line" if mapping else "record"
+                read += len(t)
+        yield read, []
+        return
+    batches = _core.TextBatches(path, format)
+    try:
+        for t, o, s, w, v, lines in batches:
+            yield t, o, s, w, v, lines, "line"
+    finally:
+        batches.close()
+    yield batches.records_read, list(batches.skipped)
+
+
+def _replay_transformed(path, format, mapping, write_flag, device, specs, transform, stream, show, options) -> Results:
+    """:func:`simulate_file` with a transform: each device's requests go through the transform
+    as they are read (its groups held back until whole), then to the runs, and, where the
+    transform issues requests early, at their original times to the always-on run every row is
+    normalised against (seed 001's "unmodified trace", as :func:`simulate` does)."""
+    import numpy as np
+
+    from .traces.trace import Trace, describe_text, read_report_text
+    from .traces.transforms import TransformStream
+
+    TransformStream(transform)  # a bad spec fails before the read
+    keep = None if stream is None else int(stream)
+
+    def call(counter):
+        runs = _core.StreamedRuns(device, specs, **options)
+        reference = _core.StreamedRuns(device, ["always-on"], **{**options, "response_from": "issue"})
+        pipelines: dict = {}
+        last: dict = {}  # per device: (time, position) of its last record, for the order check
+        kept = dict(records=0, writes=0, zero_size=0, first=math.inf, last=-math.inf)
+        early = False
+        other = 0
+
+        def feed(volume, out):
+            nonlocal early
+            if out is None or not len(out):
+                return
+            n = len(out)
+            volumes = None if volume is None else np.full(n, volume, dtype=np.int64)
+            write = np.ascontiguousarray(out.is_write, dtype=np.uint8)
+            runs.feed(out.time_s, out.offset_bytes, out.size_bytes, write, volumes, progress=counter,
+                      original_time_s=out.original_time_s)
+            if out.original_time_s is not None:
+                early = True
+                order = np.argsort(out.original_time_s, kind="stable")
+                reference.feed(out.original_time_s[order], out.offset_bytes[order], out.size_bytes[order], write[order], volumes)
+
+        for item in _raw_batches(format, path, mapping, write_flag):
+            if len(item) == 2:
+                records_read, skipped = item
+                break
+            t, o, s, w, v, positions, word = item
+            if v is None:
+                groups = [(None, slice(None))]
+            else:
+                order = np.argsort(v, kind="stable")
+                bounds = np.flatnonzero(np.diff(v[order])) + 1
+                groups = [(int(v[g[0]]), g) for g in np.split(order, bounds)]
+            for volume, records in groups:
+                if keep is not None and volume != keep:
+                    other += len(t[records])
+                    continue
+                part = Trace(t[records], np.zeros(len(t[records]), np.int64) if o is None else o[records], s[records],
+                             w[records], name=os.path.basename(path))
+                _check_in_order(part.time_s, positions[records], word, last.setdefault(volume, [-math.inf, 0]))
+                kept["records"] += len(part)
+                kept["writes"] += int(np.count_nonzero(part.is_write))
+                kept["zero_size"] += int(np.count_nonzero(part.size_bytes == 0))
+                kept["first"], kept["last"] = min(kept["first"], part.time_s[0]), max(kept["last"], part.time_s[-1])
+                pipeline = pipelines.get(volume) or pipelines.setdefault(volume, TransformStream(transform))
+                feed(volume, pipeline.push(part))
+        for volume, pipeline in pipelines.items():
+            feed(volume, pipeline.flush())
+        if other:
+            skipped.append((f"records of other devices (kept device {keep})", other))
+        if not pipelines:
+            raise IdlewiseError(f"no records{'' if keep is None else f' of device {keep}'} found in {records_read} {word}s")
+        return runs.finish(), reference.finish() if early else None, records_read, skipped, kept
+
+    try:
+        done, base, records_read, skipped, kept = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}",
+                                                                   unit="replays")
+    except IdlewiseError as e:
+        if str(e).startswith(f"{path}: "):
+            raise
+        raise type(e)(f"{path}: {e}") from None
+    name = os.path.basename(path)
+    report = read_report_text(path, records_read, format, kept["records"], dict(skipped), zero_size=kept["zero_size"])
+    bases = {volume: rows[0] for volume, _, rows in base[0]} if base is not None else {}
+    records = []
+    for volume, _, rows in done[0]:
+        for spec, r in zip(specs, rows, strict=True):
+            r["spec"] = spec
+            r.update(trace=name, stream=volume, transform=transform, read_report=report,
+                     records_skipped=sum(n for _, n in skipped), normalized_against="always-on")
+            if volume is not None:
+                r["stream_name"] = str(volume)
+            if volume in bases:
+                _normalize_against(r, bases[volume])
+            records.append(r)
+    span_s = kept["last"] - kept["first"] if kept["records"] else 0.0
+    results = Results(records, name, describe_text(name, kept["records"], kept["writes"], span_s))
+    results.first_time_s, results.last_time_s = (kept["first"], kept["last"]) if kept["records"] else (0.0, 0.0)
+    return results
+
+
+def _check_in_order(times, positions, word: str, last: list) -> None:
+    """Refuses a device's records out of time order before a transform regroups them (its
+    groups assume time order), naming the first late one; ``last`` carries the device's last
+    (time, position) from part to part."""
+    import numpy as np
+
+    if not len(times):
+        return
+    late = times[1:] < times[:-1]
+    if times[0] < last[0] or late.any():
+        i = 0 if times[0] < last[0] else int(np.argmax(late)) + 1
+        before = (last[0], last[1]) if i == 0 else (times[i - 1], positions[i - 1])
+        raise IdlewiseError(f"{word} {positions[i]}, field 'time_s': time {times[i]} is earlier than {word} {before[1]}'s "
+                            f"{before[0]}; times must be in time order to be replayed as they are read; sorting (--sort, "
+                            "sort=True) reads the trace whole and sorts it")
+    last[0], last[1] = times[-1], positions[-1]
 
 
 def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0.0, initial_mode: str | None = None,
@@ -336,14 +484,19 @@ def normalize_to_untransformed(records, trace, device, *, threads=None, **replay
                                             threads=threads_for(len(original), 2, threads))
                 if r["policy"] == "always-on")
 
+    for r in records:
+        _normalize_against(r, base)
+
+
+def _normalize_against(r: dict, base: dict) -> None:
+    """A row's normalised figures against ``base``, the untransformed trace's always-on run."""
     def ratio(a, b):
         return a / b if b else (1.0 if a == b else math.inf)
 
-    for r in records:
-        r["normalized_energy"] = ratio(r["energy_j"], base["energy_j"])
-        r["normalized_system_energy"] = ratio(r["system_energy_j"], base["system_energy_j"])
-        r["normalized_mean_response"] = ratio(r["mean_response_s"], base["mean_response_s"])
-        r["normalized_against"] = "always-on, untransformed trace"
+    r["normalized_energy"] = ratio(r["energy_j"], base["energy_j"])
+    r["normalized_system_energy"] = ratio(r["system_energy_j"], base["system_energy_j"])
+    r["normalized_mean_response"] = ratio(r["mean_response_s"], base["mean_response_s"])
+    r["normalized_against"] = "always-on, untransformed trace"
 
 
 def _timeline_window(timeline_s):

@@ -21,6 +21,7 @@ from .devices import Device, load_device
 from .errors import IdlewiseError
 from .results import Results
 from .traces import Trace, apply_transform, read_trace
+from .traces.transforms import streams_as_read
 from .simulate import normalize_to_untransformed
 from .traces.formats import READ_WHOLE
 from .policies import expand_spec
@@ -105,7 +106,8 @@ def _run_streamed(task: Task, threads: int) -> list[dict]:
 
     results = simulate_file(task.source.path, task.device, list(task.specs), format=task.source.format,
                             stream=task.source.stream, base_power_w=task.base_power_w, progress=False,
-                            response_from=task.response_from, threads=threads, volume_part=task.volume_part)
+                            response_from=task.response_from, threads=threads, volume_part=task.volume_part,
+                            transform=task.transform)
     rows = results.to_dicts()
     for r in rows:
         r.update(transform=task.transform, family=r["policy"].split(":")[0], response_from=task.response_from)
@@ -137,9 +139,9 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
     for t in transforms:
         if not t.strip():
             raise IdlewiseError("empty transform; use 'none' for the trace as it is")
-        if t != "none" and any(s.chunks for s in sources):
-            raise IdlewiseError(f"transform '{t}' needs the whole trace in memory; a trace replayed as it is read runs as it is "
-                                "(leave out chunks=True)")
+        if t != "none" and not streams_as_read(t) and any(s.chunks for s in sources):
+            raise IdlewiseError(f"transform '{t}' picks a device of a trace in memory; a trace replayed as it is read keeps one "
+                                "with stream= (or leave out chunks=True)")
     for s in sources:
         if s.chunks and (s.path is None or _format(s) in READ_WHOLE):
             raise IdlewiseError(f"{s.label}: only a text, Parquet or SRT trace file can be replayed as it is read")
@@ -171,7 +173,7 @@ def _streams(source: TraceSource, transform: str) -> bool:
     """Whether a group is replayed as its file is read: wherever it can be, unless told not to."""
     if source.chunks is not None:
         return source.chunks
-    return source.path is not None and transform == "none" and _format(source) not in READ_WHOLE
+    return source.path is not None and streams_as_read(transform) and _format(source) not in READ_WHOLE
 
 
 def _progress_bar(total: int, show: bool):

@@ -297,6 +297,87 @@ fn read_text<'py>(py: Python<'py>, path: std::path::PathBuf, format: &str, progr
     Ok(d)
 }
 
+/// A text trace's records a chunk at a time, for Python code that works on them as they are
+/// read (a transform applied as the trace streams): each item is (time_s, offset_bytes,
+/// size_bytes, is_write, stream or None, lines). Parsed on the reader's threads while the
+/// previous chunk is used; two chunks wait at most. `records_read` and `skipped` are known once
+/// the iterator is exhausted; a bad line raises there, naming it.
+#[pyclass(module = "idlewise._core")]
+struct TextBatches {
+    // In a mutex so that the receiving can happen with the GIL released (a receiver is Send, not Sync).
+    chunks: Option<std::sync::Mutex<std::sync::mpsc::Receiver<idlewise_core::readers::Columns>>>,
+    reader: Option<std::thread::JoinHandle<(Result<(), String>, idlewise_core::readers::Columns)>>,
+    #[pyo3(get)]
+    records_read: u64,
+    #[pyo3(get)]
+    skipped: Vec<(String, u64)>,
+}
+
+type Batch<'py> = (
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<u8>>,
+    Option<Bound<'py, PyArray1<i64>>>,
+    Bound<'py, PyArray1<u64>>,
+);
+
+#[pymethods]
+impl TextBatches {
+    #[new]
+    fn new(path: std::path::PathBuf, format: &str) -> PyResult<Self> {
+        let file = std::fs::File::open(&path).map_err(|e| IdlewiseError::new_err(format!("cannot read: {e}")))?;
+        let size = file.metadata().ok().map(|m| m.len());
+        let format = format.to_string();
+        let (sender, chunks) = std::sync::mpsc::sync_channel::<idlewise_core::readers::Columns>(2);
+        let reader = std::thread::spawn(move || {
+            let mut out = idlewise_core::readers::Columns::default();
+            let read = idlewise_core::readers::read_chunks(&format, file, size, true, idlewise_core::readers::parse_threads(), &mut out, |chunk| {
+                if chunk.time_s.is_empty() {
+                    return Ok(());
+                }
+                // A closed channel: the caller stopped early; the read ends quietly.
+                sender.send(chunk.take_records()).map_err(|_| idlewise_core::readers::ReadError { line: 0, field: None, message: String::new() })
+            });
+            (read.map_err(|e| e.to_string()), out)
+        });
+        Ok(TextBatches { chunks: Some(std::sync::Mutex::new(chunks)), reader: Some(reader), records_read: 0, skipped: Vec::new() })
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Batch<'py>>> {
+        let Some(chunks) = self.chunks.as_ref() else { return Ok(None) };
+        if let Ok(c) = py.allow_threads(|| chunks.lock().expect("one receiver").recv()) {
+            let lines: Vec<u64> = c.line.iter().collect();
+            return Ok(Some((
+                PyArray1::from_vec_bound(py, c.time_s),
+                PyArray1::from_vec_bound(py, c.offset_bytes),
+                PyArray1::from_vec_bound(py, c.size_bytes),
+                PyArray1::from_vec_bound(py, c.is_write),
+                (!c.stream.is_empty()).then(|| PyArray1::from_vec_bound(py, c.stream)),
+                PyArray1::from_vec_bound(py, lines),
+            )));
+        }
+        self.chunks = None;
+        let (read, out) = py.allow_threads(|| self.reader.take().expect("a reader until the end").join().expect("the reader thread does not panic"));
+        read.map_err(IdlewiseError::new_err)?;
+        self.records_read = out.records_read;
+        self.skipped = out.skipped;
+        Ok(None)
+    }
+
+    /// Stops reading (the reader thread ends at its next chunk).
+    fn close(&mut self, py: Python<'_>) {
+        self.chunks = None;
+        if let Some(reader) = self.reader.take() {
+            let _ = py.allow_threads(|| reader.join());
+        }
+    }
+}
+
 /// Checks trace columns; raises TraceRecordError naming the first bad record.
 #[pyfunction]
 fn validate_trace(
@@ -1081,6 +1162,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Progress>()?;
     m.add_class::<System>()?;
     m.add_class::<StreamedRuns>()?;
+    m.add_class::<TextBatches>()?;
     m.add("SEED000_IO_CPU_POWER_W", idlewise_core::system::SEED000_IO_CPU_POWER_W)?;
     m.add_function(wrap_pyfunction!(validate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;

@@ -154,12 +154,18 @@ def _read_trace(args, path):
 
 def _streamable(args) -> bool:
     """Whether a command's trace can be replayed as it is read (the default): a file in a format
-    read in time order, with nothing asked that needs it whole (sorting, a transform, per-request
-    rows); a mapped CSV is read a block at a time too."""
+    read in time order, with nothing asked that needs it whole (sorting, per-request rows, a
+    ``stream:K`` transform); a mapped CSV is read a block at a time too, and a transform is
+    applied as the trace is read."""
     from ..traces.formats import READ_WHOLE
 
-    if any(getattr(args, name, None) for name in ("sort", "transform", "per_request")):
+    if any(getattr(args, name, None) for name in ("sort", "per_request")):
         return False
+    if getattr(args, "transform", None):
+        from ..traces.transforms import streams_as_read
+
+        if not streams_as_read(args.transform):
+            return False  # stream:K picks a device of a trace in memory
     if getattr(args, "columns", None) or getattr(args, "write_flag", None) is not None:
         return True  # a mapped CSV is read a block at a time (simulate_file checks the options)
     if args.format == "auto":

@@ -103,11 +103,12 @@ def _simulate_streamed(args, devices, policies) -> int:
                                 base_power_w=args.base_power, initial_mode=args.initial_mode, replay=args.replay,
                                 fold_offsets=args.fold_offsets, response_from=args.response_from, tail_s=args.tail,
                                 transition_seed=args.transition_seed, columns=getattr(args, "columns", None),
-                                write_flag=getattr(args, "write_flag", None))
+                                write_flag=getattr(args, "write_flag", None), transform=args.transform)
         records.extend(results)
     if not args.json:
         print(f"idlewise: {records[0]['read_report']}", file=sys.stderr)
-    title = f"{results.trace_description}\nreplayed on {', '.join(d.name for d in devices)}"
+    title = f"{results.trace_description}" + (f" [{args.transform}]" if args.transform else "") + \
+        f"\nreplayed on {', '.join(d.name for d in devices)}"
     if any(r["stream"] is not None for r in records) and not args.json:
         title += _label_devices(records)
     _print_results(Results(records, os.path.basename(args.trace)), args, title)
