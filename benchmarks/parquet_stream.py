@@ -1,8 +1,9 @@
 """A Parquet trace larger than it needs to be in memory: ``idlewise simulate`` replays it a record
 batch at a time, by default. Writes RECORDS synthetic requests (default 20M; bursts and Pareto gaps,
 as the other benchmarks) to a temporary Parquet file, then runs the whole command line on it,
-``timeout:2s`` on the two-state IBM Microdrive next to always-on and the oracle, with and
-read whole (``--sort``), and reports wall time and peak resident memory (GNU time's %M).
+``timeout:2s`` on the two-state IBM Microdrive next to always-on and the oracle, by default and
+read whole (``--sort``), as it is and through ``--transform compress-reorder:64ops`` (applied as
+the file is read by default), and reports wall time and peak resident memory (GNU time's %M).
 
     python benchmarks/parquet_stream.py [RECORDS]
 """
@@ -29,12 +30,14 @@ def main() -> None:
                                  "size_bytes": rng.integers(1, 64, n) * 512, "is_write": rng.random(n) < 0.3}),
                        path, row_group_size=1 << 20)
         print(f"{n:,} records, {os.path.getsize(path) / 1e6:,.0f} MB of Parquet")
-        for extra in ([], ["--sort"]):
+        transform = ["--transform", "compress-reorder:64ops"]
+        for extra in ([], ["--sort"], transform, [*transform, "--sort"]):
             command = ["/usr/bin/time", "-f", "%e %M", idlewise_script(), "simulate", path, "--device", "ibm-microdrive-340mb",
                        "--policy", "timeout:2s", "--json", *extra]
             done = subprocess.run(command, check=True, capture_output=True, text=True)
             seconds, kib = done.stderr.strip().splitlines()[-1].split()
-            print(f"{'read whole (--sort)' if extra else 'default':>19}: {float(seconds):.2f} s, peak RSS {int(kib) / 1024:,.0f} MiB")
+            label = ("read whole (--sort)" if "--sort" in extra else "default") + (" + compress-reorder:64ops" if transform[0] in extra else "")
+            print(f"{label:>44}: {float(seconds):.2f} s, peak RSS {int(kib) / 1024:,.0f} MiB")
 
 
 if __name__ == "__main__":
