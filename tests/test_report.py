@@ -187,3 +187,82 @@ def test_a_report_of_a_large_sweep_plots_the_first_groups_and_folds_its_table(tm
     # 14 devices x 2 transforms: 28 groups, the first 8 drawn; 84 runs, every one in the folded table.
     assert "The first 6 of 28 groups (trace, stream, transform, device) are plotted; every run is in the table." in html
     assert len(re.findall(r"<tr><td", html)) == 84 and "<details>" in html and "All 84 runs, one row each (click to show)" in html
+
+
+# --- a report of a file as it is read (issue 28) ---------------------------------------------------
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+
+
+@pytest.mark.parametrize("path, stream, transform, window", [
+    (os.path.join(DATA, "disksim", "ascii.trace"), 3, None, None),
+    (os.path.join(DATA, "spc", "financial1-prefix.ascii"), 5, "compress-reorder:16ops", None),
+    (SRT, 1, "window:1h..2d+compress:2s", (600.0, 2400.0)),
+])
+def test_a_file_is_reported_as_it_is_read_with_the_bytes_of_a_whole_read(tmp_path, path, stream, transform, window):
+    """Passes over the file (statistics and window, the runs, the window's arrivals) in bounded
+    memory give the very file a trace read whole gives."""
+    from idlewise.traces import apply_transform
+
+    devices, policies = ["hitachi-travelstar-5k320", "ibm-microdrive-340mb"], ["timeout:2s", "stpm:knob=50"]
+    streamed = report(path, devices, policies, tmp_path / "streamed.html", stream=stream, transform=transform, window=window,
+                      progress=False)
+    trace = idlewise.read_trace(path, stream=stream)
+    whole = report(apply_transform(trace, transform) if transform else trace, devices, policies, tmp_path / "whole.html",
+                   transform=transform, window=window, progress=False)
+    assert streamed.read_bytes() == whole.read_bytes()
+
+
+def test_the_command_line_reports_a_file_as_it_is_read(tmp_path):
+    from idlewise.cli import build_parser
+    from idlewise.cli._common import _streamable
+
+    args = build_parser().parse_args(["report", SRT, "--stream", "0", "--device", "hitachi-travelstar-5k320", "--out", "x.html"])
+    assert _streamable(args)
+    out = tmp_path / "cli.html"
+    assert main(["report", SRT, "--stream", "0", "--device", "hitachi-travelstar-5k320", "--policy", "timeout:10s",
+                 "--out", str(out)]) == 0
+    python = report(SRT, ["hitachi-travelstar-5k320"], ["timeout:10s"], tmp_path / "py.html", stream=0, progress=False)
+    assert out.read_bytes() == python.read_bytes()
+
+
+def test_trace_statistics_fed_in_parts_are_the_whole_trace_s():
+    from idlewise.traces.stats import TraceStats, trace_stats
+
+    trace = idlewise.read_trace(SRT, stream=0)
+    whole = trace_stats(trace, "hitachi-travelstar-5k320")
+    rng = np.random.default_rng(2)
+    for _ in range(5):
+        parts = TraceStats(trace.name, "hitachi-travelstar-5k320")
+        cuts = sorted({0, len(trace), *rng.integers(0, len(trace), 7).tolist()})
+        for a, b in zip(cuts, cuts[1:]):
+            parts.push(trace.subset(slice(a, b)))
+        got = parts.result()
+        # Counts, sizes, the median and the maximum exactly; sums of seconds to rounding.
+        for key in ("requests", "reads", "writes", "bytes_read", "bytes_written", "size_bytes", "span_s"):
+            assert got[key] == whole[key], key
+        for key in ("count", "median_s", "max_s", "below_1ms", "above_10000s"):
+            assert got["gaps"][key] == whole["gaps"][key], key
+        assert got["gaps"]["idle_total_s"] == pytest.approx(whole["gaps"]["idle_total_s"], rel=1e-12)
+        assert [h["count"] for h in got["gaps"]["histogram"]] == [h["count"] for h in whole["gaps"]["histogram"]]
+        assert [m["gaps_longer"] for m in got["modes"]] == [m["gaps_longer"] for m in whole["modes"]]
+
+
+def test_beyond_the_exact_limit_the_median_gap_is_within_its_bucket(monkeypatch):
+    import idlewise.traces.stats as stats
+
+    trace = idlewise.read_trace(SRT, stream=0)
+    exact = stats.trace_stats(trace, "hitachi-travelstar-5k320")["gaps"]["median_s"]
+    monkeypatch.setattr(stats, "EXACT_MEDIAN_GAPS", 1000)
+    binned = stats.TraceStats(trace.name, "hitachi-travelstar-5k320")
+    for a in range(0, len(trace), 4000):
+        binned.push(trace.subset(slice(a, a + 4000)))
+    median = binned.result()["gaps"]["median_s"]
+    assert median == pytest.approx(exact, rel=1 / 2048) and median != exact
+
+
+def test_a_file_out_of_order_is_refused_naming_it_and_the_line(tmp_path, capsys):
+    path = tmp_path / "late.csv"
+    path.write_text("time_s,offset_bytes,size_bytes,op\n0.0,0,4096,R\n5.0,0,4096,R\n4.0,0,4096,W\n9.0,0,4096,R\n")
+    assert main(["report", str(path), "--device", "hitachi-travelstar-5k320", "--out", str(tmp_path / "r.html")]) == 2
+    assert f"{path}: line 4, field 'time_s': time 4.0 is earlier than line 3's 5.0" in capsys.readouterr().err

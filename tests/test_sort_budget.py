@@ -82,7 +82,7 @@ def test_records_are_estimated_close_to_the_count(tmp_path):
 
 
 def test_any_whole_read_beyond_the_budget_says_to_replay_as_read(tmp_path, monkeypatch, capsys):
-    """report (and a transform, per-request rows) read the trace whole: beyond the budget, said
+    """Per-request rows (and experiment, --sort) read the trace whole: beyond the budget, said
     before the read, with the streamed commands as the way out."""
     from idlewise.cli import main
 
@@ -91,5 +91,6 @@ def test_any_whole_read_beyond_the_budget_says_to_replay_as_read(tmp_path, monke
     with pytest.raises(IdlewiseError, match=r"t.csv: this reads the trace whole: about [\d,]+ records.* Instead, replay it as it is read: "
                                             r"`idlewise simulate`, `sweep` or `advise` of the file"):
         idlewise.read_trace(path)
-    assert main(["report", str(path), "--device", "hitachi-travelstar-5k320", "--out", str(tmp_path / "r.html")]) == 2
+    assert main(["simulate", str(path), "--device", "hitachi-travelstar-5k320", "--policy", "timeout:2s",
+                 "--per-request", str(tmp_path / "r.parquet")]) == 2
     assert "replay it as it is read" in capsys.readouterr().err

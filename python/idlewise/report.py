@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -490,64 +491,217 @@ def parse_window(text: str) -> tuple[float, float]:
     return window
 
 
+class BusiestWindow:
+    """:func:`busiest_window` of arrivals fed a part at a time in time order, in memory of one
+    count per window of the trace."""
+
+    def __init__(self, device, length_s: float = DEFAULT_WINDOW_S):
+        self.length_s = length_s
+        break_evens = [m["break_even_s"] for m in device.modes[1:] if m["break_even_s"] and math.isfinite(m["break_even_s"])]
+        self.shortest = min(break_evens, default=1.0)
+        self.first_s = self.last_s = self.last_offset = None
+        self.counts: dict = {}
+
+    def push(self, times: np.ndarray) -> None:
+        if not len(times):
+            return
+        if self.first_s is None:
+            self.first_s = float(times[0])
+        # Gaps between offsets from the first arrival, as a whole trace's are taken.
+        offsets = times - self.first_s
+        before = offsets[:-1] if self.last_offset is None else np.concatenate([[self.last_offset], offsets[:-1]])
+        gaps = (offsets[1:] if self.last_offset is None else offsets) - before
+        self.last_offset, self.last_s = offsets[-1], float(times[-1])
+        telling = (gaps > self.shortest) & (gaps < self.length_s / 4)
+        if telling.any():
+            bins, counts = np.unique((before[telling] // self.length_s).astype(np.int64), return_counts=True)
+            for b, c in zip(bins.tolist(), counts.tolist()):
+                self.counts[b] = self.counts.get(b, 0) + c
+
+    def result(self) -> tuple[float, float]:
+        span = max(self.last_s - self.first_s, 1e-9) if self.first_s is not None else 1e-9
+        if span <= self.length_s:
+            return (0.0, span)  # the whole trace is the window
+        if not self.counts:
+            return (0.0, self.length_s)
+        counts = np.zeros(max(self.counts) + 1, dtype=np.int64)
+        counts[list(self.counts)] = list(self.counts.values())
+        start = float(np.argmax(counts)) * self.length_s
+        return (start, start + self.length_s) if start + self.length_s <= span else (span - self.length_s, span)
+
+
 def busiest_window(trace, device, length_s: float = DEFAULT_WINDOW_S) -> tuple[float, float]:
     """The window (offsets from the first request) where policies differ most: of the trace's
     consecutive windows of ``length_s``, the one with the most idle periods between the
     device's shortest break-even time and a quarter of the window — gaps a policy may or may
     not sleep through, so the timelines show their choices."""
-    span = max(float(trace.span_s), 1e-9)
-    length_s = min(length_s, span)
-    times = trace.time_s - trace.time_s[0]
-    gaps = np.diff(times)
-    break_evens = [m["break_even_s"] for m in device.modes[1:] if m["break_even_s"] and math.isfinite(m["break_even_s"])]
-    shortest = min(break_evens, default=1.0)
-    telling = (gaps > shortest) & (gaps < length_s / 4)
-    if not telling.any():
-        return (0.0, length_s)
-    counts = np.bincount((times[:-1][telling] // length_s).astype(np.int64))
-    start = float(np.argmax(counts)) * length_s
-    return (start, start + length_s) if start + length_s <= span else (span - length_s, span)
+    window = BusiestWindow(device, length_s)
+    window.push(trace.time_s)
+    return window.result()
+
+
+@dataclass
+class _Survey:
+    """What a report says of its trace before any policy runs: its name, first arrival, each
+    device's statistics (sizes, idle gaps) and the busiest window of the first device."""
+    name: str
+    first_s: float
+    stats: list
+    busiest: tuple
+
+
+def _survey_trace(trace, devices) -> _Survey:
+    from .traces.stats import trace_stats
+
+    return _Survey(trace.name, float(trace.time_s[0]) if len(trace) else 0.0, [trace_stats(trace, d) for d in devices],
+                   busiest_window(trace, devices[0]))
+
+
+def _trace_parts(path: str, read: dict, transform: str | None):
+    """One device's records of a file as they are read (transformed as they go), a part at a
+    time; refuses a file of several devices unless ``read["stream"]`` picks one. Errors name
+    the file."""
+    try:
+        yield from _device_parts(path, read, transform)
+    except IdlewiseError as e:
+        if str(e).startswith(f"{path}: "):
+            raise
+        raise type(e)(f"{path}: {e}") from None
+
+
+def _device_parts(path: str, read: dict, transform: str | None):
+    from .simulate import _check_in_order, _raw_batches
+    from .traces.trace import Trace
+    from .traces.transforms import TransformStream
+
+    keep = read.get("stream")
+    pipeline = TransformStream(transform) if transform else None
+    last, seen = [-math.inf, 0], set()
+    format = read.get("format", "auto")
+    for item in _raw_batches(format, path, read.get("mapping"), read.get("write_flag")):
+        if len(item) == 2:
+            break
+        t, o, sz, w, v, positions, word = item
+        if v is not None:
+            seen.update(np.unique(v).tolist())
+            mine = v == keep if keep is not None else np.ones(len(v), dtype=bool)
+            t, o, sz, w, positions = t[mine], None if o is None else o[mine], sz[mine], w[mine], positions[mine]
+        if keep is None and len(seen) > 1:
+            continue  # refused below, naming every device
+        if not len(t):
+            continue
+        _check_in_order(t, positions, word, last)
+        part = Trace(t, np.zeros(len(t), np.int64) if o is None else o, sz, w, name=os.path.basename(path))
+        yield pipeline.push(part) if pipeline else part
+    if keep is None and len(seen) > 1:
+        names = ", ".join(map(str, sorted(seen)))
+        raise IdlewiseError(f"{path}: the trace holds {len(seen)} devices ({names}); a report is of one: pick it with --stream K")
+    if pipeline:
+        yield pipeline.flush()
+
+
+def _survey_file(path: str, read: dict, transform, devices) -> _Survey:
+    from .traces.stats import TraceStats
+
+    # As a trace read whole, picked and transformed is named.
+    name = (os.path.basename(path) + (f"#{read['stream']}" if read.get("stream") is not None else "")
+            + (f" [{transform}]" if transform else ""))
+    stats = [TraceStats(name, d, fold_offsets=read.get("fold_offsets", False)) for d in devices]
+    window = BusiestWindow(devices[0])
+    first = None
+    for part in _trace_parts(path, read, transform):
+        if part is None or not len(part):
+            continue
+        first = float(part.time_s[0]) if first is None else first
+        for st in stats:
+            st.push(part)
+        window.push(part.time_s)
+    if first is None:
+        raise IdlewiseError(f"{path}: no records to report on")
+    return _Survey(name, first, [st.result() for st in stats], window.result())
 
 
 def report(trace, devices, policies, out, *, window=None, base_power_w: float = 0.0, initial_mode=None,
-           transform=None, progress=None, title: str | None = None) -> Path:
+           transform=None, progress=None, title: str | None = None, format: str = "auto", stream=None, columns=None,
+           write_flag=None) -> Path:
     """Runs ``policies`` (always-on and the oracle added) on ``trace`` for each device and
     writes the report to ``out``. ``window``: ``(from, to)`` seconds from the first request
-    (default: its first hour) for the mode timeline."""
+    (default: the busiest half hour) for the mode timeline.
+
+    ``trace`` is a :class:`Trace` (already transformed: ``transform`` only labels it) or a
+    file's path, which is read as it is replayed, in memory that does not grow with it: a pass
+    for the statistics and the window, one for the runs of each device, and one for the
+    arrivals in the window when it is not given; ``transform`` is then applied as it is read,
+    and ``format``, ``stream``, ``columns`` and ``write_flag`` read the file as
+    :func:`read_trace` does. The report is the one of the file read whole."""
     import pandas as pd
 
     from .devices import load_device
     from .policies import expand_specs
-    from .simulate import simulate
-    from .traces.stats import trace_stats
+    from .simulate import simulate, simulate_file
+    from .traces import Trace
 
-    trace.require_one_device("a report", "pick it with trace.select_stream(K) (--stream K on the command line)")
     devices = [load_device(d) for d in ([devices] if isinstance(devices, (str, Path)) or hasattr(devices, "modes") else devices)]
     specs = expand_specs([policies] if isinstance(policies, str) else policies)
     specs += [ref for ref in ("always-on", "oracle") if ref not in specs]
-    first = float(trace.time_s[0]) if len(trace) else 0.0
-    offset = window or busiest_window(trace, devices[0])
-    window_s = (first + offset[0], first + offset[1])
-    frames, sections_timeline, stats = [], [], []
+    if isinstance(trace, Trace):
+        trace.require_one_device("a report", "pick it with trace.select_stream(K) (--stream K on the command line)")
+        survey = _survey_trace(trace, devices)
+
+        def run(device, window_s):
+            return simulate(trace, device, specs, base_power_w=base_power_w, initial_mode=initial_mode,
+                            timeline_s=window_s, progress=progress)
+
+        def arrivals_in(window_s):
+            return trace.time_s[(trace.time_s >= window_s[0]) & (trace.time_s < window_s[1])]
+    else:
+        path = os.fspath(trace)
+        read = dict(format=format, stream=None if stream is None else int(stream), write_flag=write_flag)
+        if columns is not None:
+            from .traces.readers.mapped_csv import _mapping, mapped_format
+
+            read["mapping"], _ = _mapping(columns, write_flag)
+            read["format"] = mapped_format(read["mapping"])
+        elif format == "auto":
+            from .traces.detect import detect_format
+
+            read["format"] = detect_format(path)
+        survey = _survey_file(path, read, transform, devices)
+
+        def run(device, window_s):
+            results = simulate_file(path, device, specs, format=format, stream=stream, base_power_w=base_power_w,
+                                    initial_mode=initial_mode, progress=progress, columns=columns, write_flag=write_flag,
+                                    transform=transform, timeline_s=window_s)
+            for r in results:  # as the trace read whole names its rows
+                r["trace"] = survey.name
+                for key in ("stream", "stream_name", "read_report", "records_skipped"):
+                    r.pop(key, None)
+            return results
+
+        def arrivals_in(window_s):
+            kept = [part.time_s[(part.time_s >= window_s[0]) & (part.time_s < window_s[1])]
+                    for part in _trace_parts(path, read, transform) if part is not None and len(part)]
+            return np.concatenate(kept) if kept else np.zeros(0)
+    offset = window or survey.busiest
+    window_s = (survey.first_s + offset[0], survey.first_s + offset[1])
+    in_window = arrivals_in(window_s)
+    frames, sections_timeline = [], []
     for device in devices:
-        results = simulate(trace, device, specs, base_power_w=base_power_w, initial_mode=initial_mode,
-                           timeline_s=window_s, progress=progress)
+        results = run(device, window_s)
         frame = results.to_pandas()
         frame["transform"] = transform or "none"
         frames.append(frame)
-        stats.append(trace_stats(trace, device))
-        in_window = trace.time_s[(trace.time_s >= window_s[0]) & (trace.time_s < window_s[1])]
         sections_timeline.append(Section(
             f"Mode timeline: {device.name}",
             timeline_figure(results.timeline(), in_window, window_s, [m["name"] for m in device.modes],
-                            f"{trace.name} on {device.name}, {_fmt_time(offset[0])} to {_fmt_time(offset[1])} from the first request"),
+                            f"{survey.name} on {device.name}, {_fmt_time(offset[0])} to {_fmt_time(offset[1])} from the first request"),
             caption="What the device did under each policy in this window (--window FROM..TO to choose another)."))
     rows = pd.concat(frames, ignore_index=True)
-    reads = int(len(trace) - trace.is_write.sum())
+    first = survey.stats[0]
     summary = [
-        ("trace", trace.name),
-        ("requests", f"{len(trace):,} ({reads:,} reads, {len(trace) - reads:,} writes)"),
-        ("span", f"{_fmt_time(trace.span_s)} ({trace.span_s:,.1f} s)"),
+        ("trace", survey.name),
+        ("requests", f"{first['requests']:,} ({first['reads']:,} reads, {first['writes']:,} writes)"),
+        ("span", f"{_fmt_time(first['span_s'])} ({first['span_s']:,.1f} s)"),
         ("devices", ", ".join(d.name for d in devices)),
         ("policies", ", ".join(specs)),
     ]
@@ -555,12 +709,12 @@ def report(trace, devices, policies, out, *, window=None, base_power_w: float = 
         summary.append(("transform", transform))
     if base_power_w:
         summary.append(("base power", f"{base_power_w:g} W"))
-    for st in stats:
+    for st in survey.stats:
         g = st["gaps"]
         summary.append((f"idle gaps on {st['device']}", f"{g['count']:,}, median {_fmt_time(g['median_s'])}, "
                         f"longest {_fmt_time(g['max_s'])}, {g['idle_total_s']:,.0f} s idle in all"))
-    content = ReportContent(title=title or f"idlewise report: {trace.name}", summary=summary)
-    content.sections.append(Section("Idle gaps", gap_histogram_figure(stats),
+    content = ReportContent(title=title or f"idlewise report: {survey.name}", summary=summary)
+    content.sections.append(Section("Idle gaps", gap_histogram_figure(survey.stats),
                                     caption="Idle gaps (completion to next arrival on the always-on device), the share of idle "
                                             "time they hold, and each low-power mode's break-even time: only gaps beyond it "
                                             "can save energy there."))

@@ -107,7 +107,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                   fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
                   transition_seed: int | None = None, threads: int | None = None, columns=None,
                   write_flag: str | int | None = None, volume_part: tuple[int, int] | None = None,
-                  transform: str | None = None) -> Results:
+                  transform: str | None = None, timeline_s: tuple[float, float] | None = None) -> Results:
     """:func:`simulate` on a text trace file of any length, read in chunks and replayed as it is
     read: memory stays bounded by a chunk's (a few MB), however long the trace. Every device of
     a multi-device trace is replayed as its own disk (``stream`` keeps one). The results equal
@@ -118,7 +118,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     :func:`simulate` for those. ``transform`` (``compress:64ops``, ``window:0s..1h``, a chain;
     see ``idlewise transforms``) is applied to each device's requests as they are read, one
     group held at a time, with the rows of :func:`simulate` of the trace read whole and
-    transformed (``stream:K`` excepted: keep a device with ``stream``). A Parquet trace is read a record batch at a time the same
+    transformed (``stream:K`` excepted: keep a device with ``stream``). ``timeline_s``: as
+    :func:`simulate`'s, what the device did in that window (read with :meth:`Results.timeline`). A Parquet trace is read a record batch at a time the same
     way, and so is an HP SRT trace, a batch of records at a time; diskstats and biosnoop files
     are read whole (:func:`read_trace`). ``columns`` (and ``write_flag``) read a CSV through a
     column mapping (see :func:`read_trace`), a block at a time too.
@@ -148,6 +149,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
 
     if format in READ_WHOLE:
         raise IdlewiseError(f"{path}: {format} files are read whole; use read_trace() and simulate()")
+    window = _timeline_window(timeline_s)
     if volume_part is not None:
         try:
             index, of = (int(v) for v in volume_part)
@@ -172,7 +174,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                   transition_seed=None if transition_seed is None else int(transition_seed),
                                   volume=None if stream is None else int(stream), threads=workers,
                                   first_line=2 if mapping else None,  # a mapped CSV's records are its lines from 2
-                                  volume_part=volume_part)
+                                  volume_part=volume_part, timeline_s=window)
         # Closed here, on this thread, when a batch fails or the run is stopped: a reader left
         # open holds Arrow's threads, and the interpreter aborted when they met it at exit.
         with contextlib.closing(_batches(format, path, mapping, write_flag)) as batches:
@@ -185,7 +187,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                    dict(base_power_w=float(base_power_w), initial_mode=mode_index, replay=replay,
                                         fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
                                         transition_seed=None if transition_seed is None else int(transition_seed),
-                                        threads=workers))
+                                        threads=workers), window)
 
     def call(counter):
         if format in BATCHED or mapping:
@@ -195,7 +197,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                    response_from=response_from, tail_s=float(tail_s),
                                    transition_seed=None if transition_seed is None else int(transition_seed),
                                    volume=None if stream is None else int(stream), threads=workers,
-                                   volume_part=volume_part)
+                                   volume_part=volume_part, timeline_s=window)
 
     try:
         volumes, records_read, skipped, kept = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}",
@@ -249,7 +251,7 @@ def _raw_batches(format: str, path: str, mapping, write_flag):
     yield batches.records_read, list(batches.skipped)
 
 
-def _replay_transformed(path, format, mapping, write_flag, device, specs, transform, stream, show, options) -> Results:
+def _replay_transformed(path, format, mapping, write_flag, device, specs, transform, stream, show, options, window) -> Results:
     """:func:`simulate_file` with a transform: each device's requests go through the transform
     as they are read (its groups held back until whole), then to the runs, and, where the
     transform issues requests early, at their original times to the always-on run every row is
@@ -263,7 +265,7 @@ def _replay_transformed(path, format, mapping, write_flag, device, specs, transf
     keep = None if stream is None else int(stream)
 
     def call(counter):
-        runs = _core.StreamedRuns(device, specs, **options)
+        runs = _core.StreamedRuns(device, specs, **options, timeline_s=window)
         reference = _core.StreamedRuns(device, ["always-on"], **{**options, "response_from": "issue"})
         pipelines: dict = {}
         last: dict = {}  # per device: (time, position) of its last record, for the order check

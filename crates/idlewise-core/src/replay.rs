@@ -39,23 +39,66 @@ pub fn replay(trace: &TraceView, device: &Device, policy: &mut dyn Policy, opts:
 /// next arrival, in order. Computed by the same replay loop as every run, under a policy that
 /// never moves and only records gap lengths.
 pub fn idle_gaps(trace: &TraceView, device: &Device, opts: &ReplayOptions) -> Result<Vec<f64>> {
-    struct GapRecorder {
-        gaps: Vec<f64>,
+    let mut stream = IdleGapStream::new(device, opts);
+    let mut gaps = stream.feed(trace)?;
+    gaps.extend(stream.finish());
+    Ok(gaps)
+}
+
+/// [`idle_gaps`] of a trace fed a part at a time in time order (a file as it is read): each
+/// part gives the gaps that ended in it, `finish` any left. Memory is the replay's.
+pub struct IdleGapStream {
+    device: Arc<Device>,
+    opts: ReplayOptions,
+    run: Option<Replay<'static>>,
+    gaps: Arc<std::sync::Mutex<Vec<f64>>>,
+    last_arrival_s: f64,
+}
+
+/// A policy that never moves and only records the gaps it is told of.
+struct GapRecorder(Arc<std::sync::Mutex<Vec<f64>>>);
+
+impl Policy for GapRecorder {
+    fn name(&self) -> &str {
+        "always-on"
     }
-    impl Policy for GapRecorder {
-        fn name(&self) -> &str {
-            "always-on"
-        }
-        fn plan_gap(&mut self, _gap: &GapStart, _plan: &mut Plan) {}
-        fn end_gap(&mut self, idle_s: f64) {
-            self.gaps.push(idle_s);
-        }
+    fn plan_gap(&mut self, _gap: &GapStart, _plan: &mut Plan) {}
+    fn end_gap(&mut self, idle_s: f64) {
+        self.0.lock().expect("one recorder").push(idle_s);
     }
-    trace.validate()?;
-    check_fits(trace, device, opts)?;
-    let mut recorder = GapRecorder { gaps: Vec::new() };
-    replay_validated(trace, device, &mut recorder, opts, None);
-    Ok(recorder.gaps)
+}
+
+impl IdleGapStream {
+    pub fn new(device: &Device, opts: &ReplayOptions) -> Self {
+        IdleGapStream { device: Arc::new(device.clone()), opts: opts.clone(), run: None, gaps: Arc::default(), last_arrival_s: f64::NEG_INFINITY }
+    }
+
+    /// The gaps that ended within `part` (validated here, and after the parts before it).
+    pub fn feed(&mut self, part: &TraceView) -> Result<Vec<f64>> {
+        if part.is_empty() {
+            return Ok(Vec::new());
+        }
+        part.validate()?;
+        check_fits(part, &self.device, &self.opts)?;
+        if part.arrival_s[0] < self.last_arrival_s {
+            return Err(Error::TraceRecord { index: 0, field: "time_s".into(), message: format!("time {} is earlier than the part before's last, {}", part.arrival_s[0], self.last_arrival_s) });
+        }
+        self.last_arrival_s = part.arrival_s[part.len() - 1];
+        let (device, opts, gaps) = (&self.device, &self.opts, &self.gaps);
+        let run = self.run.get_or_insert_with(|| Replay::new(Arc::clone(device), Box::new(GapRecorder(Arc::clone(gaps))), opts, part.arrival_s[0], 0));
+        for block in blocks(part) {
+            run.feed(&block);
+        }
+        Ok(std::mem::take(&mut *self.gaps.lock().expect("one recorder")))
+    }
+
+    /// The gaps the end of the run closes, if any.
+    pub fn finish(&mut self) -> Vec<f64> {
+        if let Some(run) = self.run.take() {
+            run.finish();
+        }
+        std::mem::take(&mut *self.gaps.lock().expect("one recorder"))
+    }
 }
 
 pub(crate) fn check_options(device: &Device, opts: &ReplayOptions) -> Result<()> {

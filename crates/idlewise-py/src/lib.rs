@@ -408,6 +408,40 @@ fn idle_gaps<'py>(
     Ok(PyArray1::from_vec_bound(py, gaps))
 }
 
+/// The idle gaps of an always-on device on a trace fed a part at a time (`idle_gaps` of a file
+/// as it is read): `feed` gives the gaps that ended in the part, `finish` the rest.
+#[pyclass(module = "idlewise._core")]
+struct IdleGapStream {
+    inner: idlewise_core::replay::IdleGapStream,
+}
+
+#[pymethods]
+impl IdleGapStream {
+    #[new]
+    #[pyo3(signature = (device, fold_offsets=false))]
+    fn new(device: &Device, fold_offsets: bool) -> Self {
+        IdleGapStream { inner: idlewise_core::replay::IdleGapStream::new(&device.inner, &ReplayOptions { fold_offsets, ..Default::default() }) }
+    }
+
+    fn feed<'py>(
+        &mut self,
+        py: Python<'py>,
+        time_s: PyReadonlyArray1<'py, f64>,
+        offset_bytes: PyReadonlyArray1<'py, i64>,
+        size_bytes: PyReadonlyArray1<'py, i64>,
+        is_write: PyReadonlyArray1<'py, u8>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let trace = trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?;
+        let inner = &mut self.inner;
+        let gaps = py.allow_threads(|| inner.feed(&trace)).map_err(to_py_err)?;
+        Ok(PyArray1::from_vec_bound(py, gaps))
+    }
+
+    fn finish<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_vec_bound(py, self.inner.finish())
+    }
+}
+
 /// Parses a policy spec and builds it for a device, to fail fast on bad specs.
 #[pyfunction]
 #[pyo3(signature = (spec, device, base_power_w=0.0))]
@@ -556,7 +590,7 @@ fn did_you_mean(word: &str, known: Vec<String>) -> String {
 /// each volume (device number or None, records kept, report dicts), `kept` a dict describing the
 /// records kept (records, writes, zero_size, first_time_s, last_time_s).
 #[pyfunction]
-#[pyo3(signature = (path, format, device, policies, base_power_w=0.0, initial_mode=0, progress=None, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None))]
+#[pyo3(signature = (path, format, device, policies, base_power_w=0.0, initial_mode=0, progress=None, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None, timeline_s=None))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_file<'py>(
     py: Python<'py>,
@@ -575,8 +609,9 @@ fn evaluate_file<'py>(
     volume: Option<i64>,
     threads: usize,
     volume_part: Option<(u32, u32)>,
+    timeline_s: Option<(f64, f64)>,
 ) -> PyResult<Streamed<'py>> {
-    let (specs, opts) = streamed_setup(&policies, fold_offsets, replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)?)?;
+    let (specs, opts) = streamed_setup(&policies, fold_offsets, ReplayOptions { timeline_s, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)? })?;
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;
     let done = py
@@ -625,7 +660,7 @@ struct StreamedRuns {
 #[pymethods]
 impl StreamedRuns {
     #[new]
-    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, first_line=None, volume_part=None))]
+    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, first_line=None, volume_part=None, timeline_s=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         device: &Device,
@@ -641,8 +676,9 @@ impl StreamedRuns {
         threads: usize,
         first_line: Option<u64>,
         volume_part: Option<(u32, u32)>,
+        timeline_s: Option<(f64, f64)>,
     ) -> PyResult<Self> {
-        let (specs, opts) = streamed_setup(&policies, fold_offsets, replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)?)?;
+        let (specs, opts) = streamed_setup(&policies, fold_offsets, ReplayOptions { timeline_s, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)? })?;
         // Records of a text file (a mapped CSV) are named by their lines, from `first_line`, one
         // a record; a binary file's by their index.
         let positions = if first_line.is_some() { idlewise_core::stream::Positions::Lines } else { idlewise_core::stream::Positions::Records };
@@ -1163,6 +1199,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<System>()?;
     m.add_class::<StreamedRuns>()?;
     m.add_class::<TextBatches>()?;
+    m.add_class::<IdleGapStream>()?;
     m.add("SEED000_IO_CPU_POWER_W", idlewise_core::system::SEED000_IO_CPU_POWER_W)?;
     m.add_function(wrap_pyfunction!(validate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;

@@ -8,7 +8,7 @@ from .. import traces
 from ..devices import load_device
 from ..policies import expand_spec
 from ..errors import IdlewiseError
-from ._common import DEMO_POLICIES, _working, _read_trace, _report_read
+from ._common import DEMO_POLICIES, _working, _read_trace, _report_read, _streamable
 
 
 def cmd_report(args) -> int:
@@ -29,11 +29,17 @@ def cmd_report(args) -> int:
         devices = [load_device(d) for d in args.device]
         policies = [spec for policy in (args.policy or DEMO_POLICIES) for spec in expand_spec(policy)]
         window = parse_window(args.window) if args.window else None
-        trace = _read_trace(args, args.trace)
-        _report_read(trace, False)
-        trace.require_one_device("a report", "pick it with --stream K")
-        trace = traces.apply_transform(trace, args.transform) if args.transform else trace
-        out = report(trace, devices, policies, args.out, window=window, base_power_w=args.base_power,
-                     initial_mode=args.initial_mode, transform=args.transform, title=args.title)
+        if _streamable(args) and not isinstance(args.stream, str) or _streamable(args) and str(args.stream).isdigit():
+            # Read as it is replayed, pass by pass: memory does not grow with the trace.
+            out = report(args.trace, devices, policies, args.out, window=window, base_power_w=args.base_power,
+                         initial_mode=args.initial_mode, transform=args.transform, title=args.title, format=args.format,
+                         stream=args.stream, columns=getattr(args, "columns", None), write_flag=getattr(args, "write_flag", None))
+        else:
+            trace = _read_trace(args, args.trace)
+            _report_read(trace, False)
+            trace.require_one_device("a report", "pick it with --stream K")
+            trace = traces.apply_transform(trace, args.transform) if args.transform else trace
+            out = report(trace, devices, policies, args.out, window=window, base_power_w=args.base_power,
+                         initial_mode=args.initial_mode, transform=args.transform, title=args.title)
     print(f"wrote {out} ({out.stat().st_size / 1e3:,.0f} kB; open it in any browser, no network needed)")
     return 0
