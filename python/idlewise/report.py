@@ -557,51 +557,9 @@ def _survey_trace(trace, devices) -> _Survey:
                    busiest_window(trace, devices[0]))
 
 
-def _trace_parts(path: str, read: dict, transform: str | None):
-    """One device's records of a file as they are read (transformed as they go), a part at a
-    time; refuses a file of several devices unless ``read["stream"]`` picks one. Errors name
-    the file."""
-    try:
-        yield from _device_parts(path, read, transform)
-    except IdlewiseError as e:
-        if str(e).startswith(f"{path}: "):
-            raise
-        raise type(e)(f"{path}: {e}") from None
-
-
-def _device_parts(path: str, read: dict, transform: str | None):
-    from .simulate import _check_in_order, _raw_batches
-    from .traces.trace import Trace
-    from .traces.transforms import TransformStream
-
-    keep = read.get("stream")
-    pipeline = TransformStream(transform) if transform else None
-    last, seen = [-math.inf, 0], set()
-    format = read.get("format", "auto")
-    for item in _raw_batches(format, path, read.get("mapping"), read.get("write_flag")):
-        if len(item) == 2:
-            break
-        t, o, sz, w, v, positions, word = item
-        if v is not None:
-            seen.update(np.unique(v).tolist())
-            mine = v == keep if keep is not None else np.ones(len(v), dtype=bool)
-            t, o, sz, w, positions = t[mine], None if o is None else o[mine], sz[mine], w[mine], positions[mine]
-        if keep is None and len(seen) > 1:
-            continue  # refused below, naming every device
-        if not len(t):
-            continue
-        _check_in_order(t, positions, word, last)
-        part = Trace(t, np.zeros(len(t), np.int64) if o is None else o, sz, w, name=os.path.basename(path))
-        yield pipeline.push(part) if pipeline else part
-    if keep is None and len(seen) > 1:
-        names = ", ".join(map(str, sorted(seen)))
-        raise IdlewiseError(f"{path}: the trace holds {len(seen)} devices ({names}); a report is of one: pick it with --stream K")
-    if pipeline:
-        yield pipeline.flush()
-
-
 def _survey_file(path: str, read: dict, transform, devices) -> _Survey:
     from .traces.stats import TraceStats
+    from .traces.streaming import device_parts
 
     # As a trace read whole, picked and transformed is named.
     name = (os.path.basename(path) + (f"#{read['stream']}" if read.get("stream") is not None else "")
@@ -609,7 +567,7 @@ def _survey_file(path: str, read: dict, transform, devices) -> _Survey:
     stats = [TraceStats(name, d, fold_offsets=read.get("fold_offsets", False)) for d in devices]
     window = BusiestWindow(devices[0])
     first = None
-    for part in _trace_parts(path, read, transform):
+    for part in device_parts(path, read, transform):
         if part is None or not len(part):
             continue
         first = float(part.time_s[0]) if first is None else first
@@ -679,8 +637,10 @@ def report(trace, devices, policies, out, *, window=None, base_power_w: float = 
             return results
 
         def arrivals_in(window_s):
+            from .traces.streaming import device_parts
+
             kept = [part.time_s[(part.time_s >= window_s[0]) & (part.time_s < window_s[1])]
-                    for part in _trace_parts(path, read, transform) if part is not None and len(part)]
+                    for part in device_parts(path, read, transform) if part is not None and len(part)]
             return np.concatenate(kept) if kept else np.zeros(0)
     offset = window or survey.busiest
     window_s = (survey.first_s + offset[0], survey.first_s + offset[1])

@@ -80,28 +80,6 @@ def _checked_run(device, policies, base_power_w, initial_mode, replay, response_
     return device, specs, base_power_w, mode_index
 
 
-#: Binary formats streamed a batch of records at a time.
-BATCHED = ("parquet", "srt")
-
-
-def _batches(format: str, path: str, mapping: dict | None = None, write_flag=None):
-    """A binary trace's records in batches, or a mapped CSV's (its reader loads when used)."""
-    if mapping:
-        import numpy as np
-
-        from .traces.readers.mapped_csv import iter_mapped_batches
-
-        return ((t, np.zeros(len(t), dtype=np.int64) if o is None else o, s, w, v)
-                for t, o, s, w, v, _ in iter_mapped_batches(path, mapping, write_flag=write_flag))
-    if format == "parquet":
-        from .traces.readers.parquet import iter_parquet_batches
-
-        return iter_parquet_batches(path)
-    from .traces.readers.hp_srt import iter_srt_batches
-
-    return iter_srt_batches(path)
-
-
 def simulate_file(path, device, policies, *, format: str = "auto", stream: int | None = None, base_power_w: float = 0.0,
                   initial_mode: str | None = None, progress: bool | None = None, replay: str = "open",
                   fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
@@ -129,6 +107,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     the rows of one run, and each part holds ``1/n`` of the runs' memory (how a sweep shares a
     trace of many volumes among a cluster's workers, or bounds its memory on one machine).
     """
+    from .traces.streaming import BATCHED, batches_of  # NumPy loads with a replay, not with `import idlewise`
+
     path = os.fspath(path)
     device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
                                                            response_from, tail_s, transition_seed)
@@ -177,7 +157,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                   volume_part=volume_part, timeline_s=window)
         # Closed here, on this thread, when a batch fails or the run is stopped: a reader left
         # open holds Arrow's threads, and the interpreter aborted when they met it at exit.
-        with contextlib.closing(_batches(format, path, mapping, write_flag)) as batches:
+        with contextlib.closing(batches_of(format, path, mapping, write_flag)) as batches:
             for time_s, offset_bytes, size_bytes, is_write, volumes in batches:
                 runs.feed(time_s, offset_bytes, size_bytes, is_write, volumes, progress=counter)
         return runs.finish()
@@ -227,36 +207,14 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     return results
 
 
-def _raw_batches(format: str, path: str, mapping, write_flag):
-    """A file's records a batch at a time with where each lies: (time_s, offset_bytes,
-    size_bytes, is_write, stream or None, positions, "line" or "record"); then, once read,
-    (records read, what was skipped)."""
-    import numpy as np
-
-    if mapping or format in BATCHED:
-        read = 0
-        with contextlib.closing(_batches(format, path, mapping, write_flag)) as batches:
-            for t, o, s, w, v in batches:
-                # A mapped CSV's records are its lines from 2; a binary file's, records from 0.
-                yield t, o, s, w, v, (read + 2 if mapping else read) + np.arange(len(t)), "line" if mapping else "record"
-                read += len(t)
-        yield read, []
-        return
-    batches = _core.TextBatches(path, format)
-    try:
-        for t, o, s, w, v, lines in batches:
-            yield t, o, s, w, v, lines, "line"
-    finally:
-        batches.close()
-    yield batches.records_read, list(batches.skipped)
-
-
 def _replay_transformed(path, format, mapping, write_flag, device, specs, transform, stream, show, options, window) -> Results:
     """:func:`simulate_file` with a transform: each device's requests go through the transform
     as they are read (its groups held back until whole), then to the runs, and, where the
     transform issues requests early, at their original times to the always-on run every row is
     normalised against (seed 001's "unmodified trace", as :func:`simulate` does)."""
     import numpy as np
+
+    from .traces.streaming import check_in_order, raw_batches
 
     from .traces.trace import Trace, describe_text, read_report_text
     from .traces.transforms import TransformStream
@@ -287,7 +245,7 @@ def _replay_transformed(path, format, mapping, write_flag, device, specs, transf
                 order = np.argsort(out.original_time_s, kind="stable")
                 reference.feed(out.original_time_s[order], out.offset_bytes[order], out.size_bytes[order], write[order], volumes)
 
-        for item in _raw_batches(format, path, mapping, write_flag):
+        for item in raw_batches(format, path, mapping, write_flag):
             if len(item) == 2:
                 records_read, skipped = item
                 break
@@ -304,7 +262,7 @@ def _replay_transformed(path, format, mapping, write_flag, device, specs, transf
                     continue
                 part = Trace(t[records], np.zeros(len(t[records]), np.int64) if o is None else o[records], s[records],
                              w[records], name=os.path.basename(path))
-                _check_in_order(part.time_s, positions[records], word, last.setdefault(volume, [-math.inf, 0]))
+                check_in_order(part.time_s, positions[records], word, last.setdefault(volume, [-math.inf, 0]))
                 kept["records"] += len(part)
                 kept["writes"] += int(np.count_nonzero(part.is_write))
                 kept["zero_size"] += int(np.count_nonzero(part.size_bytes == 0))
@@ -344,24 +302,6 @@ def _replay_transformed(path, format, mapping, write_flag, device, specs, transf
     results = Results(records, name, describe_text(name, kept["records"], kept["writes"], span_s))
     results.first_time_s, results.last_time_s = (kept["first"], kept["last"]) if kept["records"] else (0.0, 0.0)
     return results
-
-
-def _check_in_order(times, positions, word: str, last: list) -> None:
-    """Refuses a device's records out of time order before a transform regroups them (its
-    groups assume time order), naming the first late one; ``last`` carries the device's last
-    (time, position) from part to part."""
-    import numpy as np
-
-    if not len(times):
-        return
-    late = times[1:] < times[:-1]
-    if times[0] < last[0] or late.any():
-        i = 0 if times[0] < last[0] else int(np.argmax(late)) + 1
-        before = (last[0], last[1]) if i == 0 else (times[i - 1], positions[i - 1])
-        raise IdlewiseError(f"{word} {positions[i]}, field 'time_s': time {times[i]} is earlier than {word} {before[1]}'s "
-                            f"{before[0]}; times must be in time order to be replayed as they are read; sorting (--sort, "
-                            "sort=True) reads the trace whole and sorts it")
-    last[0], last[1] = times[-1], positions[-1]
 
 
 def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0.0, initial_mode: str | None = None,
