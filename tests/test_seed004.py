@@ -161,3 +161,30 @@ def test_the_least_energy_is_at_0ms_on_the_seeds_idle_periods_and_moves_to_1ms_b
     assert beyond[1]["energy_j"] < beyond[0]["energy_j"]
     beyond_ee = _timeouts_on(mobile_workload(2000, sub_ms_share=0.8, locality=0.99), "ee")
     assert beyond_ee[0]["energy_j"] < beyond_ee[1]["energy_j"]
+
+
+# --- a trace file read as it is replayed (issue 28) ------------------------------------------------
+
+def _far_csv(path, n=3000, seed=8):
+    """Requests up to 100 GB into a device: beyond the MEMS device, so folded onto it."""
+    rng = np.random.default_rng(seed)
+    times = np.cumsum(np.where(rng.random(n) < 0.5, rng.uniform(0, 0.01, n), rng.exponential(0.2, n)))
+    with open(path, "w") as f:
+        f.write("time_s,offset_bytes,size_bytes,op\n")
+        for t, o, s, w in zip(times, rng.integers(0, 100 * 10**9 // 512, n) * 512, rng.integers(1, 16, n) * 512, rng.random(n) < 0.3):
+            f.write(f"{t:.6f},{o},{s},{'W' if w else 'R'}\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("source, stream", [(DATA / "visible.trace", None), (DATA.parent / "disksim" / "ascii.trace", 3),
+                                            ("far", None)])
+def test_mems_timeout_of_a_file_as_read_is_the_whole_reads(tmp_path, source, stream):
+    """A path is read as it is replayed (its idle periods and whether it fits in one pass, then
+    each shutdown policy's runs): the rows and the figure are the ones of the trace read whole,
+    folding included."""
+    source = _far_csv(tmp_path / "far.csv") if source == "far" else str(source)
+    streamed = mems_timeout([source], stream=stream, plot=str(tmp_path / "streamed.png"))
+    whole = mems_timeout([idlewise.read_trace(source, stream=stream)], plot=str(tmp_path / "whole.png"))
+    assert streamed == whole
+    assert (tmp_path / "streamed.png").read_bytes() == (tmp_path / "whole.png").read_bytes()
+    assert streamed[0]["folded"] == (source.endswith("far.csv"))

@@ -16,6 +16,8 @@ chooses the runs and lays out their results.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ..devices import load_device
@@ -75,18 +77,84 @@ def mems_timeout(traces, plot=None, device=None, format="auto", stream=None, sor
     """One row per (trace, timeout, shutdown policy): energy, mean response, the theoretical
     minima and the number of shutdowns. ``traces`` are paths or :class:`Trace` objects (such as
     :func:`mobile_workload`'s, replayed ``closed`` so that their gaps are the idle periods).
-    Traces that do not fit the device are folded onto it (``fold_offsets``), and their rows say so."""
+    Traces that do not fit the device are folded onto it (``fold_offsets``), and their rows say so.
+    A path is read as it is replayed (a pass for the idle periods and whether it fits, one for
+    each shutdown policy's runs), with the rows of the file read whole; ``sort``, diskstats and
+    biosnoop read it whole."""
     base = _mems_device(device)
     if not traces:
         raise IdlewiseError("experiment mems-timeout needs one or more traces")
     rows, histograms = [], {}
     for item in traces:
-        trace = item if isinstance(item, Trace) else read_trace(item, format=format, stream=stream, sort=sort)
-        folded = not _fits(trace, base)
-        histograms[trace.name] = idle_gaps_s(trace, base, fold_offsets=folded)
-        rows += _timeout_rows(trace, base, folded, replay)
+        if isinstance(item, Trace) or sort or _read_whole(item, format):
+            trace = item if isinstance(item, Trace) else read_trace(item, format=format, stream=stream, sort=sort)
+            folded = not _fits(trace, base)
+            gaps = idle_gaps_s(trace, base, fold_offsets=folded)
+            histograms[trace.name] = _idle_period_counts(gaps)
+            rows += _timeout_rows(trace, base, folded, replay)
+        else:
+            name, folded, counts = _survey_file(os.fspath(item), format, stream, base)
+            histograms[name] = counts
+            rows += _timeout_rows_of_file(os.fspath(item), name, format, stream, base, folded, replay)
     if plot:
         _plot_timeouts(rows, histograms, plot)
+    return rows
+
+
+#: Figure 4a's bins: 1 ms wide to 50 ms, and a last one for 50 ms and longer.
+_PERIOD_EDGES_MS = np.append(np.arange(0, 51, 1.0), 51)
+
+
+def _idle_period_counts(gaps_s: np.ndarray) -> np.ndarray:
+    """Idle periods per bin of Figure 4a."""
+    return np.histogram(np.minimum(gaps_s * 1e3, 50.5), bins=_PERIOD_EDGES_MS)[0]
+
+
+def _read_whole(path, format: str) -> bool:
+    from ..traces.detect import detect_format
+    from ..traces.formats import READ_WHOLE
+
+    return (detect_format(os.fspath(path)) if format == "auto" else format) in READ_WHOLE
+
+
+def _survey_file(path: str, format: str, stream, base) -> tuple[str, bool, np.ndarray]:
+    """A file's name (as a whole read names it), whether it fits the device, and its idle
+    periods binned, in one pass: the periods on the device as it is and as folded are followed
+    together until a request lies beyond it."""
+    from .. import _core
+    from ..traces.detect import detect_format
+    from ..traces.streaming import device_parts
+
+    read = dict(format=detect_format(path) if format == "auto" else format, stream=None if stream is None else int(stream))
+    as_is, folded_gaps = _core.IdleGapStream(base, fold_offsets=False), _core.IdleGapStream(base, fold_offsets=True)
+    counts = {False: np.zeros(len(_PERIOD_EDGES_MS) - 1, dtype=np.int64), True: np.zeros(len(_PERIOD_EDGES_MS) - 1, dtype=np.int64)}
+    fits = True
+    for part in device_parts(path, read, None):
+        write = np.ascontiguousarray(part.is_write, dtype=np.uint8)
+        counts[True] += _idle_period_counts(folded_gaps.feed(part.time_s, part.offset_bytes, part.size_bytes, write))
+        if fits:
+            try:
+                counts[False] += _idle_period_counts(as_is.feed(part.time_s, part.offset_bytes, part.size_bytes, write))
+            except IdlewiseError as e:
+                if "beyond device" not in str(e):
+                    raise
+                fits = False
+    counts[True] += _idle_period_counts(folded_gaps.finish())
+    if fits:
+        counts[False] += _idle_period_counts(as_is.finish())
+    name = os.path.basename(path) + (f"#{stream}" if stream is not None else "")
+    return name, not fits, counts[not fits]
+
+
+def _timeout_rows_of_file(path, name, format, stream, base, folded, replay) -> list[dict]:
+    from ..simulate import simulate_file
+
+    specs = [f"timeout:{ms}ms" for ms in TIMEOUTS_MS]
+    rows = []
+    for shutdown in SHUTDOWNS:
+        results = simulate_file(path, base.with_mems_shutdown(shutdown), specs, format=format, stream=stream,
+                                fold_offsets=folded, replay=replay, progress=False)
+        rows += [_timeout_row(name, base, ms, shutdown, folded, r) for ms, r in zip(TIMEOUTS_MS, results, strict=True)]
     return rows
 
 
@@ -97,19 +165,22 @@ def _timeout_rows(trace, base, folded=False, replay="open") -> list[dict]:
     for shutdown in SHUTDOWNS:
         d = base.with_mems_shutdown(shutdown)
         results = simulate(trace, d, specs, fold_offsets=folded, replay=replay, progress=False)
-        for ms, r in zip(TIMEOUTS_MS, results, strict=True):
-            rows.append({
-                "trace": trace.name, "device": base.name, "timeout_s": ms / 1e3, "shutdown": shutdown,
-                "energy_j": r["energy_j"], "mean_response_s": r["mean_response_s"],
-                "theoretical_min_energy_j": r["theoretical_min_energy_j"],
-                "theoretical_min_response_s": r["theoretical_min_response_s"],
-                "shutdowns": r["transitions"].get("idle->inactive", 0),
-                "requests": r["requests"], "makespan_s": r["makespan_s"], "folded": folded,
-                "shutdown_energy_j": r["transition_energy_j"], "service_energy_j": r["service_energy_j"],
-                "idle_energy_j": r["energy_by_mode_j"].get("idle", 0.0),
-                "inactive_energy_j": r["energy_by_mode_j"].get("inactive", 0.0),
-            })
+        rows += [_timeout_row(trace.name, base, ms, shutdown, folded, r) for ms, r in zip(TIMEOUTS_MS, results, strict=True)]
     return rows
+
+
+def _timeout_row(name, base, ms, shutdown, folded, r) -> dict:
+    return {
+        "trace": name, "device": base.name, "timeout_s": ms / 1e3, "shutdown": shutdown,
+        "energy_j": r["energy_j"], "mean_response_s": r["mean_response_s"],
+        "theoretical_min_energy_j": r["theoretical_min_energy_j"],
+        "theoretical_min_response_s": r["theoretical_min_response_s"],
+        "shutdowns": r["transitions"].get("idle->inactive", 0),
+        "requests": r["requests"], "makespan_s": r["makespan_s"], "folded": folded,
+        "shutdown_energy_j": r["transition_energy_j"], "service_energy_j": r["service_energy_j"],
+        "idle_energy_j": r["energy_by_mode_j"].get("idle", 0.0),
+        "inactive_energy_j": r["energy_by_mode_j"].get("inactive", 0.0),
+    }
 
 
 #: What seed 004 states of its iPAQ workloads: requests of file-system blocks (4 KB ext3 and FAT,
@@ -229,10 +300,7 @@ def _plot_timeouts(rows, histograms, path) -> None:
     names = list(histograms)
     fig, axes = plt.subplots(len(names), 2, figsize=(11, 4 * len(names)), squeeze=False)
     for (hist_ax, trade_ax), name in zip(axes, names):
-        gaps_ms = histograms[name] * 1e3
-        edges = np.arange(0, 51, 1.0)
-        counts, _ = np.histogram(np.minimum(gaps_ms, 50.5), bins=np.append(edges, 51))
-        hist_ax.bar(edges, counts, width=0.9, align="edge", color="tab:gray")
+        hist_ax.bar(_PERIOD_EDGES_MS[:-1], histograms[name], width=0.9, align="edge", color="tab:gray")
         hist_ax.set_xlabel("idle period (ms; last bar: 50 ms and longer)")
         hist_ax.set_ylabel("idle periods")
         hist_ax.set_title(f"{name}: idle periods (seed 004 Figure 4a)", fontsize=10)
