@@ -268,3 +268,41 @@ def test_the_command_line_streams_a_transform(tmp_path):
     assert run.returncode == 0, run.stderr
     rows = json.loads(run.stdout)
     assert len(rows) == 14 and {r["transform"] for r in rows} == {"compress-reorder:64ops"}
+
+
+# --- trace stats and trace convert as read (issue 28) ------------------------------------------------
+
+@pytest.mark.parametrize("path", [DATA / "disksim" / "ascii.trace", DATA / "spc" / "financial1-prefix.ascii",
+                                  Path(idlewise.__file__).parent / "data" / "hplajw" / "ajw.1week.srt"])
+def test_trace_convert_as_read_writes_the_table_of_a_whole_read(tmp_path, path, capsys):
+    import pyarrow.parquet as pq
+
+    from idlewise.cli import main
+
+    assert main(["trace", "convert", str(path), str(tmp_path / "streamed.parquet")]) == 0
+    streamed_report = capsys.readouterr().out.splitlines()[0]
+    whole = idlewise.read_trace(path)
+    idlewise.traces.write_parquet(whole, tmp_path / "whole.parquet")
+    a, b = pq.read_table(tmp_path / "streamed.parquet"), pq.read_table(tmp_path / "whole.parquet")
+    assert a.equals(b) and a.schema.metadata == b.schema.metadata
+    assert streamed_report == whole.read_report()
+
+
+@pytest.mark.parametrize("transform", [None, "compress-reorder:64ops"])
+@pytest.mark.parametrize("path", [DATA / "disksim" / "ascii.trace", Path(idlewise.__file__).parent / "data" / "hplajw" / "ajw.1week.srt"])
+def test_trace_stats_as_read_are_every_device_s_whole_read_statistics(path, transform):
+    from idlewise.traces import apply_transform
+    from idlewise.traces.stats import file_stats, trace_stats
+
+    streamed, report = file_stats(path, "hitachi-travelstar-5k320", transform=transform)
+    whole = idlewise.read_trace(path)
+    assert report == whole.read_report()
+    parts = whole.split_streams()
+    assert [s["stream"] for s in streamed] == list(parts)
+    for st, part in zip(streamed, parts.values()):
+        expected = trace_stats(apply_transform(part, transform) if transform else part, "hitachi-travelstar-5k320")
+        for key in ("trace", "requests", "reads", "bytes_read", "size_bytes", "span_s"):
+            assert st[key] == expected[key], key
+        for key in ("count", "median_s", "max_s"):
+            assert st["gaps"][key] == expected["gaps"][key], key
+        assert st["gaps"]["idle_total_s"] == pytest.approx(expected["gaps"]["idle_total_s"], rel=1e-12)

@@ -214,9 +214,9 @@ def _replay_transformed(path, format, mapping, write_flag, device, specs, transf
     normalised against (seed 001's "unmodified trace", as :func:`simulate` does)."""
     import numpy as np
 
-    from .traces.streaming import check_in_order, raw_batches
+    from .traces.streaming import FileRead
 
-    from .traces.trace import Trace, describe_text, read_report_text
+    from .traces.trace import describe_text
     from .traces.transforms import TransformStream
 
     TransformStream(transform)  # a bad spec fails before the read
@@ -226,10 +226,7 @@ def _replay_transformed(path, format, mapping, write_flag, device, specs, transf
         runs = _core.StreamedRuns(device, specs, **options, timeline_s=window)
         reference = _core.StreamedRuns(device, ["always-on"], **{**options, "response_from": "issue"})
         pipelines: dict = {}
-        last: dict = {}  # per device: (time, position) of its last record, for the order check
-        kept = dict(records=0, writes=0, zero_size=0, first=math.inf, last=-math.inf)
         early = False
-        other = 0
 
         def feed(volume, out):
             nonlocal early
@@ -245,47 +242,25 @@ def _replay_transformed(path, format, mapping, write_flag, device, specs, transf
                 order = np.argsort(out.original_time_s, kind="stable")
                 reference.feed(out.original_time_s[order], out.offset_bytes[order], out.size_bytes[order], write[order], volumes)
 
-        for item in raw_batches(format, path, mapping, write_flag):
-            if len(item) == 2:
-                records_read, skipped = item
-                break
-            t, o, s, w, v, positions, word = item
-            if v is None:
-                groups = [(None, slice(None))]
-            else:
-                order = np.argsort(v, kind="stable")
-                bounds = np.flatnonzero(np.diff(v[order])) + 1
-                groups = [(int(v[g[0]]), g) for g in np.split(order, bounds)]
-            for volume, records in groups:
-                if keep is not None and volume != keep:
-                    other += len(t[records])
-                    continue
-                part = Trace(t[records], np.zeros(len(t[records]), np.int64) if o is None else o[records], s[records],
-                             w[records], name=os.path.basename(path))
-                check_in_order(part.time_s, positions[records], word, last.setdefault(volume, [-math.inf, 0]))
-                kept["records"] += len(part)
-                kept["writes"] += int(np.count_nonzero(part.is_write))
-                kept["zero_size"] += int(np.count_nonzero(part.size_bytes == 0))
-                kept["first"], kept["last"] = min(kept["first"], part.time_s[0]), max(kept["last"], part.time_s[-1])
-                pipeline = pipelines.get(volume) or pipelines.setdefault(volume, TransformStream(transform))
-                feed(volume, pipeline.push(part))
+        read = FileRead(path, format, keep=keep, mapping=mapping, write_flag=write_flag)
+        for volume, part in read:
+            pipeline = pipelines.get(volume) or pipelines.setdefault(volume, TransformStream(transform))
+            feed(volume, pipeline.push(part))
         for volume, pipeline in pipelines.items():
             feed(volume, pipeline.flush())
-        if other:
-            skipped.append((f"records of other devices (kept device {keep})", other))
         if not pipelines:
-            raise IdlewiseError(f"no records{'' if keep is None else f' of device {keep}'} found in {records_read} {word}s")
-        return runs.finish(), reference.finish() if early else None, records_read, skipped, kept
+            raise IdlewiseError(f"no records{'' if keep is None else f' of device {keep}'} found in {read.records_read} records")
+        return runs.finish(), reference.finish() if early else None, read
 
     try:
-        done, base, records_read, skipped, kept = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}",
-                                                                   unit="replays")
+        done, base, read = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}", unit="replays")
     except IdlewiseError as e:
         if str(e).startswith(f"{path}: "):
             raise
         raise type(e)(f"{path}: {e}") from None
     name = os.path.basename(path)
-    report = read_report_text(path, records_read, format, kept["records"], dict(skipped), zero_size=kept["zero_size"])
+    report = read.report()
+    skipped = read.skipped
     bases = {volume: rows[0] for volume, _, rows in base[0]} if base is not None else {}
     records = []
     for volume, _, rows in done[0]:
@@ -298,9 +273,9 @@ def _replay_transformed(path, format, mapping, write_flag, device, specs, transf
             if volume in bases:
                 _normalize_against(r, bases[volume])
             records.append(r)
-    span_s = kept["last"] - kept["first"] if kept["records"] else 0.0
-    results = Results(records, name, describe_text(name, kept["records"], kept["writes"], span_s))
-    results.first_time_s, results.last_time_s = (kept["first"], kept["last"]) if kept["records"] else (0.0, 0.0)
+    span_s = read.last_s - read.first_s if read.records else 0.0
+    results = Results(records, name, describe_text(name, read.records, read.writes, span_s))
+    results.first_time_s, results.last_time_s = (read.first_s, read.last_s) if read.records else (0.0, 0.0)
     return results
 
 

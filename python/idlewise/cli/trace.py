@@ -8,27 +8,49 @@ import sys
 from .. import traces
 from ..errors import IdlewiseError
 from ..traces.formats import DESCRIPTIONS
-from ._common import Table, _console, _fmt_time, _read_trace, _report_read
+from ._common import Table, _console, _fmt_time, _read_trace, _report_read, _streamable
 
 
 def cmd_trace_convert(args) -> int:
-    trace = _read_trace(args, args.input)
     if not args.output.endswith(".parquet"):
         raise IdlewiseError(f"{args.output}: convert writes Parquet; name the output *.parquet")
+    args.trace = args.input
+    if _streamable(args):
+        # Written a batch at a time as it is read: memory does not grow with the file.
+        from ..traces.streaming import FileRead, convert_to_parquet
+
+        mapping = None
+        if getattr(args, "columns", None):
+            from ..traces.readers.mapped_csv import _mapping, mapped_format
+
+            mapping, _ = _mapping(args.columns, args.write_flag)
+            args.format = mapped_format(mapping)
+        read = FileRead(args.input, args.format, mapping=mapping, write_flag=getattr(args, "write_flag", None))
+        convert_to_parquet(read, args.output)
+        print(f"{read.report()}\nwrote {read.records:,} records to {args.output}")
+        return 0
+    trace = _read_trace(args, args.input)
     traces.write_parquet(trace, args.output)
     print(f"{trace.read_report()}\nwrote {len(trace):,} records to {args.output}")
     return 0
 
 
 def cmd_trace_stats(args) -> int:
-    from ..traces.stats import plot_gap_histogram, trace_stats
+    from ..traces.stats import file_stats, plot_gap_histogram, trace_stats
 
-    trace = _read_trace(args, args.trace)
-    _report_read(trace, args.json)
-    parts = trace.split_streams()
-    stats = [trace_stats(traces.apply_transform(p, args.transform) if args.transform else p, args.device) for p in parts.values()]
-    for (stream, _), st in zip(parts.items(), stats):
-        st["stream"] = stream
+    if _streamable(args) and args.stream is None:
+        # Read as it goes, every device at once: memory does not grow with the file.
+        stats, report = file_stats(args.trace, args.device, format=args.format, transform=args.transform,
+                                   columns=getattr(args, "columns", None), write_flag=getattr(args, "write_flag", None))
+        if not args.json:
+            print(f"idlewise: {report}", file=sys.stderr)
+    else:
+        trace = _read_trace(args, args.trace)
+        _report_read(trace, args.json)
+        parts = trace.split_streams()
+        stats = [trace_stats(traces.apply_transform(p, args.transform) if args.transform else p, args.device) for p in parts.values()]
+        for (stream, _), st in zip(parts.items(), stats):
+            st["stream"] = stream
     if args.plot:
         plot_gap_histogram(stats, args.plot)
     if args.json:

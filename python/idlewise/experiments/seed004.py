@@ -88,6 +88,8 @@ def mems_timeout(traces, plot=None, device=None, format="auto", stream=None, sor
     for item in traces:
         if isinstance(item, Trace) or sort or _read_whole(item, format):
             trace = item if isinstance(item, Trace) else read_trace(item, format=format, stream=stream, sort=sort)
+            # One device's idle periods: several devices' requests would mix in one replay.
+            trace.require_one_device("mems-timeout", "pick it with --stream K")
             folded = not _fits(trace, base)
             gaps = idle_gaps_s(trace, base, fold_offsets=folded)
             histograms[trace.name] = _idle_period_counts(gaps)
@@ -129,7 +131,7 @@ def _survey_file(path: str, format: str, stream, base) -> tuple[str, bool, np.nd
     as_is, folded_gaps = _core.IdleGapStream(base, fold_offsets=False), _core.IdleGapStream(base, fold_offsets=True)
     counts = {False: np.zeros(len(_PERIOD_EDGES_MS) - 1, dtype=np.int64), True: np.zeros(len(_PERIOD_EDGES_MS) - 1, dtype=np.int64)}
     fits = True
-    for part in device_parts(path, read, None):
+    for part in device_parts(path, read, None, what="mems-timeout"):
         write = np.ascontiguousarray(part.is_write, dtype=np.uint8)
         counts[True] += _idle_period_counts(folded_gaps.feed(part.time_s, part.offset_bytes, part.size_bytes, write))
         if fits:

@@ -9,6 +9,8 @@ energy in shorter gaps, so it bounds what any policy could save.
 
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 
 from .. import _core
@@ -75,8 +77,8 @@ class TraceStats:
         self.kept_gaps: list = []
         self.gap_buckets: dict | None = None
 
-    def push(self, part: Trace) -> None:
-        if not len(part):
+    def push(self, part: Optional[Trace]) -> None:
+        if part is None or not len(part):
             return
         if self.device is None:
             times = part.time_s if self.last_s is None else np.concatenate([[self.last_s], part.time_s])
@@ -191,6 +193,47 @@ def trace_stats(trace: Trace, device=None) -> dict:
     stats = TraceStats(trace.name, device)
     stats.push(trace)
     return stats.result()
+
+
+def file_stats(path, device=None, *, format: str = "auto", transform: str | None = None, columns=None,
+               write_flag=None) -> tuple[list[dict], str]:
+    """:func:`trace_stats` of every device of a trace file, read as it goes (transformed as it
+    is read), in memory that does not grow with the file; and the read report. Each device's
+    statistics carry its ``stream`` (None for a single-device file), named as a whole read names
+    them."""
+    import os
+
+    from .streaming import FileRead
+    from .transforms import TransformStream
+
+    path = os.fspath(path)
+    mapping = None
+    if columns is not None:
+        from .readers.mapped_csv import _mapping, mapped_format
+
+        mapping, _ = _mapping(columns, write_flag)
+        format = mapped_format(mapping)
+    elif format == "auto":
+        from .detect import detect_format
+
+        format = detect_format(path)
+    read = FileRead(path, format, mapping=mapping, write_flag=write_flag)
+    devices: dict = {}
+    for stream, part in read:
+        if stream not in devices:
+            name = os.path.basename(path) + (f"#{stream}" if stream is not None else "") + (f" [{transform}]" if transform else "")
+            devices[stream] = (TraceStats(name, device), TransformStream(transform) if transform else None)
+        stats, pipeline = devices[stream]
+        stats.push(pipeline.push(part) if pipeline else part)
+    out = []
+    for stream in sorted(devices, key=lambda s: -1 if s is None else s):
+        stats, pipeline = devices[stream]
+        if pipeline:
+            rest = pipeline.flush()
+            if rest is not None:
+                stats.push(rest)
+        out.append({**stats.result(), "stream": stream})
+    return out, read.report()
 
 
 def draw_gap_histogram(ax, stats: dict) -> None:

@@ -73,19 +73,19 @@ def check_in_order(times, positions, word: str, last: list) -> None:
     last[0], last[1] = times[-1], positions[-1]
 
 
-def device_parts(path: str, read: dict, transform: str | None):
+def device_parts(path: str, read: dict, transform: str | None, what: str = "a report"):
     """One device's records of a file as they are read (transformed as they go), a part at a
-    time; refuses a file of several devices unless ``read["stream"]`` picks one. Errors name
-    the file."""
+    time; refuses a file of several devices unless ``read["stream"]`` picks one (``what`` is
+    of one device). Errors name the file."""
     try:
-        yield from _device_parts(path, read, transform)
+        yield from _device_parts(path, read, transform, what)
     except IdlewiseError as e:
         if str(e).startswith(f"{path}: "):
             raise
         raise type(e)(f"{path}: {e}") from None
 
 
-def _device_parts(path: str, read: dict, transform: str | None):
+def _device_parts(path: str, read: dict, transform: str | None, what: str):
     from .trace import Trace
     from .transforms import TransformStream
 
@@ -110,10 +110,101 @@ def _device_parts(path: str, read: dict, transform: str | None):
         yield pipeline.push(part) if pipeline else part
     if keep is None and len(seen) > 1:
         names = ", ".join(map(str, sorted(seen)))
-        raise IdlewiseError(f"{path}: the trace holds {len(seen)} devices ({names}); a report is of one: pick it with --stream K")
+        raise IdlewiseError(f"{path}: the trace holds {len(seen)} devices ({names}); {what} is of one: pick it with --stream K")
     if pipeline:
         yield pipeline.flush()
 
+def _by_device(streams):
+    """(device, its records in order) of a batch; one group of all for a single-device file."""
+    if streams is None:
+        return [(None, slice(None))]
+    order = np.argsort(streams, kind="stable")
+    return [(int(streams[g[0]]), g) for g in np.split(order, np.flatnonzero(np.diff(streams[order])) + 1)]
 
 
-__all__ = ["BATCHED", "batches_of", "check_in_order", "device_parts", "raw_batches"]
+class FileRead:
+    """A file's records device by device as they are read, every device's in time order (the
+    first late one refused, naming it), with the account a whole read's report gives: iterate
+    for ``(device or None, Trace part)``, then :meth:`report`. ``keep`` keeps one device (the
+    others counted as skipped)."""
+
+    def __init__(self, path: str, format: str, *, keep=None, mapping=None, write_flag=None):
+        self.path, self.format, self.keep = path, format, keep
+        self.mapping, self.write_flag = mapping, write_flag
+        self.records = self.writes = self.zero_size = self.other = 0
+        self.first_s, self.last_s = math.inf, -math.inf
+        self.records_read, self.skipped = 0, []
+
+    def batches(self):
+        """The kept records a batch at a time in file order (``stream`` set for a multi-device
+        file), each device's checked to be in time order and counted."""
+        from .trace import Trace
+
+        last: dict = {}
+        name = os.path.basename(self.path)
+        for item in raw_batches(self.format, self.path, self.mapping, self.write_flag):
+            if len(item) == 2:
+                self.records_read, self.skipped = item
+                break
+            t, o, sz, w, v, positions, word = item
+            o = np.zeros(len(t), np.int64) if o is None else o
+            if v is not None and self.keep is not None:
+                mine = v == self.keep
+                self.other += int(len(v) - np.count_nonzero(mine))
+                t, o, sz, w, v, positions = t[mine], o[mine], sz[mine], w[mine], v[mine], positions[mine]
+            for device, records in _by_device(v):
+                try:
+                    check_in_order(t[records], positions[records], word, last.setdefault(device, [-math.inf, 0]))
+                except IdlewiseError as e:
+                    raise IdlewiseError(f"{self.path}: {e}") from None
+            if not len(t):
+                continue
+            self.records += len(t)
+            self.writes += int(np.count_nonzero(w))
+            self.zero_size += int(np.count_nonzero(sz == 0))
+            self.first_s, self.last_s = min(self.first_s, float(t.min())), max(self.last_s, float(t.max()))
+            yield Trace(t, o, sz, w, name=name, stream=v)
+        if self.other:
+            self.skipped.append((f"records of other devices (kept device {self.keep})", self.other))
+
+    def __iter__(self):
+        for batch in self.batches():
+            for device, records in _by_device(batch.stream):
+                yield device, batch.subset(records) if device is not None else batch
+
+    def report(self) -> str:
+        """The read report of a whole read of the same file (after the iteration)."""
+        from .trace import read_report_text
+
+        return read_report_text(self.path, self.records_read, self.format, self.records, dict(self.skipped),
+                                zero_size=self.zero_size)
+
+
+def convert_to_parquet(read: "FileRead", out: str) -> None:
+    """Writes a file's records, as ``read`` gives them, to idlewise Parquet a batch at a time:
+    what a whole read written by :func:`write_parquet` holds, in memory of a batch."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ..output import written_whole
+
+    with written_whole(os.fspath(out)) as temporary:
+        writer = None
+        try:
+            for batch in read.batches():
+                columns = {"time_s": batch.time_s, "offset_bytes": batch.offset_bytes, "size_bytes": batch.size_bytes,
+                           "is_write": np.asarray(batch.is_write).astype(bool)}
+                if batch.stream is not None:
+                    columns["stream"] = batch.stream
+                table = pa.table(columns).replace_schema_metadata(
+                    {"idlewise.name": os.path.basename(read.path), "idlewise.source_format": read.format})
+                writer = writer or pq.ParquetWriter(temporary, table.schema)
+                writer.write_table(table)
+            if writer is None:
+                raise IdlewiseError(f"{read.path}: no records to convert")
+        finally:
+            if writer is not None:
+                writer.close()
+
+
+__all__ = ["BATCHED", "FileRead", "convert_to_parquet", "batches_of", "check_in_order", "device_parts", "raw_batches"]
