@@ -81,7 +81,7 @@ impl IdleGapStream {
         part.validate()?;
         check_fits(part, &self.device, &self.opts)?;
         if part.arrival_s[0] < self.last_arrival_s {
-            return Err(Error::TraceRecord { index: 0, field: "time_s".into(), message: format!("time {} is earlier than the part before's last, {}", part.arrival_s[0], self.last_arrival_s) });
+            return Err(Error::TraceRecord { index: 0, field: "time_s", message: format!("time {} is earlier than the part before's last, {}", part.arrival_s[0], self.last_arrival_s) });
         }
         self.last_arrival_s = part.arrival_s[part.len() - 1];
         let (device, opts, gaps) = (&self.device, &self.opts, &self.gaps);
