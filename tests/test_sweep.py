@@ -219,3 +219,15 @@ def test_the_command_line_splits_volumes(tmp_path, capsys):
     assert main(["sweep", path, "--device", "hitachi-microdrive-1gb", "--policy", "timeout:1s",
                  "--out", str(tmp_path / "one.parquet")]) == 0
     assert pq.read_table(tmp_path / "split.parquet").equals(pq.read_table(tmp_path / "one.parquet"))
+
+
+@pytest.mark.parametrize("parts", [3, 5])
+def test_volume_parts_of_a_transformed_group_are_one_pass_s_rows(tmp_path, parts):
+    """A transform applied as the file is read splits into parts like the trace as it is (the
+    volumes are numbered 0, 3, ... 108: in 3 parts two are empty)."""
+    path = _many_volume_parquet(tmp_path / "v.parquet", n=20_000)
+    kwargs = dict(devices=["hitachi-microdrive-1gb"], policies=["timeout:2s", "oracle"], transforms=["compress-reorder:16ops"],
+                  jobs=1, progress=False)
+    one = sweep([path], **kwargs).to_dicts()
+    assert sweep([path], volume_parts=parts, **kwargs).to_dicts() == one
+    assert {r["normalized_against"] for r in one} == {"always-on, untransformed trace"}

@@ -163,7 +163,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         return runs.finish()
 
     if transform is not None and transform.strip() not in ("", "none"):
-        return _replay_transformed(path, format, mapping, write_flag, device, specs, transform.strip(), stream, show,
+        return _replay_transformed(path, format, mapping, write_flag, device, specs, transform.strip(), stream, volume_part, show,
                                    dict(base_power_w=float(base_power_w), initial_mode=mode_index, replay=replay,
                                         fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
                                         transition_seed=None if transition_seed is None else int(transition_seed),
@@ -207,7 +207,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     return results
 
 
-def _replay_transformed(path, format, mapping, write_flag, device, specs, transform, stream, show, options, window) -> Results:
+def _replay_transformed(path, format, mapping, write_flag, device, specs, transform, stream, volume_part, show, options,
+                        window) -> Results:
     """:func:`simulate_file` with a transform: each device's requests go through the transform
     as they are read (its groups held back until whole), then to the runs, and, where the
     transform issues requests early, at their original times to the always-on run every row is
@@ -242,14 +243,16 @@ def _replay_transformed(path, format, mapping, write_flag, device, specs, transf
                 order = np.argsort(out.original_time_s, kind="stable")
                 reference.feed(out.original_time_s[order], out.offset_bytes[order], out.size_bytes[order], write[order], volumes)
 
-        read = FileRead(path, format, keep=keep, mapping=mapping, write_flag=write_flag)
+        read = FileRead(path, format, keep=keep, mapping=mapping, write_flag=write_flag, part=volume_part)
         for volume, part in read:
             pipeline = pipelines.get(volume) or pipelines.setdefault(volume, TransformStream(transform))
             feed(volume, pipeline.push(part))
         for volume, pipeline in pipelines.items():
             feed(volume, pipeline.flush())
         if not pipelines:
-            raise IdlewiseError(f"no records{'' if keep is None else f' of device {keep}'} found in {read.records_read} records")
+            if volume_part is None or not read.records:
+                raise IdlewiseError(f"no records{'' if keep is None else f' of device {keep}'} found in {read.records_read} records")
+            return ([],), None, read  # a part that holds none of the file's devices
         return runs.finish(), reference.finish() if early else None, read
 
     try:

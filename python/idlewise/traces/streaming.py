@@ -126,10 +126,11 @@ class FileRead:
     """A file's records device by device as they are read, every device's in time order (the
     first late one refused, naming it), with the account a whole read's report gives: iterate
     for ``(device or None, Trace part)``, then :meth:`report`. ``keep`` keeps one device (the
-    others counted as skipped)."""
+    others counted as skipped); ``part``, ``(k, n)``, yields the devices numbered k modulo n
+    (the others counted as kept: the read report is the whole file's)."""
 
-    def __init__(self, path: str, format: str, *, keep=None, mapping=None, write_flag=None):
-        self.path, self.format, self.keep = path, format, keep
+    def __init__(self, path: str, format: str, *, keep=None, mapping=None, write_flag=None, part=None):
+        self.path, self.format, self.keep, self.part = path, format, keep, part
         self.mapping, self.write_flag = mapping, write_flag
         self.records = self.writes = self.zero_size = self.other = 0
         self.first_s, self.last_s = math.inf, -math.inf
@@ -163,6 +164,15 @@ class FileRead:
             self.writes += int(np.count_nonzero(w))
             self.zero_size += int(np.count_nonzero(sz == 0))
             self.first_s, self.last_s = min(self.first_s, float(t.min())), max(self.last_s, float(t.max()))
+            if self.part is not None:
+                # Part k of n replays the devices numbered k modulo n (a single device: part 0);
+                # the others are counted here as kept, since another part replays them.
+                index, of = self.part
+                mine = (v % of == index) if v is not None else np.full(len(t), index == 0)
+                if not mine.all():
+                    t, o, sz, w, v = t[mine], o[mine], sz[mine], w[mine], None if v is None else v[mine]
+                if not len(t):
+                    continue
             yield Trace(t, o, sz, w, name=name, stream=v)
         if self.other:
             self.skipped.append((f"records of other devices (kept device {self.keep})", self.other))
