@@ -29,7 +29,8 @@ def cmd_report(args) -> int:
         devices = [load_device(d) for d in args.device]
         policies = [spec for policy in (args.policy or DEMO_POLICIES) for spec in expand_spec(policy)]
         window = parse_window(args.window) if args.window else None
-        if _streamable(args) and not isinstance(args.stream, str) or _streamable(args) and str(args.stream).isdigit():
+        # A device named rather than numbered (sda) is one of a diskstats or biosnoop recording.
+        if _streamable(args) and (args.stream is None or str(args.stream).isdigit()):
             # Read as it is replayed, pass by pass: memory does not grow with the trace.
             out = report(args.trace, devices, policies, args.out, window=window, base_power_w=args.base_power,
                          initial_mode=args.initial_mode, transform=args.transform, title=args.title, format=args.format,
