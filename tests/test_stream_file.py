@@ -306,3 +306,57 @@ def test_trace_stats_as_read_are_every_device_s_whole_read_statistics(path, tran
         for key in ("count", "median_s", "max_s"):
             assert st["gaps"][key] == expected["gaps"][key], key
         assert st["gaps"]["idle_total_s"] == pytest.approx(expected["gaps"]["idle_total_s"], rel=1e-12)
+
+
+# --- per-request records written as they are replayed (issue 28) -----------------------------------
+
+def _decoded(table):
+    import pyarrow as pa
+
+    return {name: (column.cast(pa.string()) if pa.types.is_dictionary(column.type) else column).to_pylist()
+            for name, column in zip(table.column_names, table.columns)}
+
+
+@pytest.mark.parametrize("source, stream, options", [
+    (DATA / "disksim" / "ascii.trace", None, {}),
+    (Path(idlewise.__file__).parent / "data" / "hplajw" / "ajw.1week.srt", 1, {"replay": "closed"}),
+    (DATA / "spc" / "financial1-prefix.ascii", 4, {"transform": "compress-reorder:8ops", "response_from": "original"}),
+])
+def test_per_request_records_written_as_replayed_are_the_whole_read_s(tmp_path, source, stream, options):
+    """Every run's records, taken from the runs after each part and joined device by device and
+    run by run: the table of the trace read whole (values; Parquet keeps a dictionary a row group)."""
+    import pyarrow.parquet as pq
+
+    from idlewise.cli.simulate import _with_run_columns
+
+    policies = ["timeout:2s", "oracle", "always-on"]
+    idlewise.simulate_file(source, "hitachi-travelstar-5k320", policies, stream=stream, per_request=tmp_path / "r.parquet",
+                           progress=False, **options)
+    run = idlewise.simulate(idlewise.read_trace(source, stream=stream), "hitachi-travelstar-5k320", policies,
+                            per_request=True, progress=False, **options)
+    whole = _with_run_columns(run.per_request(), "hitachi-travelstar-5k320", stream)
+    streamed = pq.read_table(tmp_path / "r.parquet")
+    assert streamed.column_names == whole.column_names
+    assert _decoded(streamed) == _decoded(whole)
+    assert [p.name for p in tmp_path.iterdir()] == ["r.parquet"]  # no temporary file left
+
+
+def test_the_command_line_writes_per_request_records_as_replayed(tmp_path, capsys):
+    import pyarrow.parquet as pq
+
+    from idlewise.cli import main
+
+    path = str(DATA / "disksim" / "ascii.trace")
+    command = ["simulate", path, "--device", "hitachi-travelstar-5k320", "--device", "ibm-microdrive-340mb", "--policy",
+               "timeout:2s"]
+    assert main([*command, "--per-request", str(tmp_path / "streamed.parquet")]) == 0
+    assert "wrote 200,000 per-request rows" in capsys.readouterr().err  # 2 devices x 100,000 requests
+    assert main([*command, "--sort", "--per-request", str(tmp_path / "whole.parquet")]) == 0
+    assert _decoded(pq.read_table(tmp_path / "streamed.parquet")) == _decoded(pq.read_table(tmp_path / "whole.parquet"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["streamed.parquet", "whole.parquet"]
+
+
+def test_a_mems_device_s_per_request_records_need_the_trace_in_memory(tmp_path):
+    with pytest.raises(IdlewiseError, match="MEMS device's per-request records complete out of order"):
+        idlewise.simulate_file(DATA / "mems-disksim" / "visible.trace", "cmu-mems-g2", ["timeout:1ms"],
+                               per_request=tmp_path / "r.parquet")

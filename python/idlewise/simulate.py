@@ -85,19 +85,22 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                   fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
                   transition_seed: int | None = None, threads: int | None = None, columns=None,
                   write_flag: str | int | None = None, volume_part: tuple[int, int] | None = None,
-                  transform: str | None = None, timeline_s: tuple[float, float] | None = None) -> Results:
+                  transform: str | None = None, timeline_s: tuple[float, float] | None = None,
+                  per_request: str | os.PathLike | None = None) -> Results:
     """:func:`simulate` on a text trace file of any length, read in chunks and replayed as it is
     read: memory stays bounded by a chunk's (a few MB), however long the trace. Every device of
     a multi-device trace is replayed as its own disk (``stream`` keeps one). The results equal
     reading the file whole and calling :func:`simulate` on each device's part, bit for bit.
 
-    The file must be in time order (a chunk cannot be sorted against the rest); sorting and
-    per-request response times need the trace in memory: use :func:`read_trace` and
-    :func:`simulate` for those. ``transform`` (``compress:64ops``, ``window:0s..1h``, a chain;
+    The file must be in time order (a chunk cannot be sorted against the rest); sorting needs
+    the trace in memory: use :func:`read_trace` and :func:`simulate` for it. ``transform`` (``compress:64ops``, ``window:0s..1h``, a chain;
     see ``idlewise transforms``) is applied to each device's requests as they are read, one
     group held at a time, with the rows of :func:`simulate` of the trace read whole and
     transformed (``stream:K`` excepted: keep a device with ``stream``). ``timeline_s``: as
-    :func:`simulate`'s, what the device did in that window (read with :meth:`Results.timeline`). A Parquet trace is read a record batch at a time the same
+    :func:`simulate`'s, what the device did in that window (read with :meth:`Results.timeline`).
+    ``per_request``: a Parquet file to write every run's per-request records to as they are
+    replayed (the table :meth:`Results.per_request` gives, device by device and run by run,
+    with ``device``), in memory that does not grow with the trace (not for a MEMS device). A Parquet trace is read a record batch at a time the same
     way, and so is an HP SRT trace, a batch of records at a time; diskstats and biosnoop files
     are read whole (:func:`read_trace`). ``columns`` (and ``write_flag``) read a CSV through a
     column mapping (see :func:`read_trace`), a block at a time too.
@@ -162,12 +165,17 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                 runs.feed(time_s, offset_bytes, size_bytes, is_write, volumes, progress=counter)
         return runs.finish()
 
-    if transform is not None and transform.strip() not in ("", "none"):
-        return _replay_transformed(path, format, mapping, write_flag, device, specs, transform.strip(), stream, volume_part, show,
+    transformed = transform is not None and transform.strip() not in ("", "none")
+    if transformed or per_request is not None:
+        if per_request is not None and device.kind == "mems":
+            raise IdlewiseError(f"{path}: a MEMS device's per-request records complete out of order and need the trace in "
+                                "memory: read_trace() and simulate(per_request=True)")
+        return _replay_transformed(path, format, mapping, write_flag, device, specs, transform.strip() if transformed else "none",
+                                   stream, volume_part, show,
                                    dict(base_power_w=float(base_power_w), initial_mode=mode_index, replay=replay,
                                         fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
                                         transition_seed=None if transition_seed is None else int(transition_seed),
-                                        threads=workers), window)
+                                        threads=workers), window, per_request)
 
     def call(counter):
         if format in BATCHED or mapping:
@@ -208,11 +216,12 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
 
 
 def _replay_transformed(path, format, mapping, write_flag, device, specs, transform, stream, volume_part, show, options,
-                        window) -> Results:
-    """:func:`simulate_file` with a transform: each device's requests go through the transform
-    as they are read (its groups held back until whole), then to the runs, and, where the
-    transform issues requests early, at their original times to the always-on run every row is
-    normalised against (seed 001's "unmodified trace", as :func:`simulate` does)."""
+                        window, per_request=None) -> Results:
+    """:func:`simulate_file` with a transform or per-request records: each device's requests go
+    through the transform as they are read (its groups held back until whole), then to the runs,
+    and, where the transform issues requests early, at their original times to the always-on run
+    every row is normalised against (seed 001's "unmodified trace", as :func:`simulate` does).
+    Per-request records are taken from the runs after each part and written out."""
     import numpy as np
 
     from .traces.streaming import FileRead
@@ -223,8 +232,10 @@ def _replay_transformed(path, format, mapping, write_flag, device, specs, transf
     TransformStream(transform)  # a bad spec fails before the read
     keep = None if stream is None else int(stream)
 
+    records_out = _PerRequestFiles(per_request, device, specs, options["response_from"]) if per_request is not None else None
+
     def call(counter):
-        runs = _core.StreamedRuns(device, specs, **options, timeline_s=window)
+        runs = _core.StreamedRuns(device, specs, **options, timeline_s=window, keep_per_request=records_out is not None)
         reference = _core.StreamedRuns(device, ["always-on"], **{**options, "response_from": "issue"})
         pipelines: dict = {}
         early = False
@@ -238,6 +249,8 @@ def _replay_transformed(path, format, mapping, write_flag, device, specs, transf
             write = np.ascontiguousarray(out.is_write, dtype=np.uint8)
             runs.feed(out.time_s, out.offset_bytes, out.size_bytes, write, volumes, progress=counter,
                       original_time_s=out.original_time_s)
+            if records_out is not None:
+                records_out.add(runs.take_per_request(), out.original_time_s)
             if out.original_time_s is not None:
                 early = True
                 order = np.argsort(out.original_time_s, kind="stable")
@@ -253,7 +266,13 @@ def _replay_transformed(path, format, mapping, write_flag, device, specs, transf
             if volume_part is None or not read.records:
                 raise IdlewiseError(f"no records{'' if keep is None else f' of device {keep}'} found in {read.records_read} records")
             return ([],), None, read  # a part that holds none of the file's devices
-        return runs.finish(), reference.finish() if early else None, read
+        done = runs.finish()
+        if records_out is not None:
+            for volume, _, rows in done[0]:
+                for run, r in enumerate(rows):
+                    records_out.add([(volume, run, r)], None)  # the last records, with the reports
+            records_out.write()
+        return done, reference.finish() if early else None, read
 
     try:
         done, base, read = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}", unit="replays")
@@ -261,6 +280,9 @@ def _replay_transformed(path, format, mapping, write_flag, device, specs, transf
         if str(e).startswith(f"{path}: "):
             raise
         raise type(e)(f"{path}: {e}") from None
+    finally:
+        if records_out is not None:
+            records_out.discard()  # the temporary files (the output is whole or absent)
     name = os.path.basename(path)
     report = read.report()
     skipped = read.skipped
@@ -280,6 +302,96 @@ def _replay_transformed(path, format, mapping, write_flag, device, specs, transf
     results = Results(records, name, describe_text(name, read.records, read.writes, span_s))
     results.first_time_s, results.last_time_s = (read.first_s, read.last_s) if read.records else (0.0, 0.0)
     return results
+
+
+class _PerRequestFiles:
+    """Per-request records written as they are replayed: a temporary Parquet file per (device,
+    run), joined at the end, device by device and run by run, into the table
+    :meth:`Results.per_request` gives a trace read whole, with ``device``. Memory: a part's."""
+
+    def __init__(self, path, device, specs, response_from: str):
+        import tempfile
+
+        self.path, self.device, self.specs, self.response_from = os.fspath(path), device.name, specs, response_from
+        self.folder = tempfile.mkdtemp(prefix=".idlewise-per-request-", dir=os.path.dirname(os.path.abspath(self.path)))
+        self.files: dict = {}  # (device number, run) -> [writer, temporary file]
+        self.labels: dict = {}  # run -> the engine's policy label
+        self.activities = None
+
+    def add(self, taken, original_time_s) -> None:
+        """Records the runs handed over after a part (or with their reports, at the end)."""
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        for volume, run, d in taken:
+            if "policy" in d:
+                self.labels[run] = d["policy"]
+            if "response_s" not in d or not len(d["response_s"]):
+                continue
+            self.activities = d["activity_labels"]
+            wanted = original_time_s if self.response_from == "original" and original_time_s is not None else d["arrival_s"]
+            table = pa.table({"arrival_s": d["arrival_s"], "start_s": d["start_s"], "finish_s": wanted + d["response_s"],
+                              "response_s": d["response_s"], "at_arrival": np.asarray(d["at_arrival"], np.int32)})
+            key = (volume, run)
+            if key not in self.files:
+                name = os.path.join(self.folder, f"{len(self.files)}.parquet")
+                self.files[key] = [pq.ParquetWriter(name, table.schema), name]
+            self.files[key][0].write_table(table)
+
+    def write(self) -> int:
+        """Joins the runs into the output file; returns the rows written."""
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+
+        from .output import written_whole
+
+        for writer, _ in self.files.values():
+            writer.close()
+        rows = 0
+        labels = pa.array(self.activities or [], pa.string())
+        order = sorted(self.files.items(), key=lambda kv: (kv[0][0] is not None, kv[0][0] or 0, kv[0][1]))
+        with written_whole(self.path) as temporary:
+            out = None
+            for (volume, run), (_, name) in order:
+                request = 0
+                for batch in pq.ParquetFile(name).iter_batches(batch_size=1 << 20):
+                    n = batch.num_rows
+                    stream = {} if volume is None else {"stream": pa.array(np.full(n, volume, np.int64))}
+                    table = pa.table({
+                        "policy": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([self.labels[run]])),
+                        "device": pa.array([self.device] * n, pa.string()).dictionary_encode(),
+                        **stream,
+                        "request": pa.array(np.arange(request, request + n, dtype=np.int64)),
+                        "arrival_s": batch.column("arrival_s"),
+                        "start_s": batch.column("start_s"),
+                        "finish_s": batch.column("finish_s"),
+                        "response_s": batch.column("response_s"),
+                        "wait_s": pc.subtract(batch.column("start_s"), batch.column("arrival_s")),
+                        "mode_at_arrival": pa.DictionaryArray.from_arrays(batch.column("at_arrival"), labels),
+                    })
+                    out = out or pq.ParquetWriter(temporary, table.schema)
+                    out.write_table(table)
+                    request += n
+                    rows += n
+            if out is None:
+                raise IdlewiseError(f"{self.path}: no per-request records to write")
+            out.close()
+        self.files = {}
+        return rows
+
+    def discard(self) -> None:
+        """Removes the temporary files (after :meth:`write`, or when the run failed)."""
+        import shutil
+
+        for writer, _ in self.files.values():
+            try:
+                writer.close()
+            except Exception:  # noqa: BLE001 - closed already, or broken by the failure being reported
+                pass
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0.0, initial_mode: str | None = None,

@@ -730,6 +730,14 @@ impl<'p> DeviceSim<'p> {
         self.ledger.transition_energy_j += energy_j;
     }
 
+    /// The per-request records kept since the last call (all of them, when they are kept): a run
+    /// fed a file as it is read hands them over a part at a time. Not for a MEMS device, whose
+    /// records are filled in as requests complete.
+    pub fn take_per_request(&mut self) -> Option<crate::metrics::PerRequest> {
+        debug_assert!(self.mems.is_none(), "a MEMS run's records complete out of order");
+        self.ledger.per_request.as_mut().map(std::mem::take)
+    }
+
     /// Records a response the caller measured (for a request served through `serve_user`).
     pub fn record_response(&mut self, response_s: f64) {
         self.ledger.responses.record(response_s);

@@ -186,6 +186,11 @@ impl<'p> Runs<'p> {
         });
     }
 
+    /// Each policy run's per-request records kept since the last call, in spec order.
+    pub fn take_per_request(&mut self) -> Vec<Option<crate::metrics::PerRequest>> {
+        self.runs.iter_mut().map(Replay::take_per_request).collect()
+    }
+
     /// The reports in the order the specs were given. `whole`, the trace when it is in memory,
     /// lets the oracle be replayed on its own should its shadow have been late (it cannot be,
     /// by construction); without it that is an error.

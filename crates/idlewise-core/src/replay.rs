@@ -243,6 +243,11 @@ impl<'p> Replay<'p> {
         }
     }
 
+    /// The per-request records kept since the last call (see [`DeviceSim::take_per_request`]).
+    pub fn take_per_request(&mut self) -> Option<crate::metrics::PerRequest> {
+        self.sim.take_per_request()
+    }
+
     /// Ends the run `tail_s` after the last completion.
     pub fn finish(mut self) -> RunResult {
         self.sim.settle();

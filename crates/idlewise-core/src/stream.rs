@@ -133,8 +133,10 @@ impl StreamedRuns {
     /// Checks the options and builds every spec (a bad one fails before any record is read).
     pub fn new(device: &Device, specs: &[PolicySpec], opts: &ReplayOptions, keep: Option<i64>, threads: usize, position: Positions) -> Result<Self> {
         check_options(device, opts)?;
-        if opts.keep_per_request {
-            return Err(Error::Option { option: "keep_per_request".into(), message: "per-request responses grow with the trace; a trace read in chunks does not keep them".into() });
+        if opts.keep_per_request && device.service.mems.is_some() {
+            // Its records are filled in as requests complete, out of order: they cannot be
+            // handed over part by part.
+            return Err(Error::Option { option: "keep_per_request".into(), message: "a MEMS device's per-request records need the trace in memory".into() });
         }
         let ctx = BuildContext { base_power_w: opts.base_power_w };
         for spec in specs {
@@ -153,6 +155,20 @@ impl StreamedRuns {
             summary: KeptSummary::default(),
             pending: BTreeMap::new(),
         })
+    }
+
+    /// Every volume's per-request records kept since the last call: (volume, run index in spec
+    /// order, records), for runs that kept any (with `keep_per_request`).
+    pub fn take_per_request(&mut self) -> Vec<(Option<i64>, usize, crate::metrics::PerRequest)> {
+        let mut out = Vec::new();
+        for (&id, v) in self.volumes.iter_mut() {
+            for (run, records) in v.runs.take_per_request().into_iter().enumerate() {
+                if let Some(records) = records.filter(|r| !r.arrival_s.is_empty()) {
+                    out.push((id, run, records));
+                }
+            }
+        }
+        out
     }
 
     /// Replays only part `index` of `of` of the volumes (a cluster's workers share a trace of many

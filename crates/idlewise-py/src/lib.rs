@@ -660,7 +660,7 @@ struct StreamedRuns {
 #[pymethods]
 impl StreamedRuns {
     #[new]
-    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, first_line=None, volume_part=None, timeline_s=None))]
+    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, first_line=None, volume_part=None, timeline_s=None, keep_per_request=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         device: &Device,
@@ -677,8 +677,13 @@ impl StreamedRuns {
         first_line: Option<u64>,
         volume_part: Option<(u32, u32)>,
         timeline_s: Option<(f64, f64)>,
+        keep_per_request: bool,
     ) -> PyResult<Self> {
-        let (specs, opts) = streamed_setup(&policies, fold_offsets, ReplayOptions { timeline_s, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)? })?;
+        let (specs, opts) = streamed_setup(
+            &policies,
+            fold_offsets,
+            ReplayOptions { timeline_s, keep_per_request, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)? },
+        )?;
         // Records of a text file (a mapped CSV) are named by their lines, from `first_line`, one
         // a record; a binary file's by their index.
         let positions = if first_line.is_some() { idlewise_core::stream::Positions::Lines } else { idlewise_core::stream::Positions::Records };
@@ -730,6 +735,25 @@ impl StreamedRuns {
             return Err(to_py_err(Error::Stopped));
         }
         Ok(())
+    }
+
+    /// The per-request records kept since the last call (with `keep_per_request`): a list of
+    /// (volume, run index in spec order, dict of `arrival_s`, `start_s`, `response_s` and
+    /// `at_arrival` codes into `activity_labels`).
+    fn take_per_request<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let runs = self.inner.as_mut().ok_or_else(|| IdlewiseError::new_err("these runs are finished"))?;
+        let out = PyList::empty_bound(py);
+        for (volume, run, records) in runs.take_per_request() {
+            let d = PyDict::new_bound(py);
+            d.set_item("arrival_s", PyArray1::from_vec_bound(py, records.arrival_s))?;
+            d.set_item("start_s", PyArray1::from_vec_bound(py, records.start_s))?;
+            d.set_item("response_s", PyArray1::from_vec_bound(py, records.response_s))?;
+            let codes: Vec<u32> = records.at_arrival.iter().map(|&a| activity_code(&self.device, a)).collect();
+            d.set_item("at_arrival", PyArray1::from_vec_bound(py, codes))?;
+            d.set_item("activity_labels", activity_labels(&self.device))?;
+            out.append((volume, run, d))?;
+        }
+        Ok(out)
     }
 
     /// Every volume's reports, as `evaluate_file` gives them; `skipped` adds what the caller

@@ -154,12 +154,12 @@ def _read_trace(args, path):
 
 def _streamable(args) -> bool:
     """Whether a command's trace can be replayed as it is read (the default): a file in a format
-    read in time order, with nothing asked that needs it whole (sorting, per-request rows, a
-    ``stream:K`` transform); a mapped CSV is read a block at a time too, and a transform is
-    applied as the trace is read."""
+    read in time order, with nothing asked that needs it whole (sorting, a ``stream:K``
+    transform); a mapped CSV is read a block at a time too, a transform is applied as the trace
+    is read, and per-request rows are written as they come."""
     from ..traces.formats import READ_WHOLE
 
-    if any(getattr(args, name, None) for name in ("sort", "per_request")):
+    if getattr(args, "sort", None):
         return False
     if getattr(args, "transform", None):
         from ..traces.transforms import streams_as_read

@@ -34,7 +34,8 @@ def cmd_simulate(args) -> int:
     # Devices and policies are checked before a possibly long read.
     devices = [load_device(d) for d in args.device]
     policies = [spec for policy in args.policy for spec in expand_spec(policy)]
-    if _streamable(args):
+    # A MEMS device's per-request records complete out of order: that trace is read whole.
+    if _streamable(args) and not (args.per_request and any(d.kind == "mems" for d in devices)):
         return _simulate_streamed(args, devices, policies)
     trace = _read_trace(args, args.trace)
     _report_read(trace, args.json)
@@ -94,19 +95,54 @@ def _write_per_request(tables, path: str, quiet: bool) -> None:
         print(f"idlewise: wrote {table.num_rows:,} per-request rows ({', '.join(table.column_names)}) to {path}", file=sys.stderr)
 
 
+def _join_per_request(parts: list, path: str, quiet: bool) -> None:
+    """The devices' per-request files, one after another, as one file (a row group at a time)."""
+    import pyarrow.parquet as pq
+
+    from ..output import written_whole
+
+    rows, columns = 0, []
+    try:
+        with written_whole(path) as temporary:
+            out = None
+            for part in parts:
+                source = pq.ParquetFile(part)
+                for group in range(source.num_row_groups):
+                    table = source.read_row_group(group)
+                    out = out or pq.ParquetWriter(temporary, table.schema)
+                    out.write_table(table)
+                    rows += table.num_rows
+                    columns = table.column_names
+            if out is not None:
+                out.close()
+    except OSError as e:
+        raise IdlewiseError(f"--per-request {path}: cannot write it ({e.strerror or e})") from None
+    finally:
+        for part in parts:
+            if os.path.exists(part):
+                os.remove(part)
+    if not quiet:
+        print(f"idlewise: wrote {rows:,} per-request rows ({', '.join(columns)}) to {path}", file=sys.stderr)
+
+
 def _simulate_streamed(args, devices, policies) -> int:
     from ..simulate import simulate_file
 
-    records = []
-    for device in devices:
+    records, per_request = [], []
+    for i, device in enumerate(devices):
+        if args.per_request:
+            per_request.append(f"{args.per_request}.{i}.part")
         results = simulate_file(args.trace, device, policies, format=args.format, stream=args.stream,
                                 base_power_w=args.base_power, initial_mode=args.initial_mode, replay=args.replay,
                                 fold_offsets=args.fold_offsets, response_from=args.response_from, tail_s=args.tail,
                                 transition_seed=args.transition_seed, columns=getattr(args, "columns", None),
-                                write_flag=getattr(args, "write_flag", None), transform=args.transform)
+                                write_flag=getattr(args, "write_flag", None), transform=args.transform,
+                                per_request=per_request[-1] if args.per_request else None)
         records.extend(results)
     if not args.json:
         print(f"idlewise: {records[0]['read_report']}", file=sys.stderr)
+    if args.per_request:
+        _join_per_request(per_request, args.per_request, args.json)
     title = f"{results.trace_description}" + (f" [{args.transform}]" if args.transform else "") + \
         f"\nreplayed on {', '.join(d.name for d in devices)}"
     if any(r["stream"] is not None for r in records) and not args.json:
