@@ -12,3 +12,24 @@ def burst_times(n: int, rng: np.random.Generator) -> np.ndarray:
     ends = ends[ends < n]
     gap_after[ends] = 0.2 / rng.random(len(ends)) ** (1 / 1.2)
     return np.cumsum(rng.uniform(0.001, 0.005, n) + gap_after)
+
+
+def write_parquet_trace(path: str, n: int, seed: int = 5) -> None:
+    """``n`` requests of the workload above as idlewise Parquet (row groups of 2^20): offsets
+    anywhere in 512 GiB, 1-63 sectors, 30 % writes."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(seed)
+    pq.write_table(pa.table({"time_s": burst_times(n, rng), "offset_bytes": rng.integers(0, 1 << 30, n) * 512,
+                             "size_bytes": rng.integers(1, 64, n) * 512, "is_write": rng.random(n) < 0.3}),
+                   path, row_group_size=1 << 20)
+
+
+def timed(command: list) -> tuple[float, float]:
+    """Wall seconds and peak resident MiB of a command, by GNU time."""
+    import subprocess
+
+    done = subprocess.run(["/usr/bin/time", "-f", "%e %M", *command], check=True, capture_output=True, text=True)
+    seconds, kib = done.stderr.strip().splitlines()[-1].split()
+    return float(seconds), int(kib) / 1024

@@ -9,36 +9,25 @@ the file is read by default), and reports wall time and peak resident memory (GN
 """
 
 import os
-import subprocess
 import sys
 import tempfile
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from _synthetic import burst_times
+from _synthetic import timed, write_parquet_trace
 from startup import idlewise_script
 
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000_000
-    rng = np.random.default_rng(5)
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "trace.parquet")
-        pq.write_table(pa.table({"time_s": burst_times(n, rng), "offset_bytes": rng.integers(0, 1 << 30, n) * 512,
-                                 "size_bytes": rng.integers(1, 64, n) * 512, "is_write": rng.random(n) < 0.3}),
-                       path, row_group_size=1 << 20)
+        write_parquet_trace(path, n)
         print(f"{n:,} records, {os.path.getsize(path) / 1e6:,.0f} MB of Parquet")
         transform = ["--transform", "compress-reorder:64ops"]
         for extra in ([], ["--sort"], transform, [*transform, "--sort"]):
-            command = ["/usr/bin/time", "-f", "%e %M", idlewise_script(), "simulate", path, "--device", "ibm-microdrive-340mb",
-                       "--policy", "timeout:2s", "--json", *extra]
-            done = subprocess.run(command, check=True, capture_output=True, text=True)
-            seconds, kib = done.stderr.strip().splitlines()[-1].split()
+            seconds, mib = timed([idlewise_script(), "simulate", path, "--device", "ibm-microdrive-340mb", "--policy", "timeout:2s",
+                                  "--json", *extra])
             label = ("read whole (--sort)" if "--sort" in extra else "default") + (" + compress-reorder:64ops" if transform[0] in extra else "")
-            print(f"{label:>44}: {float(seconds):.2f} s, peak RSS {int(kib) / 1024:,.0f} MiB")
-
+            print(f"{label:>44}: {seconds:.2f} s, peak RSS {mib:,.0f} MiB")
 
 if __name__ == "__main__":
     main()
