@@ -170,7 +170,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         if per_request is not None and device.kind == "mems":
             raise IdlewiseError(f"{path}: a MEMS device's per-request records complete out of order and need the trace in "
                                 "memory: read_trace() and simulate(per_request=True)")
-        return _replay_transformed(path, format, mapping, write_flag, device, specs, transform.strip() if transformed else "none",
+        return _replay_in_parts(path, format, mapping, write_flag, device, specs, transform.strip() if transformed else "none",
                                    stream, volume_part, show,
                                    dict(base_power_w=float(base_power_w), initial_mode=mode_index, replay=replay,
                                         fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
@@ -215,7 +215,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     return results
 
 
-def _replay_transformed(path, format, mapping, write_flag, device, specs, transform, stream, volume_part, show, options,
+def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform, stream, volume_part, show, options,
                         window, per_request=None) -> Results:
     """:func:`simulate_file` with a transform or per-request records: each device's requests go
     through the transform as they are read (its groups held back until whole), then to the runs,
@@ -232,7 +232,7 @@ def _replay_transformed(path, format, mapping, write_flag, device, specs, transf
     TransformStream(transform)  # a bad spec fails before the read
     keep = None if stream is None else int(stream)
 
-    records_out = _PerRequestFiles(per_request, device, specs, options["response_from"]) if per_request is not None else None
+    records_out = _PerRequestFiles(per_request, device, options["response_from"]) if per_request is not None else None
 
     def call(counter):
         runs = _core.StreamedRuns(device, specs, **options, timeline_s=window, keep_per_request=records_out is not None)
@@ -309,10 +309,10 @@ class _PerRequestFiles:
     run), joined at the end, device by device and run by run, into the table
     :meth:`Results.per_request` gives a trace read whole, with ``device``. Memory: a part's."""
 
-    def __init__(self, path, device, specs, response_from: str):
+    def __init__(self, path, device, response_from: str):
         import tempfile
 
-        self.path, self.device, self.specs, self.response_from = os.fspath(path), device.name, specs, response_from
+        self.path, self.device, self.response_from = os.fspath(path), device.name, response_from
         self.folder = tempfile.mkdtemp(prefix=".idlewise-per-request-", dir=os.path.dirname(os.path.abspath(self.path)))
         self.files: dict = {}  # (device number, run) -> [writer, temporary file]
         self.labels: dict = {}  # run -> the engine's policy label

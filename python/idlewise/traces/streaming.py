@@ -86,33 +86,22 @@ def device_parts(path: str, read: dict, transform: str | None, what: str = "a re
 
 
 def _device_parts(path: str, read: dict, transform: str | None, what: str):
-    from .trace import Trace
     from .transforms import TransformStream
 
-    keep = read.get("stream")
     pipeline = TransformStream(transform) if transform else None
-    last, seen = [-math.inf, 0], set()
-    format = read.get("format", "auto")
-    for item in raw_batches(format, path, read.get("mapping"), read.get("write_flag")):
-        if len(item) == 2:
-            break
-        t, o, sz, w, v, positions, word = item
-        if v is not None:
-            seen.update(np.unique(v).tolist())
-            mine = v == keep if keep is not None else np.ones(len(v), dtype=bool)
-            t, o, sz, w, positions = t[mine], None if o is None else o[mine], sz[mine], w[mine], positions[mine]
-        if keep is None and len(seen) > 1:
-            continue  # refused below, naming every device
-        if not len(t):
-            continue
-        check_in_order(t, positions, word, last)
-        part = Trace(t, np.zeros(len(t), np.int64) if o is None else o, sz, w, name=os.path.basename(path))
-        yield pipeline.push(part) if pipeline else part
-    if keep is None and len(seen) > 1:
+    records = FileRead(path, read.get("format", "auto"), keep=read.get("stream"), mapping=read.get("mapping"),
+                       write_flag=read.get("write_flag"))
+    seen: set = set()
+    for device, part in records:
+        seen.add(device)
+        if len(seen) == 1:  # several devices are refused below, naming every one
+            yield pipeline.push(part) if pipeline else part
+    if len(seen) > 1:
         names = ", ".join(map(str, sorted(seen)))
         raise IdlewiseError(f"{path}: the trace holds {len(seen)} devices ({names}); {what} is of one: pick it with --stream K")
     if pipeline:
         yield pipeline.flush()
+
 
 def _by_device(streams):
     """(device, its records in order) of a batch; one group of all for a single-device file."""

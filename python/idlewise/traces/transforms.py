@@ -20,6 +20,7 @@ Chain several with ``+``: ``window:0s..1h+compress-reorder:64ops``.
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from dataclasses import replace
 from typing import Optional
 
@@ -61,13 +62,14 @@ def _concat(a: Optional[Trace], b: Optional[Trace]) -> Optional[Trace]:
                    lines=None)
 
 
-class _Stage:
+class _Stage(ABC):
     """One transform, applied to a trace in pieces (in time order) as it is read: ``push`` takes
     the next piece and returns the records it can give out now, ``flush`` the rest at the end.
     Applied to a whole trace, it is ``push`` of all of it and ``flush``: one home for both."""
 
+    @abstractmethod
     def push(self, part: Trace) -> Optional[Trace]:
-        raise NotImplementedError
+        """The records of ``part`` (after any held back) that can be given out now."""
 
     def flush(self) -> Optional[Trace]:
         return None
