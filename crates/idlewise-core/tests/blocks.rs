@@ -154,3 +154,71 @@ fn shared_services_carry_the_head_across_pieces_and_parts() {
     let timeout = plain(&trace, &device, "timeout:1s", &opts);
     assert!(whole.contains(&timeout), "the shared-service run differs from a plain replay of timeout:1s");
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The idle gaps of a trace fed a part at a time (a file as it is read) are the gaps of the
+    /// whole trace, on every path's device and wherever the parts are cut.
+    #[test]
+    fn idle_gaps_fed_in_parts_are_the_whole_trace_s(c in trace_strategy(), cuts in prop::collection::vec(0usize..400, 0..6)) {
+        use idlewise_core::replay::IdleGapStream;
+
+        let trace = TraceView::new(&c.time_s, &c.offset, &c.size, &c.write).unwrap();
+        for device in devices() {
+            let opts = ReplayOptions { fold_offsets: true, ..Default::default() };
+            let whole = idlewise_core::idle_gaps(&trace, &device, &opts).unwrap();
+            let mut bounds: Vec<usize> = cuts.iter().map(|&k| k.min(trace.len())).chain([0, trace.len()]).collect();
+            bounds.sort_unstable();
+            bounds.dedup();
+            let mut stream = IdleGapStream::new(&device, &opts);
+            let mut parts = Vec::new();
+            for pair in bounds.windows(2) {
+                parts.extend(stream.feed(&trace.slice(pair[0], pair[1])).unwrap());
+            }
+            parts.extend(stream.finish());
+            prop_assert_eq!(format!("{parts:?}"), format!("{whole:?}"), "{}", device.name);
+        }
+    }
+
+    /// Per-request records handed over after each part (streamed runs) are, joined, the records
+    /// of one run fed the trace whole.
+    #[test]
+    fn per_request_records_taken_part_by_part_are_the_whole_run_s(c in trace_strategy(), cut in 0usize..400, kind in 0u8..4) {
+        use idlewise_core::stream::{Positions, StreamedRuns};
+
+        let n = c.time_s.len();
+        let opts = ReplayOptions { keep_per_request: true, fold_offsets: true, ..options(kind) };
+        let device = catalog("hitachi-travelstar-5k320");
+        let specs: Vec<PolicySpec> = ["timeout:1500ms", "experts"].iter().map(|s| PolicySpec::parse(s).unwrap()).collect();
+        let mut runs = StreamedRuns::new(&device, &specs, &opts, None, 1, Positions::Records).unwrap();
+        let cut = cut.min(n);
+        let mut taken: Vec<Vec<f64>> = vec![Vec::new(); specs.len()];
+        for (from, to) in [(0, cut), (cut, n)] {
+            if from == to {
+                continue;
+            }
+            let mut part = idlewise_core::readers::Columns::from_records(&c.time_s[from..to], &c.offset[from..to], &c.size[from..to], &c.write[from..to], &[], from as u64 + 1);
+            if opts.response_from == ResponseFrom::Original {
+                part.original_s = c.original_s[from..to].to_vec();
+            }
+            runs.feed(&part, None).unwrap();
+            for (_, run, records) in runs.take_per_request() {
+                taken[run].extend(records.response_s);
+            }
+        }
+        let done = runs.finish("records", n as u64, Vec::new()).unwrap();
+        for (run, report) in done.volumes[0].2.iter().enumerate() {
+            taken[run].extend(report.run.per_request.as_ref().map_or(&[][..], |p| &p.response_s[..]));
+        }
+        let mut trace = TraceView::new(&c.time_s, &c.offset, &c.size, &c.write).unwrap();
+        if opts.response_from == ResponseFrom::Original {
+            trace = trace.with_original_s(&c.original_s).unwrap();
+        }
+        for (run, spec) in ["timeout:1500ms", "experts"].iter().enumerate() {
+            let mut policy = PolicySpec::parse(spec).unwrap().build(&device, &BuildContext { base_power_w: opts.base_power_w }).unwrap();
+            let whole = replay(&trace, &device, policy.as_mut(), &opts).unwrap();
+            prop_assert_eq!(format!("{:?}", taken[run]), format!("{:?}", whole.per_request.unwrap().response_s), "{}", spec);
+        }
+    }
+}
