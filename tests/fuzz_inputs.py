@@ -27,6 +27,11 @@ SEEDS = {
            "89966777181059 4121 syslogd 904994896 16 R 6 0 0123456789abcdef0123456789abcdef\n",
 }
 
+#: A CSV with its own header, read through MAPPED_COLUMNS (and the write flag where its op
+#: column holds 0/1 flags): a column not read, a quoted field holding the delimiter.
+MAPPED_SEED = "host,ts,rw,lba,len\nh,0,Read,0,8\nh,1500.5,W,16,1\n\"a,b\",2500,write,32,4\n"
+MAPPED_COLUMNS = "time_ms=ts,op=rw,offset_sectors=lba,size_kib=len"
+
 ODD = ["0x10", "1_000", "１２", "١٢", "\u00a012", "-1", "+5", "1e3", "-inf", "nan", "1e400", "9" * 25, "9" * 3000,
        "18014398509481984", "-9223372036854775808", "9223372036854775807", "", " ", "\t", ",", ",,", "R", "W", "Read",
        "\ufeff", "\r", "0.", ".5", "1.2.3", "é", "\x00", "\x7f", "2", "256", "\"1\"", "CPU0 (8,0):", "Total (8,0):"]

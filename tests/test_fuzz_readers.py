@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import idlewise
-from fuzz_inputs import SEEDS, mutate
+from fuzz_inputs import MAPPED_COLUMNS, MAPPED_SEED, SEEDS, mutate
 from idlewise import IdlewiseError
 from idlewise.traces.trace import REQUESTS_DERIVED
 
@@ -23,11 +23,11 @@ WHOLE_FILE = ("empty", "binary", "no ", "not a", "only a header", "several forma
               "column")  # Parquet: the column at fault
 
 
-def read_or_refuse(path, format):
+def read_or_refuse(path, format, **mapping):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            return idlewise.read_trace(path, format=format)
+            return idlewise.read_trace(path, format=format, **mapping)
         except IdlewiseError as e:
             message = str(e)
             # Every refusal names the file, and a line (or record) unless it is about the whole file.
@@ -50,11 +50,28 @@ def test_any_input_gives_a_trace_or_an_idlewise_error(tmp_path, fmt, seed, raw, 
             assert len(trace) > 0 and (trace.format in REQUESTS_DERIVED or trace.records_read >= len(trace))
 
 
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), flag=st.sampled_from([None, 0, 1]))
+def test_a_mutated_mapped_csv_gives_a_trace_or_an_error_naming_its_line(tmp_path, seed, flag):
+    data = mutate(MAPPED_SEED, random.Random(seed))
+    path = tmp_path / "in.csv"
+    path.write_bytes(data)
+    trace = read_or_refuse(path, "auto", columns=MAPPED_COLUMNS, write_flag=flag)
+    if trace is not None:
+        # Every record after the header is kept: a mapped CSV skips nothing silently.
+        text = data.removeprefix(b"\xef\xbb\xbf")
+        records = sum(1 for line in text.split(b"\n") if line.strip(b" \t\r\x0c")) - 1
+        assert trace.records_read == len(trace) == records and not trace.skipped
+
+
 def test_the_seeds_themselves_are_read(tmp_path):
     for fmt, text in SEEDS.items():
         path = tmp_path / f"seed.{fmt}"
         path.write_text(text)
         assert len(idlewise.read_trace(path, format=fmt)) >= 2, fmt
+    path = tmp_path / "seed-mapped.csv"
+    path.write_text(MAPPED_SEED)
+    assert idlewise.read_trace(path, columns=MAPPED_COLUMNS).size_bytes.tolist() == [8192, 1024, 4096]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

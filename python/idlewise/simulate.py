@@ -110,7 +110,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     the rows of one run, and each part holds ``1/n`` of the runs' memory (how a sweep shares a
     trace of many volumes among a cluster's workers, or bounds its memory on one machine).
     """
-    from .traces.streaming import BATCHED, batches_of  # NumPy loads with a replay, not with `import idlewise`
+    from .traces.streaming import BATCHED, batches_of, engine_format  # NumPy loads with a replay, not with `import idlewise`
 
     path = os.fspath(path)
     device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
@@ -156,11 +156,10 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                   fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
                                   transition_seed=None if transition_seed is None else int(transition_seed),
                                   volume=None if stream is None else int(stream), threads=workers,
-                                  first_line=2 if mapping else None,  # a mapped CSV's records are its lines from 2
                                   volume_part=volume_part, timeline_s=window)
         # Closed here, on this thread, when a batch fails or the run is stopped: a reader left
         # open holds Arrow's threads, and the interpreter aborted when they met it at exit.
-        with contextlib.closing(batches_of(format, path, mapping, write_flag)) as batches:
+        with contextlib.closing(batches_of(format, path)) as batches:
             for time_s, offset_bytes, size_bytes, is_write, volumes in batches:
                 runs.feed(time_s, offset_bytes, size_bytes, is_write, volumes, progress=counter)
         return runs.finish()
@@ -178,9 +177,9 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                         threads=workers), window, per_request)
 
     def call(counter):
-        if format in BATCHED or mapping:
+        if format in BATCHED and not mapping:
             return call_batched(counter)
-        return _core.evaluate_file(path, format, device, specs, base_power_w=float(base_power_w), initial_mode=mode_index,
+        return _core.evaluate_file(path, engine_format(format, path, mapping, write_flag), device, specs, base_power_w=float(base_power_w), initial_mode=mode_index,
                                    progress=counter, replay=replay, fold_offsets=bool(fold_offsets),
                                    response_from=response_from, tail_s=float(tail_s),
                                    transition_seed=None if transition_seed is None else int(transition_seed),

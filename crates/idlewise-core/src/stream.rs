@@ -378,7 +378,7 @@ pub fn evaluate_file(
         return Err(e);
     }
     read.map_err(|e| Error::Read(e.to_string()))?;
-    runs.finish(&format!("{format} records"), out.records_read, out.skipped)
+    runs.finish(&format!("{} records", crate::readers::format_name(format)), out.records_read, out.skipped)
 }
 
 fn gather_into(part: &mut Columns, chunk: &Columns, lines: &[u64], records: &[usize]) {

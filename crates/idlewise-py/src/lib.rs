@@ -660,7 +660,7 @@ struct StreamedRuns {
 #[pymethods]
 impl StreamedRuns {
     #[new]
-    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, first_line=None, volume_part=None, timeline_s=None, keep_per_request=false))]
+    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None, timeline_s=None, keep_per_request=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         device: &Device,
@@ -674,7 +674,6 @@ impl StreamedRuns {
         transition_seed: Option<u64>,
         volume: Option<i64>,
         threads: usize,
-        first_line: Option<u64>,
         volume_part: Option<(u32, u32)>,
         timeline_s: Option<(f64, f64)>,
         keep_per_request: bool,
@@ -684,14 +683,13 @@ impl StreamedRuns {
             fold_offsets,
             ReplayOptions { timeline_s, keep_per_request, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)? },
         )?;
-        // Records of a text file (a mapped CSV) are named by their lines, from `first_line`, one
-        // a record; a binary file's by their index.
-        let positions = if first_line.is_some() { idlewise_core::stream::Positions::Lines } else { idlewise_core::stream::Positions::Records };
-        let mut inner = idlewise_core::stream::StreamedRuns::new(&device.inner, &specs, &opts, volume, threads, positions).map_err(to_py_err)?;
+        // A binary file's records are named by their index (text files are the engine's to read).
+        let mut inner = idlewise_core::stream::StreamedRuns::new(&device.inner, &specs, &opts, volume, threads, idlewise_core::stream::Positions::Records)
+            .map_err(to_py_err)?;
         if let Some((index, of)) = volume_part {
             inner = inner.with_part(index, of).map_err(to_py_err)?;
         }
-        Ok(StreamedRuns { inner: Some(inner), device: device.inner.clone(), fed: first_line.map_or(0, |line| line.saturating_sub(1)), records: 0 })
+        Ok(StreamedRuns { inner: Some(inner), device: device.inner.clone(), fed: 0, records: 0 })
     }
 
     /// Replays the next records (after every record fed before, in time order); `stream` is

@@ -19,13 +19,8 @@ from ..errors import IdlewiseError
 BATCHED = ("parquet", "srt")
 
 
-def batches_of(format: str, path: str, mapping: dict | None = None, write_flag=None):
-    """A binary trace's records in batches, or a mapped CSV's (its reader loads when used)."""
-    if mapping:
-        from .readers.mapped_csv import iter_mapped_batches
-
-        return ((t, np.zeros(len(t), dtype=np.int64) if o is None else o, s, w, v)
-                for t, o, s, w, v, _ in iter_mapped_batches(path, mapping, write_flag=write_flag))
+def batches_of(format: str, path: str):
+    """A binary trace's records in batches (``format`` one of :data:`BATCHED`)."""
     if format == "parquet":
         from .readers.parquet import iter_parquet_batches
 
@@ -35,20 +30,28 @@ def batches_of(format: str, path: str, mapping: dict | None = None, write_flag=N
     return iter_srt_batches(path)
 
 
+def engine_format(format: str, path: str, mapping: dict | None, write_flag) -> str:
+    """What the engine's text reader is told to read: ``format``, or a mapped CSV's mapping."""
+    if not mapping:
+        return format
+    from .readers.mapped_csv import engine_format as mapped
+
+    return mapped(path, mapping, write_flag)
+
+
 def raw_batches(format: str, path: str, mapping, write_flag):
     """A file's records a batch at a time with where each lies: (time_s, offset_bytes,
     size_bytes, is_write, stream or None, positions, "line" or "record"); then, once read,
     (records read, what was skipped)."""
-    if mapping or format in BATCHED:
+    if format in BATCHED and not mapping:
         read = 0
-        with contextlib.closing(batches_of(format, path, mapping, write_flag)) as batches:
+        with contextlib.closing(batches_of(format, path)) as batches:
             for t, o, s, w, v in batches:
-                # A mapped CSV's records are its lines from 2; a binary file's, records from 0.
-                yield t, o, s, w, v, (read + 2 if mapping else read) + np.arange(len(t)), "line" if mapping else "record"
+                yield t, o, s, w, v, read + np.arange(len(t)), "record"
                 read += len(t)
         yield read, []
         return
-    batches = _core.TextBatches(path, format)
+    batches = _core.TextBatches(path, engine_format(format, path, mapping, write_flag))
     try:
         for t, o, s, w, v, lines in batches:
             yield t, o, s, w, v, lines, "line"
@@ -206,4 +209,4 @@ def convert_to_parquet(read: "FileRead", out: str) -> None:
                 writer.close()
 
 
-__all__ = ["BATCHED", "FileRead", "convert_to_parquet", "batches_of", "check_in_order", "device_parts", "raw_batches"]
+__all__ = ["BATCHED", "FileRead", "convert_to_parquet", "batches_of", "check_in_order", "device_parts", "engine_format", "raw_batches"]

@@ -9,7 +9,8 @@
 /// Which bytes separate fields.
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub(super) enum Separator {
-    Comma,
+    /// One byte: a comma, or a mapped CSV's own delimiter (semicolon, tab, bar).
+    Byte(u8),
     /// Spaces and tabs (runs of them make one separator).
     Blank,
 }
@@ -77,7 +78,7 @@ fn block_masks(block: &[u8; 64], separator: Separator) -> Masks {
             let v = _mm_loadu_si128(sixteen.as_ptr().cast::<__m128i>());
             let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
             let s = match separator {
-                Separator::Comma => eq(b','),
+                Separator::Byte(b) => eq(b),
                 Separator::Blank => _mm_or_si128(eq(b' '), eq(b'\t')),
             };
             // A digit: byte - '0' (wrapping) is at most 9, i.e. unchanged by min(·, 9).
@@ -108,7 +109,7 @@ fn portable_block_masks(block: &[u8; 64], separator: Separator) -> Masks {
     for (k, eight) in block.chunks_exact(8).enumerate() {
         let word = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
         let s = match separator {
-            Separator::Comma => bytes_equal(word, b','),
+            Separator::Byte(b) => bytes_equal(word, b),
             Separator::Blank => bytes_equal(word, b' ') | bytes_equal(word, b'\t'),
         };
         let shift = 8 * k;
@@ -186,7 +187,7 @@ impl<'a> Line<'a> {
         &self.chunk[self.start..self.end]
     }
 
-    /// Splits the line into fields at commas (empty fields kept) or at runs of spaces and tabs
+    /// Splits the line into fields at its separator byte (empty fields kept) or at runs of spaces and tabs
     /// (no empty fields). The first `N` fields go to `parts`; all are counted, and the count is
     /// returned.
     #[inline(always)]
@@ -242,7 +243,7 @@ mod tests {
         for _ in 0..20_000 {
             let len = (xorshift(&mut rng) % 200) as usize;
             let text: Vec<u8> = (0..len).map(|_| b"1a,, \t,9\xff\n0123456789"[(xorshift(&mut rng) % 20) as usize]).collect();
-            for separator in [Separator::Comma, Separator::Blank] {
+            for separator in [Separator::Byte(b','), Separator::Byte(b'\t'), Separator::Blank] {
                 map.map(&text, separator);
                 // Every line, as the newlines bitmap cuts them.
                 let mut starts = vec![0];
@@ -257,7 +258,7 @@ mod tests {
                     assert_eq!(line.text(), *want_line);
                     let want: Vec<&[u8]> = match separator {
                         Separator::Blank => want_line.split(|&b| b == b' ' || b == b'\t').filter(|p| !p.is_empty()).collect(),
-                        Separator::Comma => want_line.split(|&b| b == b',').collect(),
+                        Separator::Byte(d) => want_line.split(|&b| b == d).collect(),
                     };
                     let mut parts = [&b""[..]; 4];
                     let count = line.fields(&mut parts);
@@ -267,7 +268,10 @@ mod tests {
                         for last in &parts[i..count.min(4)] {
                             let span_start = first.as_ptr() as usize - text.as_ptr() as usize;
                             let span = &text[span_start..last.as_ptr() as usize - text.as_ptr() as usize + last.len()];
-                            let seps: &[u8] = if separator == Separator::Blank { b" \t" } else { b"," };
+                            let seps: &[u8] = match separator {
+                                Separator::Blank => b" \t",
+                                Separator::Byte(d) => &[d],
+                            };
                             let ok = |except: Option<usize>| {
                                 !span.is_empty() && span.iter().enumerate().all(|(k, b)| Some(k) == except || b.is_ascii_digit() || seps.contains(b))
                             };
@@ -285,8 +289,8 @@ mod tests {
     fn the_portable_masks_are_the_simd_masks() {
         let mut rng = 7u64;
         for _ in 0..5_000 {
-            let block: [u8; 64] = std::array::from_fn(|_| b"\n\t ,\x00a9\xff"[(xorshift(&mut rng) % 8) as usize]);
-            for separator in [Separator::Comma, Separator::Blank] {
+            let block: [u8; 64] = std::array::from_fn(|_| b"\n\t ,|\x00a9\xff"[(xorshift(&mut rng) % 9) as usize]);
+            for separator in [Separator::Byte(b','), Separator::Byte(b'|'), Separator::Blank] {
                 let (a, b) = (block_masks(&block, separator), portable_block_masks(&block, separator));
                 assert_eq!((a.newline, a.separator, a.digit, a.nul), (b.newline, b.separator, b.digit, b.nul));
                 let want = |f: &dyn Fn(u8) -> bool| block.iter().enumerate().filter(|(_, &c)| f(c)).fold(0u64, |m, (i, _)| m | 1 << i);
@@ -294,7 +298,7 @@ mod tests {
                 assert_eq!(a.nul, want(&|c| c == 0));
                 assert_eq!(a.digit, want(&|c: u8| c.is_ascii_digit()));
                 let sep = match separator {
-                    Separator::Comma => want(&|c| c == b','),
+                    Separator::Byte(d) => want(&|c| c == d),
                     Separator::Blank => want(&|c| c == b' ' || c == b'\t'),
                 };
                 assert_eq!(a.separator, sep);

@@ -50,7 +50,7 @@ fn header(header_line: u64, header: &[u8]) -> ReadResult<(Vec<String>, [usize; 4
 
 impl super::LineFormat for SimpleCsv {
     fn separator(&self) -> Separator {
-        Separator::Comma
+        Separator::Byte(b',')
     }
 
     #[inline]

@@ -113,7 +113,7 @@ impl super::LineFormat for Positional<'_> {
         if self.whitespace {
             Separator::Blank
         } else {
-            Separator::Comma
+            Separator::Byte(b',')
         }
     }
 

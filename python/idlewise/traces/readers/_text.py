@@ -15,9 +15,10 @@ from ..trace import LineNumbers, Trace
 
 
 def read_text_trace(path, format_name: str, *, sort: bool = False, name: str | None = None,
-                    progress: bool | None = None) -> Trace:
-    """Reads a text trace in ``format_name`` (one of the engine's text formats). ``progress``:
-    draw a bar (bytes read) when the read takes over a second (default: when stderr is a terminal)."""
+                    progress: bool | None = None, shown_as: str | None = None) -> Trace:
+    """Reads a text trace in ``format_name`` (one of the engine's text formats; the read report
+    names it ``shown_as``, default ``format_name``). ``progress``: draw a bar (bytes read) when
+    the read takes over a second (default: when stderr is a terminal)."""
     from ...progress import run_with_progress
 
     path = os.fspath(path)
@@ -34,7 +35,7 @@ def read_text_trace(path, format_name: str, *, sort: bool = False, name: str | N
     return Trace.from_arrays(
         c["time_s"], c["size_bytes"], offset_bytes=c["offset_bytes"], is_write=c["is_write"], stream=c["stream"],
         name=name or os.path.basename(path), path=path, lines=LineNumbers(c["line_base"], c["line_steps"], c["line_long_steps"]), sort=sort,
-        skipped={why: n for why, n in c["skipped"]}, records_read=c["records_read"], format=format_name)
+        skipped={why: n for why, n in c["skipped"]}, records_read=c["records_read"], format=shown_as or format_name)
 
 
 __all__ = ["head_bytes", "read_text_trace"]

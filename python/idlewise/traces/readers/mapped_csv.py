@@ -3,20 +3,19 @@ time_ms=ts,size_bytes=len,op=rw`` names which column holds what, in which unit; 
 may be spelled ``R``/``W``, ``read``/``write`` (any case) or a 0/1 flag (``--write-flag``
 says which value is a write); the offset may be left out (every request at offset 0).
 
-pyarrow's CSV reader streams the named columns as text, a block at a time (any other columns
-are never converted); each block's columns are converted at once and kept as the trace's
-compact columns (25 bytes a request), so memory is the trace's, not its text's. A value that is
-not a plain ASCII number is reported with its line and column, as the engine's readers do."""
+The engine parses the file (``readers/mapped_csv.rs``) as it parses the simple CSV, streamed or
+whole, in one pass over the bytes: this module spells the mapping for it (:func:`engine_format`)
+and sniffs the header's delimiter. A value that is not a plain ASCII number, or an operation
+spelled otherwise than the first record's, is reported with its line and column."""
 
 from __future__ import annotations
 
+import json
 import os
-import re
-
-import numpy as np
 
 from ...errors import TraceError
-from ..trace import LineNumbers, Trace
+from ..trace import Trace
+from ._text import read_text_trace
 
 #: What a mapping may name: key -> (quantity, scale to the trace's unit).
 KEYS = {
@@ -27,10 +26,6 @@ KEYS = {
     "offset_bytes": ("offset", 1), "offset_sectors": ("offset", 512), "offset_kib": ("offset", 1024),
     "op": ("op", None), "stream": ("stream", None),
 }
-READ_WORDS = frozenset({"r", "read", "rd"})
-WRITE_WORDS = frozenset({"w", "write", "wr"})
-_DECIMAL = re.compile(r"[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?|\.[0-9]+([eE][+-]?[0-9]+)?", re.ASCII)
-_WHOLE = re.compile(r"[0-9]+", re.ASCII)
 
 
 def parse_columns(text: str) -> dict[str, str]:
@@ -54,60 +49,6 @@ def parse_columns(text: str) -> dict[str, str]:
                     "op": "op=..."}
         raise TraceError(f"--columns: no {' and no '.join(missing)} column; name it with " + "; ".join(examples[m] for m in missing))
     return mapping
-
-
-def _numbers(values, path: str, column: str, whole: bool, first_line: int = 2) -> np.ndarray:
-    """A text column to numbers in one cast (Arrow's, in C++); when that fails, or a value is
-    negative or not finite, the first value that is not a plain ASCII number (no sign,
-    ``inf``, ``0x``, ``1_000``) is an error naming its line (the header is line 1)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    try:
-        out = pc.cast(pc.utf8_trim_whitespace(values), pa.int64() if whole else pa.float64()).to_numpy().astype(np.float64)
-        fine = np.isfinite(out) & (out >= 0)
-    except pa.ArrowInvalid:
-        out, fine = None, None
-    if fine is None or not fine.all():
-        pattern = _WHOLE if whole else _DECIMAL
-        text = values.to_pylist()
-        bad = next((i for i, v in enumerate(text) if pattern.fullmatch(v.strip()) is None or (fine is not None and not fine[i])), None)
-        if bad is not None:
-            expected = "a whole non-negative number" if whole else "a non-negative number"
-            raise TraceError(f"{path}: line {bad + first_line}, column '{column}': expected {expected}, got {text[bad]!r}")
-        # Every value is written as a number: the cast failed on one beyond 64 bits.
-        bad = next(i for i, v in enumerate(text) if int(v) >= 2 ** 53)
-        raise TraceError(f"{path}: line {bad + first_line}, column '{column}': {text[bad].strip()} is too large for a byte count")
-    if whole and len(out) and out.max() >= 2.0 ** 53:
-        bad = int(np.argmax(out >= 2.0 ** 53))
-        raise TraceError(f"{path}: line {bad + first_line}, column '{column}': {values[bad].as_py().strip()} is too large for a byte count")
-    return out
-
-
-def _ops(values, path: str, column: str, write_flag: str | None, first_line: int = 2, flags: bool | None = None):
-    """Write flags of a block's operation column, and whether the column holds 0/1 flags (as
-    the first block decided: ``flags``)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    words = pc.utf8_lower(pc.utf8_trim_whitespace(values))
-    if flags is None:
-        flags = set(pc.unique(words).to_pylist()) <= {"0", "1"}
-    if flags:
-        if write_flag is None:
-            raise TraceError(f"{path}: column '{column}' holds 0/1 flags; say which value is a write with --write-flag 1 "
-                             "(or --write-flag 0; Python: write_flag='1')")
-        known = pc.is_in(words, value_set=pa.array(["0", "1"]))
-        is_write = pc.equal(words, str(write_flag))
-    else:
-        is_write = pc.is_in(words, value_set=pa.array(sorted(WRITE_WORDS)))
-        known = pc.or_(is_write, pc.is_in(words, value_set=pa.array(sorted(READ_WORDS))))
-    known = known.to_numpy(zero_copy_only=False)
-    if not known.all():
-        bad = int(np.argmin(known))
-        expected = "a 0/1 flag, as the lines before" if flags else "R/W, read/write or a 0/1 flag"
-        raise TraceError(f"{path}: line {bad + first_line}, column '{column}': expected {expected}, got {values[bad].as_py()!r}")
-    return is_write.to_numpy(zero_copy_only=False), flags
 
 
 def _header(path: str, delimiter: str | None) -> tuple[str, str, list[str]]:
@@ -143,55 +84,41 @@ def mapped_format(mapping: dict) -> str:
     return "csv (mapped: " + ",".join(f"{k}={v}" for k, v in mapping.items()) + ")"
 
 
+def engine_format(path: str | os.PathLike, mapping: dict, write_flag: str | int | None = None, delimiter: str | None = None) -> str:
+    """The engine's name for this file read through ``mapping`` (checked by :func:`parse_columns`):
+    the columns with their units in seconds and bytes, the write flag and the header's delimiter,
+    as JSON after ``mapped-csv:``. The engine reads it as it reads every text format: one pass
+    over the bytes, streamed or whole, errors naming the line and column."""
+    _, delimiter, _ = _header(os.fspath(path), delimiter)
+    column = {quantity: (key, mapping[key]) for key in mapping for quantity in [KEYS[key][0]]}
+
+    def scaled(quantity):
+        if quantity not in column:
+            return None
+        key, name = column[quantity]
+        return [name, KEYS[key][1]]
+
+    return "mapped-csv:" + json.dumps({"time": scaled("time"), "size": scaled("size"), "offset": scaled("offset"),
+                                       "op": mapping["op"], "stream": mapping.get("stream"),
+                                       "write_flag": None if write_flag is None else str(write_flag), "delimiter": delimiter})
+
+
 def iter_mapped_batches(path: str | os.PathLike, columns: dict[str, str] | str, *, write_flag: str | int | None = None,
                         delimiter: str | None = None):
-    """A mapped CSV's records a block at a time, converted: (time_s, offset_bytes or None,
-    size_bytes, is_write as uint8, stream or None, the block's first line). Memory stays a
-    block's; a trace read whole or replayed as read (:func:`idlewise.simulate_file`) comes from
-    here."""
+    """A mapped CSV's records a chunk at a time as the engine parses them: (time_s, offset_bytes,
+    size_bytes, is_write as uint8, stream or None, each record's line). Memory stays a chunk's."""
+    from ... import _core
+
     mapping, flag = _mapping(columns, write_flag)
-    return _mapped_batches(os.fspath(path), mapping, flag, delimiter)
-
-
-def _mapped_batches(path: str, mapping: dict, flag: str | None, delimiter: str | None):
-    """:func:`iter_mapped_batches` of a mapping already parsed and checked."""
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
-
-    wanted = list(dict.fromkeys(mapping.values()))
-    header, delimiter, names = _header(path, delimiter)
-    absent = [c for c in wanted if c not in names]
-    if absent:
-        raise TraceError(f"{path}: line 1: no column named {', '.join(repr(c) for c in absent)} (the header is {header!r})")
+    path = os.fspath(path)
     try:
-        reader = pacsv.open_csv(path, parse_options=pacsv.ParseOptions(delimiter=delimiter),
-                                read_options=pacsv.ReadOptions(block_size=1 << 20),
-                                convert_options=pacsv.ConvertOptions(include_columns=wanted,
-                                                                     column_types={c: pa.string() for c in wanted}))
-    except pa.ArrowInvalid as e:
-        raise TraceError(f"{path}: not a CSV file idlewise can read ({e})") from None
-    time_key = next(k for k in mapping if KEYS[k][0] == "time")
-    size_key = next(k for k in mapping if KEYS[k][0] == "size")
-    offset_key = next((k for k in mapping if KEYS[k][0] == "offset"), None)
-    rows, flags = 0, None
-    try:
-        for batch in reader:
-            # Read as text, an empty field is "" (not null) and fails as a number below.
-            text = {key: batch.column(batch.schema.get_field_index(column)) for key, column in mapping.items()}
-            first_line = rows + 2  # the header is line 1
-            time_s = _numbers(text[time_key], path, mapping[time_key], False, first_line) * KEYS[time_key][1]
-            size = (_numbers(text[size_key], path, mapping[size_key], True, first_line) * KEYS[size_key][1]).astype(np.int64)
-            offset = None if offset_key is None else \
-                (_numbers(text[offset_key], path, mapping[offset_key], True, first_line) * KEYS[offset_key][1]).astype(np.int64)
-            is_write, flags = _ops(text["op"], path, mapping["op"], flag, first_line, flags)
-            stream = None if "stream" not in mapping else \
-                _numbers(text["stream"], path, mapping["stream"], True, first_line).astype(np.int64)
-            rows += batch.num_rows
-            yield time_s, offset, size, is_write.astype(np.uint8), stream, first_line
-    except pa.ArrowInvalid as e:
-        raise TraceError(f"{path}: not a CSV file idlewise can read ({e})") from None
-    if rows == 0:
-        raise TraceError(f"{path}: no records after the header")
+        batches = _core.TextBatches(path, engine_format(path, mapping, flag, delimiter))
+        try:
+            yield from batches
+        finally:
+            batches.close()
+    except _core.IdlewiseError as e:
+        raise TraceError(f"{path}: {e}") from None
 
 
 def read_mapped_csv(path: str | os.PathLike, columns: dict[str, str] | str, *, write_flag: str | int | None = None,
@@ -201,15 +128,9 @@ def read_mapped_csv(path: str | os.PathLike, columns: dict[str, str] | str, *, w
     them, as a dict or the command line's ``key=column,...``. ``write_flag``: for a 0/1
     operation column, the value that means a write. ``delimiter``: default, the header's."""
     path = os.fspath(path)
-    mapping, _ = _mapping(columns, write_flag)
-    parts = list(zip(*_mapped_batches(path, mapping, write_flag, delimiter)))
-    time_s, offset, size, is_write, stream, _ = parts
-    rows = sum(len(t) for t in time_s)
-    return Trace.from_arrays(np.concatenate(time_s), np.concatenate(size),
-                             offset_bytes=None if offset[0] is None else np.concatenate(offset),
-                             is_write=np.concatenate(is_write).astype(bool), name=name or os.path.basename(path), sort=sort,
-                             path=path, lines=LineNumbers(1, np.ones(rows, dtype=np.uint8)),  # record i is line i + 2
-                             stream=None if stream[0] is None else np.concatenate(stream), records_read=rows,
-                             format=mapped_format(mapping))
+    mapping, flag = _mapping(columns, write_flag)
+    return read_text_trace(path, engine_format(path, mapping, flag, delimiter), sort=sort, name=name,
+                           shown_as=mapped_format(mapping))
 
-__all__ = ["KEYS", "iter_mapped_batches", "mapped_format", "parse_columns", "read_mapped_csv"]
+
+__all__ = ["KEYS", "engine_format", "iter_mapped_batches", "mapped_format", "parse_columns", "read_mapped_csv"]
