@@ -34,11 +34,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from fuzz_inputs import ODD, SEEDS, mutate  # noqa: E402
+from fuzz_inputs import MAPPED_COLUMNS, MAPPED_SEED, ODD, SEEDS, mutate  # noqa: E402
 from idlewise.traces.trace import REQUESTS_DERIVED  # noqa: E402
 
 # Inputs per target at --scale 1: 1,090,000 in all.
-TARGETS = {**{f"reader:{fmt}": 80_000 for fmt in SEEDS}, "reader:parquet": 40_000, "reader:srt": 40_000,
+TARGETS = {**{f"reader:{fmt}": 80_000 for fmt in SEEDS}, "reader:mapped": 80_000, "reader:parquet": 40_000, "reader:srt": 40_000,
            "device": 120_000, "policy": 150_000, "arrays": 20_000}
 BATCH = 2_000
 DEVICES = ["hitachi-travelstar-5k320", "hitachi-microdrive-1gb", "cmu-mems-g2", "cisco-350", "samsung-950-pro-512gb",
@@ -127,6 +127,27 @@ class Fuzz:
                 return "failure", f"{format}: records_read {trace.records_read} != kept {len(trace)} + skipped {trace.skipped}", data
             outcomes.append("same" if _same(trace, self.original(fmt)) else "changed, accounted")
         return outcomes[0], None, data
+
+    def mapped(self, rng):
+        """A mutated CSV with its own header, read through a column mapping (0/1 flags saying
+        which is a write, or not): every record after the header kept, or a refusal."""
+        data = mutate(MAPPED_SEED, rng)
+        self.write(data)
+        try:
+            trace = self.idlewise.read_trace(self.path, columns=MAPPED_COLUMNS, write_flag=rng.choice([None, 0, 1]))
+        except self.idlewise.IdlewiseError:
+            return "refused", None, data
+        lines = _line_count(data, "csv")
+        if not trace.records_read == len(trace) == lines or trace.skipped:
+            return "failure", f"mapped: {lines} records after the header, read {trace.records_read}, kept {len(trace)}", data
+        if "mapped" not in self.originals:
+            self.originals["mapped"] = self.idlewise.read_trace(self._written(MAPPED_SEED), columns=MAPPED_COLUMNS)
+            self.write(data)
+        return ("same" if _same(trace, self.originals["mapped"]) else "changed, accounted"), None, data
+
+    def _written(self, text: str) -> str:
+        self.write(text.encode())
+        return self.path
 
     def binary(self, fmt, rng):
         if fmt not in self.originals:
@@ -280,7 +301,10 @@ def run_batch(job):
         try:
             if target.startswith("reader:"):
                 fmt = target.split(":", 1)[1]
-                outcome, problem, data = fuzz.binary(fmt, rng) if fmt in ("parquet", "srt") else fuzz.reader(fmt, rng)
+                if fmt in ("parquet", "srt"):
+                    outcome, problem, data = fuzz.binary(fmt, rng)
+                else:
+                    outcome, problem, data = fuzz.mapped(rng) if fmt == "mapped" else fuzz.reader(fmt, rng)
             elif target == "device":
                 outcome, problem, data = fuzz.device(rng)
             elif target == "policy":
