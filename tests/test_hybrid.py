@@ -156,3 +156,37 @@ def test_a_flush_delays_the_users_request_behind_it():
     assert each["writes_redirected"] == full["writes_redirected"] == 3
     assert each["flushes"] == 1 and full["flushes"] == 0
     assert each["mean_response_s"] > full["mean_response_s"] + 0.01 / 6
+
+
+@pytest.mark.parametrize("extra", [[], ["--transform", "compress-reorder:64ops"], ["--replay", "closed"]])
+def test_the_cli_replays_a_file_as_read_with_the_rows_of_a_whole_read(capsys, tmp_path, extra):
+    # `idlewise hybrid` streams by default: every device of the two-disk SRT trace, each
+    # configuration and the plain disk, fed as the file is read (transformed as it goes), give
+    # the rows of the trace read whole (--sort), value for value; so does a text copy of disk 0,
+    # cut into the engine's chunks.
+    argv = ["hybrid", SRT, "--disk", DISK, "--flash", FLASH, "--nvcache", "1MiB", "--nvcache", "inf", "--flush-when", "each",
+            "--flush-when", "full", "--policy", "timeout:5s", "--json", *extra]
+    assert main(argv) == 0
+    streamed = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--sort"]) == 0
+    whole = json.loads(capsys.readouterr().out)
+    assert len(streamed) == len(whole) == 8 and {r["stream"] for r in streamed} == {0, 1}
+    assert streamed == whole
+    trace = idlewise.read_srt(SRT, disk=0)
+    text = tmp_path / "disk0.csv"
+    with open(text, "w") as f:
+        f.write("time_s,offset_bytes,size_bytes,op\n")
+        f.writelines(f"{t!r},{o},{s},{'W' if w else 'R'}\n"
+                     for t, o, s, w in zip(trace.time_s.tolist(), trace.offset_bytes.tolist(), trace.size_bytes.tolist(), trace.is_write.tolist()))
+    assert main([*argv[:1], str(text), *argv[2:]]) == 0
+    from_text = json.loads(capsys.readouterr().out)
+    keys = ("energy_j", "spinups", "mean_response_s", "bytes_flushed", "plain_disk_energy_j", "flushes")
+    assert [[r[k] for k in keys] for r in from_text] == [[r[k] for k in keys] for r in streamed if r["stream"] == 0]
+
+
+def test_a_streamed_hybrid_run_names_the_line_of_a_request_beyond_the_disk(capsys, tmp_path):
+    path = tmp_path / "far.csv"
+    path.write_text("time_s,offset_bytes,size_bytes,op\n0,0,4096,W\n\n1,999999999999999,4096,R\n")
+    assert main(["hybrid", str(path), "--hybrid", "seed003-e7k100-ultra-ii"]) == 2
+    err = capsys.readouterr().err
+    assert "far.csv: line 4, field 'offset_bytes'" in err and "beyond device" in err

@@ -166,22 +166,103 @@ def hybrid(trace: "traces.Trace", disk=None, flash=None, *, description=None, nv
     if setup is None:
         setup = prepare(disk, flash, description=description, nvcache=nvcache, dram=dram, flush_when=flush_when,
                         flush_algorithm=flush_algorithm, policy=policy, base_power_w=base_power_w)
-    check_replay_options(replay, response_from, tail_s, transition_seed)
-    mode_index = 0 if initial_mode is None else setup.disk.mode_index(initial_mode)
+    runs = _runs(setup, initial_mode, replay, response_from, tail_s, transition_seed)
     try:
-        plain, runs = _core.hybrid(trace.time_s, trace.offset_bytes, trace.size_bytes, trace.is_write, setup.disk,
-                                   setup.flash, setup.policy, list(setup.configs), base_power_w=setup.base_power_w,
-                                   initial_mode=mode_index, replay=replay, original_time_s=trace.original_time_s,
-                                   response_from=response_from, tail_s=float(tail_s),
-                                   transition_seed=None if transition_seed is None else int(transition_seed))
+        runs.feed(trace.time_s, trace.offset_bytes, trace.size_bytes, trace.is_write, original_time_s=trace.original_time_s)
     except TraceRecordError as e:
         raise trace.record_error(e) from None
-    for r in runs:
-        r["trace"] = trace.name
+    return _results(runs.finish(), trace.name, setup)
+
+
+def _runs(setup: HybridSetup, initial_mode, replay, response_from, tail_s, transition_seed):
+    """Every configuration's run and the plain disk's, to be fed a trace a part at a time."""
+    check_replay_options(replay, response_from, tail_s, transition_seed)
+    mode_index = 0 if initial_mode is None else setup.disk.mode_index(initial_mode)
+    return _core.HybridRuns(setup.disk, setup.flash, setup.policy, list(setup.configs), base_power_w=setup.base_power_w,
+                            initial_mode=mode_index, replay=replay, response_from=response_from, tail_s=float(tail_s),
+                            transition_seed=None if transition_seed is None else int(transition_seed))
+
+
+def _results(rows, name: str, setup: HybridSetup, **extra) -> Results:
+    for r in rows:
+        r["trace"] = name
         if setup.name:
             r["hybrid"] = setup.name
-    return Results(runs, trace.name)
+        r.update(extra)
+    return Results(rows, name)
 
 
-__all__ = ["FLUSH_ALGORITHMS", "FLUSH_WHEN", "HybridSetup", "hybrid", "hybrid_names", "load_hybrid", "prepare",
+def hybrid_file(path: str | os.PathLike, disk=None, flash=None, *, format: str = "auto", stream=None, transform: str | None = None,
+                columns=None, write_flag=None, initial_mode: str | None = None, replay: str = "open",
+                response_from: str = "issue", tail_s: float = 0.0, transition_seed: int | None = None,
+                setup: HybridSetup | None = None, **parts) -> tuple[Results, "FileRead"]:
+    """:func:`hybrid` of every device of a trace file, replayed as the file is read (memory is
+    the runs', whatever the trace's length), each device's requests transformed as they go
+    (``transform``, as :func:`idlewise.simulate_file`). ``stream`` keeps one device. The other
+    arguments (``parts``: ``description``, ``nvcache``, ...) are :func:`hybrid`'s. Returns the
+    rows, one per (device, configuration) with ``stream``, and the read (its ``report()`` is a
+    whole read's read report; ``records``, ``writes``, ``first_s`` and ``last_s`` describe what
+    was kept). The rows are those of :func:`hybrid` on each device of the trace read whole."""
+    import numpy as np
+
+    from .traces.readers import check_mapping_options
+    from .traces.streaming import FileRead
+    from .traces.transforms import TransformStream, streams_as_read
+
+    path = os.fspath(path)
+    if setup is None:
+        setup = prepare(disk, flash, **parts)
+    check_mapping_options(path, format, columns, write_flag)
+    mapping = None
+    if columns is not None:
+        from .traces.readers.mapped_csv import _mapping, mapped_format
+
+        mapping, _ = _mapping(columns, write_flag)
+        format = mapped_format(mapping)
+    if format == "auto":
+        from .traces.detect import detect_format
+
+        format = detect_format(path)
+    if isinstance(stream, str) and not stream.isdigit():
+        raise IdlewiseError(f"{path}: a device name ('{stream}') selects a device of a diskstats or biosnoop file; "
+                            f"pick a {format} trace's device by its number")
+    transform = None if transform is None or transform.strip() in ("", "none") else transform.strip()
+    if transform is not None:
+        if not streams_as_read(transform):
+            raise IdlewiseError(f"{path}: the transform '{transform}' needs the trace in memory: read_trace() and hybrid()")
+        TransformStream(transform)  # a bad spec fails before the read
+    read = FileRead(path, format, keep=None if stream is None else int(stream), mapping=mapping, write_flag=write_flag)
+    devices: dict = {}
+
+    def feed(device, part):
+        if part is None or not len(part):
+            return
+        runs = devices[device][0]
+        try:
+            runs.feed(part.time_s, part.offset_bytes, part.size_bytes, np.ascontiguousarray(part.is_write, dtype=np.uint8),
+                      original_time_s=part.original_time_s)
+        except TraceRecordError as e:
+            raise part.record_error(e) from None
+
+    for device, part in read:
+        if device not in devices:
+            devices[device] = (_runs(setup, initial_mode, replay, response_from, tail_s, transition_seed),
+                               TransformStream(transform) if transform else None)
+        pipeline = devices[device][1]
+        feed(device, pipeline.push(part) if pipeline else part)
+    for device, (_, pipeline) in devices.items():
+        if pipeline:
+            feed(device, pipeline.flush())
+    if not devices:
+        raise IdlewiseError(f"{path}: no records{'' if stream is None else f' of device {stream}'} found in {read.records_read} records")
+    name = os.path.basename(path)
+    rows = []
+    for device in sorted(devices, key=lambda d: (d is not None, d)):
+        # Named as a whole read's split and transform name each device's trace.
+        named = (name if device is None else f"{name}#{device}") + (f" [{transform}]" if transform else "")
+        rows.extend(_results(devices[device][0].finish(), named, setup, stream=device))
+    return Results(rows, name), read
+
+
+__all__ = ["FLUSH_ALGORITHMS", "FLUSH_WHEN", "HybridSetup", "hybrid", "hybrid_file", "hybrid_names", "load_hybrid", "prepare",
            "size_bytes"]

@@ -80,9 +80,7 @@ impl IdleGapStream {
         }
         part.validate()?;
         check_fits(part, &self.device, &self.opts)?;
-        if part.arrival_s[0] < self.last_arrival_s {
-            return Err(Error::TraceRecord { index: 0, field: "time_s", message: format!("time {} is earlier than the part before's last, {}", part.arrival_s[0], self.last_arrival_s) });
-        }
+        check_follows(part, self.last_arrival_s)?;
         self.last_arrival_s = part.arrival_s[part.len() - 1];
         let (device, opts, gaps) = (&self.device, &self.opts, &self.gaps);
         let run = self.run.get_or_insert_with(|| Replay::new(Arc::clone(device), Box::new(GapRecorder(Arc::clone(gaps))), opts, part.arrival_s[0], 0));
@@ -99,6 +97,14 @@ impl IdleGapStream {
         }
         std::mem::take(&mut *self.gaps.lock().expect("one recorder"))
     }
+}
+
+/// A part fed after others must not start before the last of them ended (`last_arrival_s`).
+pub(crate) fn check_follows(part: &TraceView, last_arrival_s: f64) -> Result<()> {
+    if part.arrival_s[0] < last_arrival_s {
+        return Err(Error::TraceRecord { index: 0, field: "time_s", message: format!("time {} is earlier than the part before's last, {last_arrival_s}", part.arrival_s[0]) });
+    }
+    Ok(())
 }
 
 pub(crate) fn check_options(device: &Device, opts: &ReplayOptions) -> Result<()> {

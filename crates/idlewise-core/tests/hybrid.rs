@@ -1,6 +1,6 @@
 //! The hybrid disk engine (seed 003): hand-computed scenarios and invariants over random traces.
 
-use idlewise_core::hybrid::{replay_hybrid, FlushAlgorithm, FlushWhen, HybridConfig, HybridResult};
+use idlewise_core::hybrid::{replay_hybrid, FlushAlgorithm, FlushWhen, HybridConfig, HybridResult, HybridRuns};
 use idlewise_core::{replay, Device, PolicySpec, ReplayMode, ReplayOptions, TraceView};
 use proptest::prelude::*;
 
@@ -215,5 +215,36 @@ proptest! {
         prop_assert_eq!(r.disk.mean_response_s, plain.mean_response_s);
         prop_assert_eq!(r.disk.makespan_s, plain.makespan_s);
         prop_assert_eq!((r.writes_redirected, r.flushes), (0, 0));
+    }
+
+    #[test]
+    fn fed_in_parts_the_runs_equal_the_whole_trace_replayed(
+        (times, offsets, sizes, ops) in random_trace(), cuts in prop::collection::vec(0usize..150, 0..6),
+        closed in any::<bool>(), timeout in 0.0f64..3.0, nv_sectors in prop::option::of(4u64..64),
+    ) {
+        // What `idlewise hybrid` does as a file is read: every configuration and the plain disk,
+        // fed the trace cut anywhere, give the whole trace's results bit for bit.
+        let d = disk();
+        let spec = PolicySpec::parse(&format!("timeout:{timeout}s")).unwrap();
+        let opts = ReplayOptions { mode: if closed { ReplayMode::Closed } else { ReplayMode::Open }, ..Default::default() };
+        let configs: Vec<HybridConfig> = [(FlushWhen::Each, 1u32), (FlushWhen::Full, 4)]
+            .iter()
+            .map(|&(when, a)| HybridConfig { nvcache_bytes: nv_sectors.map(|s| s * 512), dram_bytes: 2048, when, algorithm: FlushAlgorithm::from_number(a).unwrap() })
+            .collect();
+        let mut runs = HybridRuns::new(&d, &flash(), &spec, &Default::default(), &configs, &opts).unwrap();
+        let mut bounds: Vec<usize> = cuts.into_iter().map(|c| c.min(times.len())).chain([0, times.len()]).collect();
+        bounds.sort_unstable();
+        for w in bounds.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            runs.feed(&TraceView::new(&times[a..b], &offsets[a..b], &sizes[a..b], &ops[a..b]).unwrap()).unwrap();
+        }
+        let (plain, parts) = runs.finish().unwrap();
+        let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
+        let whole_plain = replay(&trace, &d, spec.build(&d, &Default::default()).unwrap().as_mut(), &opts).unwrap();
+        prop_assert_eq!(format!("{plain:?}"), format!("{whole_plain:?}"));
+        for (config, r) in parts {
+            let whole = replay_hybrid(&trace, &d, &flash(), spec.build(&d, &Default::default()).unwrap(), config, &opts).unwrap();
+            prop_assert_eq!(format!("{r:?}"), format!("{whole:?}"));
+        }
     }
 }

@@ -12,7 +12,7 @@ use idlewise_core::device::{Device as CoreDevice, Provenance};
 use idlewise_core::error::Error;
 use idlewise_core::metrics::Activity;
 use idlewise_core::policy::{families, PolicySpec};
-use idlewise_core::hybrid::{replay_hybrid, FlushAlgorithm, FlushWhen, HybridConfig, HybridDescription};
+use idlewise_core::hybrid::{FlushAlgorithm, FlushWhen, HybridConfig, HybridDescription};
 use idlewise_core::{ReplayOptions, TraceView};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::create_exception;
@@ -805,98 +805,115 @@ fn hybrid_description<'py>(py: Python<'py>, text: &str, origin: &str) -> PyResul
     Ok(d)
 }
 
-/// Replays the trace on a hybrid disk once per configuration `(nvcache_bytes or None, dram_bytes,
-/// flush_when, flush_algorithm)`, and once on the plain disk under the same policy. Returns
-/// `(plain, runs)`: the plain disk's account and one dict per configuration.
-#[pyfunction]
-#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, disk, flash, policy, configs, base_power_w=0.0, initial_mode=0, replay="open", original_time_s=None, response_from="issue", tail_s=0.0, transition_seed=None))]
-#[allow(clippy::too_many_arguments)]
-fn hybrid<'py>(
-    py: Python<'py>,
-    time_s: PyReadonlyArray1<'py, f64>,
-    offset_bytes: PyReadonlyArray1<'py, i64>,
-    size_bytes: PyReadonlyArray1<'py, i64>,
-    is_write: PyReadonlyArray1<'py, u8>,
-    disk: &Device,
-    flash: &Device,
-    policy: &str,
-    configs: Vec<(Option<u64>, u64, String, u32)>,
-    base_power_w: f64,
-    initial_mode: usize,
-    replay: &str,
-    original_time_s: Option<PyReadonlyArray1<'py, f64>>,
-    response_from: &str,
-    tail_s: f64,
-    transition_seed: Option<u64>,
-) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyList>)> {
-    let spec = PolicySpec::parse(policy).map_err(to_py_err)?;
-    let ctx = idlewise_core::policy::BuildContext { base_power_w };
-    let configs = configs
-        .into_iter()
-        .map(|(nvcache_bytes, dram_bytes, when, algorithm)| {
-            let when = FlushWhen::parse(&when).map_err(|m| IdlewiseError::new_err(format!("flush_when {m}")))?;
-            let algorithm = FlushAlgorithm::from_number(algorithm).map_err(|m| IdlewiseError::new_err(format!("flush_algorithm {m}")))?;
-            Ok(HybridConfig { nvcache_bytes, dram_bytes, when, algorithm })
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    let trace = trace_with_original(trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?, original_time_s.as_ref())?;
-    let opts = replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)?;
-    let (disk, flash) = (&disk.inner, &flash.inner);
-    let (plain, runs) = py
-        .allow_threads(|| -> idlewise_core::Result<_> {
-            let mut plain_policy = spec.build(disk, &ctx)?;
-            let plain = idlewise_core::replay(&trace, disk, plain_policy.as_mut(), &opts)?;
-            let runs = configs
-                .iter()
-                .map(|config| Ok((*config, replay_hybrid(&trace, disk, flash, spec.build(disk, &ctx)?, *config, &opts)?)))
-                .collect::<idlewise_core::Result<Vec<_>>>()?;
-            Ok((plain, runs))
-        })
-        .map_err(to_py_err)?;
-    let out = PyList::empty_bound(py);
-    for (config, r) in &runs {
-        let d = run_result_dict(py, &r.disk)?;
-        d.set_item("disk", &disk.name)?;
-        d.set_item("flash", &flash.name)?;
-        d.set_item("nvcache_bytes", config.nvcache_bytes)?;
-        d.set_item("dram_bytes", config.dram_bytes)?;
-        d.set_item("flush_when", config.when.as_str())?;
-        d.set_item("flush_algorithm", config.algorithm as u32)?;
-        d.set_item("disk_energy_j", r.disk.energy_j)?;
-        d.set_item("flash_energy_j", r.flash_energy_j)?;
-        d.set_item("flash_busy_s", r.flash_busy_s)?;
-        d.set_item("energy_j", r.energy_j)?;
-        d.set_item("system_energy_j", r.disk.system_energy_j + r.flash_energy_j)?;
-        d.set_item("spinups", r.disk.wakeups)?;
-        d.set_item("writes_redirected", r.writes_redirected)?;
-        d.set_item("bytes_redirected", r.bytes_redirected)?;
-        d.set_item("bytes_superseded", r.bytes_superseded)?;
-        d.set_item("bytes_written_to_disk", r.bytes_written_to_disk)?;
-        d.set_item("reads_from_nvcache", r.reads_from_nvcache)?;
-        d.set_item("reads_spinning_up", r.reads_spinning_up)?;
-        d.set_item("flushes", r.flushes)?;
-        d.set_item("flush_time_s", r.flush.time_s)?;
-        d.set_item("flush_nvcache_time_s", r.flush.nvcache_time_s)?;
-        d.set_item("flush_disk_time_s", r.flush.disk_time_s)?;
-        d.set_item("flush_disk_ios", r.flush.disk_ios)?;
-        d.set_item("flush_nvcache_reads", r.flush.nvcache_reads)?;
-        d.set_item("merges", r.flush.merges)?;
-        d.set_item("bytes_flushed", r.flush.bytes_flushed)?;
-        d.set_item("flush_disk_bytes_written", r.flush.disk_bytes_written)?;
-        d.set_item("flush_bytes_read", r.flush.bytes_read)?;
-        d.set_item("bytes_unflushed", r.bytes_unflushed)?;
-        d.set_item("max_bytes_cached_per_spindown", r.max_bytes_cached_per_spindown())?;
-        d.set_item("bytes_cached_per_spindown", PyArray1::from_slice_bound(py, &r.bytes_cached_per_spindown))?;
-        d.set_item("spindown_ends_s", PyArray1::from_slice_bound(py, &r.spindown_ends_s))?;
-        d.set_item("flash_bytes_written", r.flash_bytes_written)?;
-        d.set_item("plain_disk_energy_j", plain.energy_j)?;
-        d.set_item("plain_disk_spinups", plain.wakeups)?;
-        d.set_item("plain_disk_mean_response_s", plain.mean_response_s)?;
-        d.set_item("energy_saved_j", plain.energy_j - r.energy_j)?;
-        d.set_item("spinups_saved", plain.wakeups as i64 - r.disk.wakeups as i64)?;
-        out.append(d)?;
+/// A hybrid disk fed a trace a part at a time in time order, once per configuration
+/// `(nvcache_bytes or None, dram_bytes, flush_when, flush_algorithm)`, and the plain disk under
+/// the same policy beside them: `idlewise hybrid` as a file is read, or a trace in memory fed
+/// once. `finish` gives one dict per configuration, with the plain disk's figures.
+#[pyclass(module = "idlewise._core")]
+struct HybridRuns {
+    inner: Option<idlewise_core::hybrid::HybridRuns>,
+    disk: String,
+    flash: String,
+}
+
+#[pymethods]
+impl HybridRuns {
+    #[new]
+    #[pyo3(signature = (disk, flash, policy, configs, base_power_w=0.0, initial_mode=0, replay="open", response_from="issue", tail_s=0.0, transition_seed=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        disk: &Device,
+        flash: &Device,
+        policy: &str,
+        configs: Vec<(Option<u64>, u64, String, u32)>,
+        base_power_w: f64,
+        initial_mode: usize,
+        replay: &str,
+        response_from: &str,
+        tail_s: f64,
+        transition_seed: Option<u64>,
+    ) -> PyResult<Self> {
+        let spec = PolicySpec::parse(policy).map_err(to_py_err)?;
+        let ctx = idlewise_core::policy::BuildContext { base_power_w };
+        let configs = configs
+            .into_iter()
+            .map(|(nvcache_bytes, dram_bytes, when, algorithm)| {
+                let when = FlushWhen::parse(&when).map_err(|m| IdlewiseError::new_err(format!("flush_when {m}")))?;
+                let algorithm = FlushAlgorithm::from_number(algorithm).map_err(|m| IdlewiseError::new_err(format!("flush_algorithm {m}")))?;
+                Ok(HybridConfig { nvcache_bytes, dram_bytes, when, algorithm })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let opts = replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)?;
+        let inner = idlewise_core::hybrid::HybridRuns::new(&disk.inner, &flash.inner, &spec, &ctx, &configs, &opts).map_err(to_py_err)?;
+        Ok(HybridRuns { inner: Some(inner), disk: disk.inner.name.clone(), flash: flash.inner.name.clone() })
     }
-    Ok((run_result_dict(py, &plain)?, out))
+
+    /// The next requests, after every one fed before; a bad record raises TraceRecordError with
+    /// its index in this part.
+    #[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, original_time_s=None))]
+    fn feed(
+        &mut self,
+        py: Python<'_>,
+        time_s: PyReadonlyArray1<'_, f64>,
+        offset_bytes: PyReadonlyArray1<'_, i64>,
+        size_bytes: PyReadonlyArray1<'_, i64>,
+        is_write: PyReadonlyArray1<'_, u8>,
+        original_time_s: Option<PyReadonlyArray1<'_, f64>>,
+    ) -> PyResult<()> {
+        let runs = self.inner.as_mut().ok_or_else(|| IdlewiseError::new_err("these runs are finished"))?;
+        let part = trace_with_original(trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?, original_time_s.as_ref())?;
+        py.allow_threads(|| runs.feed(&part)).map_err(to_py_err)
+    }
+
+    /// One dict per configuration, in the order given.
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let runs = self.inner.take().ok_or_else(|| IdlewiseError::new_err("these runs are finished"))?;
+        let (plain, runs) = py.allow_threads(|| runs.finish()).map_err(to_py_err)?;
+        let out = PyList::empty_bound(py);
+        for (config, r) in &runs {
+            let d = run_result_dict(py, &r.disk)?;
+            d.set_item("disk", &self.disk)?;
+            d.set_item("flash", &self.flash)?;
+            d.set_item("nvcache_bytes", config.nvcache_bytes)?;
+            d.set_item("dram_bytes", config.dram_bytes)?;
+            d.set_item("flush_when", config.when.as_str())?;
+            d.set_item("flush_algorithm", config.algorithm as u32)?;
+            d.set_item("disk_energy_j", r.disk.energy_j)?;
+            d.set_item("flash_energy_j", r.flash_energy_j)?;
+            d.set_item("flash_busy_s", r.flash_busy_s)?;
+            d.set_item("energy_j", r.energy_j)?;
+            d.set_item("system_energy_j", r.disk.system_energy_j + r.flash_energy_j)?;
+            d.set_item("spinups", r.disk.wakeups)?;
+            d.set_item("writes_redirected", r.writes_redirected)?;
+            d.set_item("bytes_redirected", r.bytes_redirected)?;
+            d.set_item("bytes_superseded", r.bytes_superseded)?;
+            d.set_item("bytes_written_to_disk", r.bytes_written_to_disk)?;
+            d.set_item("reads_from_nvcache", r.reads_from_nvcache)?;
+            d.set_item("reads_spinning_up", r.reads_spinning_up)?;
+            d.set_item("flushes", r.flushes)?;
+            d.set_item("flush_time_s", r.flush.time_s)?;
+            d.set_item("flush_nvcache_time_s", r.flush.nvcache_time_s)?;
+            d.set_item("flush_disk_time_s", r.flush.disk_time_s)?;
+            d.set_item("flush_disk_ios", r.flush.disk_ios)?;
+            d.set_item("flush_nvcache_reads", r.flush.nvcache_reads)?;
+            d.set_item("merges", r.flush.merges)?;
+            d.set_item("bytes_flushed", r.flush.bytes_flushed)?;
+            d.set_item("flush_disk_bytes_written", r.flush.disk_bytes_written)?;
+            d.set_item("flush_bytes_read", r.flush.bytes_read)?;
+            d.set_item("bytes_unflushed", r.bytes_unflushed)?;
+            d.set_item("max_bytes_cached_per_spindown", r.max_bytes_cached_per_spindown())?;
+            d.set_item("bytes_cached_per_spindown", PyArray1::from_slice_bound(py, &r.bytes_cached_per_spindown))?;
+            d.set_item("spindown_ends_s", PyArray1::from_slice_bound(py, &r.spindown_ends_s))?;
+            d.set_item("flash_bytes_written", r.flash_bytes_written)?;
+            d.set_item("plain_disk_energy_j", plain.energy_j)?;
+            d.set_item("plain_disk_spinups", plain.wakeups)?;
+            d.set_item("plain_disk_mean_response_s", plain.mean_response_s)?;
+            d.set_item("energy_saved_j", plain.energy_j - r.energy_j)?;
+            d.set_item("spinups_saved", plain.wakeups as i64 - r.disk.wakeups as i64)?;
+            out.append(d)?;
+        }
+        Ok(out)
+    }
 }
 
 /// One run's account as a dict (the keys of `simulate --json` that do not need references).
@@ -1220,6 +1237,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Progress>()?;
     m.add_class::<System>()?;
     m.add_class::<StreamedRuns>()?;
+    m.add_class::<HybridRuns>()?;
     m.add_class::<TextBatches>()?;
     m.add_class::<IdleGapStream>()?;
     m.add("SEED000_IO_CPU_POWER_W", idlewise_core::system::SEED000_IO_CPU_POWER_W)?;
@@ -1236,7 +1254,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_system, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(hybrid_description, m)?)?;
-    m.add_function(wrap_pyfunction!(hybrid, m)?)?;
     m.add_function(wrap_pyfunction!(check_hybrid_policy, m)?)?;
     m.add("IdlewiseError", m.py().get_type_bound::<IdlewiseError>())?;
     m.add("TraceRecordError", m.py().get_type_bound::<TraceRecordError>())?;

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from .. import traces
 from ..results import Results
-from ._common import Table, _console, _fmt_time, _read_trace, _report_read, _fmt_bytes
+from ._common import Table, _console, _fmt_bytes, _fmt_time, _read_trace, _report_read, _streamable
 
 
 def hybrid_table(results: Results, title: str) -> Table:
@@ -32,7 +33,7 @@ def hybrid_table(results: Results, title: str) -> Table:
 
 
 def cmd_hybrid(args) -> int:
-    from ..hybrid import hybrid, prepare
+    from ..hybrid import hybrid, hybrid_file, prepare
 
     # Parts, sizes and the policy are checked before a possibly long read.
     setup = prepare(args.disk, args.flash, description=args.hybrid, nvcache=args.nvcache, dram=args.dram,
@@ -40,26 +41,41 @@ def cmd_hybrid(args) -> int:
                     base_power_w=args.base_power)
     if args.initial_mode is not None:
         setup.disk.mode_index(args.initial_mode)
-    trace = _read_trace(args, args.trace)
-    _report_read(trace, args.json)
+    options = dict(setup=setup, initial_mode=args.initial_mode, replay=args.replay, response_from=args.response_from,
+                   tail_s=args.tail, transition_seed=args.transition_seed)
+    if _streamable(args):
+        # Replayed as the file is read (each device's requests transformed as they go): the rows
+        # of the trace read whole, in memory that does not grow with it.
+        from ..traces.trace import describe_text
+
+        results, read = hybrid_file(args.trace, format=args.format, stream=getattr(args, "stream", None), transform=args.transform,
+                                    columns=args.columns, write_flag=args.write_flag, **options)
+        if not args.json:
+            print(f"idlewise: {read.report()}", file=sys.stderr)
+        name, described = results.trace_name, describe_text(os.path.basename(args.trace), read.records, read.writes,
+                                                            read.last_s - read.first_s if read.records else 0.0)
+        rows = list(results)
+    else:
+        trace = _read_trace(args, args.trace)
+        _report_read(trace, args.json)
+        name, described, rows = trace.name, trace.describe(), []
+        for stream, part in trace.split_streams().items():
+            part = traces.apply_transform(part, args.transform) if args.transform else part
+            rows.extend(r | {"stream": stream} for r in hybrid(part, **options))
     records = []
-    for stream, part in trace.split_streams().items():
-        part = traces.apply_transform(part, args.transform) if args.transform else part
-        for r in hybrid(part, setup=setup, initial_mode=args.initial_mode, replay=args.replay,
-                        response_from=args.response_from, tail_s=args.tail, transition_seed=args.transition_seed):
-            r.update(stream=stream)
-            for key in ("bytes_cached_per_spindown", "spindown_ends_s"):
-                column = r.pop(key)
-                if args.json:
-                    r[key] = column.tolist()
-            records.append(r)
-    results = Results(records, trace.name)
+    for r in rows:
+        for key in ("bytes_cached_per_spindown", "spindown_ends_s"):
+            column = r.pop(key)
+            if args.json:
+                r[key] = column.tolist()
+        records.append(r)
+    results = Results(records, name)
     if args.json:
         json.dump(results.to_dicts(json_safe=True), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     else:
         policy = records[0]["policy"] if records else args.policy
-        title = (f"{trace.describe()}" + (f" [{args.transform}]" if args.transform else "")
+        title = (described + (f" [{args.transform}]" if args.transform else "")
                  + f"\nhybrid disk: {setup.disk.name} with {setup.flash.name} as NVCache, policy {policy}; "
                  "plain = the same disk and policy without an NVCache")
         _console().print(hybrid_table(results, title))

@@ -163,9 +163,11 @@ class FileRead:
                 mine = (v % of == index) if v is not None else np.full(len(t), index == 0)
                 if not mine.all():
                     t, o, sz, w, v = t[mine], o[mine], sz[mine], w[mine], None if v is None else v[mine]
+                    positions = positions[mine]
                 if not len(t):
                     continue
-            yield Trace(t, o, sz, w, name=name, stream=v)
+            # A text file's parts keep their lines, so an error in a replay of them names its line.
+            yield Trace(t, o, sz, w, name=name, stream=v, path=self.path, lines=positions if word == "line" else None)
         if self.other:
             self.skipped.append((f"records of other devices (kept device {self.keep})", self.other))
 

@@ -29,7 +29,8 @@ use crate::device_sim::{DeviceSim, DeviceState};
 use crate::error::{Error, Result};
 use crate::metrics::RunResult;
 use crate::options::{ReplayOptions, ResponseFrom};
-use crate::policy::Policy;
+use crate::policy::{BuildContext, Policy, PolicySpec};
+use crate::replay::{blocks, check_fits, check_follows, Replay};
 use crate::trace::TraceView;
 
 /// When the NVCache is flushed (seed 003 §2.1).
@@ -107,14 +108,14 @@ impl HybridResult {
 }
 
 /// The flash as one FIFO server.
-struct Flash<'d> {
-    device: &'d Device,
+struct Flash {
+    device: Arc<Device>,
     free_s: f64,
     busy_s: f64,
     energy_j: f64,
 }
 
-impl Flash<'_> {
+impl Flash {
     /// Charges one operation of `bytes` (its busy time and energy); returns its time.
     fn charge(&mut self, bytes: u64, is_write: bool) -> f64 {
         let (time_s, energy_j) = self.device.service(bytes as f64, is_write, 0.0, 0.0);
@@ -143,10 +144,10 @@ impl FlushDisk for DiskWrites<'_, '_> {
     }
 }
 
-struct Run<'d, 'p> {
+struct Run<'p> {
     config: HybridConfig,
     disk: DeviceSim<'p>,
-    flash: Flash<'d>,
+    flash: Flash,
     nvcache: NvCache,
     result_counts: Counts,
     spinups_seen: u64,
@@ -168,7 +169,7 @@ struct Counts {
     flash_bytes_written: u64,
 }
 
-impl Run<'_, '_> {
+impl Run<'_> {
     fn spun_down(&mut self, t: f64) -> bool {
         match self.disk.state_at(t) {
             DeviceState::Mode { mode } => mode != READY,
@@ -297,67 +298,179 @@ pub fn replay_hybrid(
     config: HybridConfig,
     opts: &ReplayOptions,
 ) -> Result<HybridResult> {
+    let mut run = HybridReplay::new(disk, flash, policy, config, opts)?;
     trace.validate()?;
-    crate::replay::check_options(disk, opts)?;
-    if disk.service.mems.is_some() {
-        return Err(Error::Option { option: "disk".into(), message: format!("'{}' is MEMS storage; a hybrid disk's disk must be a disk", disk.name) });
+    run.feed(trace);
+    run.finish()
+}
+
+/// One hybrid disk's replay fed the trace a part at a time in time order (a file as it is
+/// read): the same requests in the same order give [`replay_hybrid`]'s result, whatever the
+/// parts. Memory is the run's (the NVCache's log, one entry per spin-down period), not the
+/// trace's.
+pub struct HybridReplay<'p> {
+    disk: Arc<Device>,
+    flash: Arc<Device>,
+    config: HybridConfig,
+    opts: ReplayOptions,
+    /// The policy until the first request makes the run (which starts at its arrival).
+    policy: Option<Box<dyn Policy + 'p>>,
+    run: Option<Run<'p>>,
+    completion_s: f64,
+    last_arrival_s: Option<f64>,
+}
+
+impl<'p> HybridReplay<'p> {
+    /// Checks the parts, the policy and the sizes (a bad one fails before any request is read).
+    pub fn new(disk: &Device, flash: &Device, policy: Box<dyn Policy + 'p>, config: HybridConfig, opts: &ReplayOptions) -> Result<Self> {
+        crate::replay::check_options(disk, opts)?;
+        if disk.service.mems.is_some() {
+            return Err(Error::Option { option: "disk".into(), message: format!("'{}' is MEMS storage; a hybrid disk's disk must be a disk", disk.name) });
+        }
+        check_policy(policy.as_ref())?;
+        if config.dram_bytes < 1024 {
+            return Err(Error::Option { option: "dram".into(), message: format!("must be at least 1 KiB (two 512-byte sectors), got {} bytes", config.dram_bytes) });
+        }
+        if config.nvcache_bytes.is_some_and(|b| b < 1024) {
+            return Err(Error::Option { option: "nvcache".into(), message: "must be at least 1 KiB (a sector of data and its metadata sector)".into() });
+        }
+        Ok(HybridReplay {
+            disk: Arc::new(disk.clone()),
+            flash: Arc::new(flash.clone()),
+            config,
+            opts: opts.clone(),
+            policy: Some(policy),
+            run: None,
+            completion_s: 0.0,
+            last_arrival_s: None,
+        })
     }
-    check_policy(policy.as_ref())?;
-    if config.dram_bytes < 1024 {
-        return Err(Error::Option { option: "dram".into(), message: format!("must be at least 1 KiB (two 512-byte sectors), got {} bytes", config.dram_bytes) });
+
+    /// The next requests, after every one fed before (the caller validates each part and its
+    /// order: see [`HybridRuns::feed`]).
+    pub fn feed(&mut self, part: &TraceView) {
+        if part.is_empty() {
+            return;
+        }
+        let run = match &mut self.run {
+            Some(run) => run,
+            None => {
+                let start = part.arrival_s[0];
+                let policy = self.policy.take().expect("a policy until the run is made");
+                self.completion_s = start;
+                self.run.insert(Run {
+                    config: self.config,
+                    disk: DeviceSim::new(Arc::clone(&self.disk), policy, &self.opts, start, 0),
+                    flash: Flash { device: Arc::clone(&self.flash), free_s: start, busy_s: 0.0, energy_j: 0.0 },
+                    nvcache: NvCache::new(self.config.nvcache_bytes),
+                    result_counts: Counts::default(),
+                    spinups_seen: 0,
+                    cached_this_spindown: 0,
+                    bytes_cached_per_spindown: Vec::new(),
+                    spindown_ends_s: Vec::new(),
+                    flush: FlushStats::default(),
+                })
+            }
+        };
+        // The replay options every engine honours: closed loop, and responses from original times.
+        let original = part.original_s.filter(|_| self.opts.response_from == ResponseFrom::Original);
+        for i in 0..part.len() {
+            let issue = self.opts.mode.issue_s(part.arrival_s[i], self.last_arrival_s, self.completion_s);
+            let measured_from = original.map_or(issue, |o| o[i]);
+            self.completion_s = run.request(issue, measured_from, part.offset_bytes[i] as u64, part.size_bytes[i] as u64, part.is_write[i] != 0);
+            self.last_arrival_s = Some(part.arrival_s[i]);
+        }
     }
-    if config.nvcache_bytes.is_some_and(|b| b < 1024) {
-        return Err(Error::Option { option: "nvcache".into(), message: "must be at least 1 KiB (a sector of data and its metadata sector)".into() });
+
+    /// The run's account, once every request is fed.
+    pub fn finish(self) -> Result<HybridResult> {
+        let Some(mut run) = self.run else { return Err(Error::Trace("the trace has no requests".to_string())) };
+        let end = run.disk.free_at().max(run.flash.free_s) + self.opts.tail_s;
+        let bytes_unflushed = run.nvcache.entries().iter().map(|e| e.size_bytes).sum();
+        if run.cached_this_spindown > 0 {
+            run.bytes_cached_per_spindown.push(run.cached_this_spindown);
+            run.spindown_ends_s.push(end);
+        }
+        let disk_result = run.disk.finish(end);
+        let flash_idle_s = (disk_result.makespan_s - run.flash.busy_s).max(0.0);
+        let flash_energy_j = run.flash.energy_j + self.flash.modes[READY].power_w * flash_idle_s;
+        let c = run.result_counts;
+        Ok(HybridResult {
+            energy_j: disk_result.energy_j + flash_energy_j,
+            flash_energy_j,
+            flash_busy_s: run.flash.busy_s,
+            writes_redirected: c.writes_redirected,
+            bytes_redirected: c.bytes_redirected,
+            bytes_superseded: c.bytes_superseded,
+            bytes_written_to_disk: c.bytes_written_to_disk,
+            reads_from_nvcache: c.reads_from_nvcache,
+            reads_spinning_up: c.reads_spinning_up,
+            flushes: c.flushes,
+            flush: run.flush,
+            bytes_cached_per_spindown: run.bytes_cached_per_spindown,
+            spindown_ends_s: run.spindown_ends_s,
+            flash_bytes_written: c.flash_bytes_written,
+            bytes_unflushed,
+            disk: disk_result,
+        })
     }
-    let start = trace.arrival_s[0];
-    let sim = DeviceSim::new(Arc::new(disk.clone()), policy, opts, start, trace.len());
-    let mut run = Run {
-        config,
-        disk: sim,
-        flash: Flash { device: flash, free_s: start, busy_s: 0.0, energy_j: 0.0 },
-        nvcache: NvCache::new(config.nvcache_bytes),
-        result_counts: Counts::default(),
-        spinups_seen: 0,
-        cached_this_spindown: 0,
-        bytes_cached_per_spindown: Vec::new(),
-        spindown_ends_s: Vec::new(),
-        flush: FlushStats::default(),
-    };
-    // The replay options every engine honours: closed loop, and responses from original times.
-    let original = trace.original_s.filter(|_| opts.response_from == ResponseFrom::Original);
-    let mut completion = start;
-    for i in 0..trace.len() {
-        let previous = (i > 0).then(|| trace.arrival_s[i - 1]);
-        let issue = opts.mode.issue_s(trace.arrival_s[i], previous, completion);
-        let measured_from = original.map_or(issue, |o| o[i]);
-        completion = run.request(issue, measured_from, trace.offset_bytes[i] as u64, trace.size_bytes[i] as u64, trace.is_write[i] != 0);
+}
+
+/// Every configuration of a hybrid disk, and the plain disk under the same policy (what the
+/// NVCache is measured against), fed one trace a part at a time in time order: what
+/// `idlewise hybrid` replays as a file is read. Each part is validated once for all the runs.
+pub struct HybridRuns {
+    disk: Arc<Device>,
+    opts: ReplayOptions,
+    plain_policy: Option<Box<dyn Policy>>,
+    plain: Option<Replay<'static>>,
+    hybrids: Vec<(HybridConfig, HybridReplay<'static>)>,
+    last_arrival_s: f64,
+}
+
+impl HybridRuns {
+    /// Builds the policy once per run and checks everything (before any request is read).
+    pub fn new(disk: &Device, flash: &Device, policy: &PolicySpec, ctx: &BuildContext, configs: &[HybridConfig], opts: &ReplayOptions) -> Result<Self> {
+        let hybrids = configs
+            .iter()
+            .map(|&config| Ok((config, HybridReplay::new(disk, flash, policy.build(disk, ctx)?, config, opts)?)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(HybridRuns {
+            disk: Arc::new(disk.clone()),
+            opts: opts.clone(),
+            plain_policy: Some(policy.build(disk, ctx)?),
+            plain: None,
+            hybrids,
+            last_arrival_s: f64::NEG_INFINITY,
+        })
     }
-    let end = run.disk.free_at().max(run.flash.free_s) + opts.tail_s;
-    let bytes_unflushed = run.nvcache.entries().iter().map(|e| e.size_bytes).sum();
-    if run.cached_this_spindown > 0 {
-        run.bytes_cached_per_spindown.push(run.cached_this_spindown);
-        run.spindown_ends_s.push(end);
+
+    /// The next part of the trace (validated here, and after the parts before it).
+    pub fn feed(&mut self, part: &TraceView) -> Result<()> {
+        if part.is_empty() {
+            return Ok(());
+        }
+        part.validate()?;
+        check_fits(part, &self.disk, &self.opts)?;
+        check_follows(part, self.last_arrival_s)?;
+        self.last_arrival_s = part.arrival_s[part.len() - 1];
+        let (disk, opts, policy) = (&self.disk, &self.opts, &mut self.plain_policy);
+        let plain = self.plain.get_or_insert_with(|| {
+            Replay::new(Arc::clone(disk), policy.take().expect("a policy until the run is made"), opts, part.arrival_s[0], 0)
+        });
+        for block in blocks(part) {
+            plain.feed(&block);
+        }
+        for (_, run) in &mut self.hybrids {
+            run.feed(part);
+        }
+        Ok(())
     }
-    let disk_result = run.disk.finish(end);
-    let flash_idle_s = (disk_result.makespan_s - run.flash.busy_s).max(0.0);
-    let flash_energy_j = run.flash.energy_j + flash.modes[READY].power_w * flash_idle_s;
-    let c = run.result_counts;
-    Ok(HybridResult {
-        energy_j: disk_result.energy_j + flash_energy_j,
-        flash_energy_j,
-        flash_busy_s: run.flash.busy_s,
-        writes_redirected: c.writes_redirected,
-        bytes_redirected: c.bytes_redirected,
-        bytes_superseded: c.bytes_superseded,
-        bytes_written_to_disk: c.bytes_written_to_disk,
-        reads_from_nvcache: c.reads_from_nvcache,
-        reads_spinning_up: c.reads_spinning_up,
-        flushes: c.flushes,
-        flush: run.flush,
-        bytes_cached_per_spindown: run.bytes_cached_per_spindown,
-        spindown_ends_s: run.spindown_ends_s,
-        flash_bytes_written: c.flash_bytes_written,
-        bytes_unflushed,
-        disk: disk_result,
-    })
+
+    /// The plain disk's run and each configuration's, in the order given.
+    pub fn finish(self) -> Result<(RunResult, Vec<(HybridConfig, HybridResult)>)> {
+        let Some(plain) = self.plain else { return Err(Error::Trace("the trace has no requests".to_string())) };
+        let runs = self.hybrids.into_iter().map(|(config, run)| Ok((config, run.finish()?))).collect::<Result<Vec<_>>>()?;
+        Ok((plain.finish(), runs))
+    }
 }

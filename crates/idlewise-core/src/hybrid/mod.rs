@@ -15,5 +15,5 @@ pub mod flush;
 pub mod nvcache;
 
 pub use description::HybridDescription;
-pub use engine::{check_policy, replay_hybrid, FlushWhen, HybridConfig, HybridResult};
+pub use engine::{check_policy, replay_hybrid, FlushWhen, HybridConfig, HybridReplay, HybridResult, HybridRuns};
 pub use flush::FlushAlgorithm;
