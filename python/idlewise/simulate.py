@@ -100,7 +100,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     :func:`simulate`'s, what the device did in that window (read with :meth:`Results.timeline`).
     ``per_request``: a Parquet file to write every run's per-request records to as they are
     replayed (the table :meth:`Results.per_request` gives, device by device and run by run,
-    with ``device``), in memory that does not grow with the trace (not for a MEMS device). A Parquet trace is read a record batch at a time the same
+    with ``device``), in memory that does not grow with the trace (a MEMS device's requests complete
+    out of order: their records are written once every earlier one is complete). A Parquet trace is read a record batch at a time the same
     way, and so is an HP SRT trace, a batch of records at a time; diskstats and biosnoop files
     are read whole (:func:`read_trace`). ``columns`` (and ``write_flag``) read a CSV through a
     column mapping (see :func:`read_trace`), a block at a time too.
@@ -166,9 +167,6 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
 
     transformed = transform is not None and transform.strip() not in ("", "none")
     if transformed or per_request is not None:
-        if per_request is not None and device.kind == "mems":
-            raise IdlewiseError(f"{path}: a MEMS device's per-request records complete out of order and need the trace in "
-                                "memory: read_trace() and simulate(per_request=True)")
         return _replay_in_parts(path, format, mapping, write_flag, device, specs, transform.strip() if transformed else "none",
                                    stream, volume_part, show,
                                    dict(base_power_w=float(base_power_w), initial_mode=mode_index, replay=replay,
@@ -231,7 +229,7 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
     TransformStream(transform)  # a bad spec fails before the read
     keep = None if stream is None else int(stream)
 
-    records_out = _PerRequestFiles(per_request, device, options["response_from"]) if per_request is not None else None
+    records_out = _PerRequestFiles(per_request, device, options["response_from"], len(specs)) if per_request is not None else None
 
     def call(counter):
         runs = _core.StreamedRuns(device, specs, **options, timeline_s=window, keep_per_request=records_out is not None)
@@ -249,7 +247,8 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
             runs.feed(out.time_s, out.offset_bytes, out.size_bytes, write, volumes, progress=counter,
                       original_time_s=out.original_time_s)
             if records_out is not None:
-                records_out.add(runs.take_per_request(), out.original_time_s)
+                records_out.fed(volume, out.original_time_s)
+                records_out.add(runs.take_per_request())
             if out.original_time_s is not None:
                 early = True
                 order = np.argsort(out.original_time_s, kind="stable")
@@ -269,7 +268,7 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
         if records_out is not None:
             for volume, _, rows in done[0]:
                 for run, r in enumerate(rows):
-                    records_out.add([(volume, run, r)], None)  # the last records, with the reports
+                    records_out.add([(volume, run, r)])  # the last records, with the reports
             records_out.write()
         return done, reference.finish() if early else None, read
 
@@ -308,17 +307,31 @@ class _PerRequestFiles:
     run), joined at the end, device by device and run by run, into the table
     :meth:`Results.per_request` gives a trace read whole, with ``device``. Memory: a part's."""
 
-    def __init__(self, path, device, response_from: str):
+    def __init__(self, path, device, response_from: str, runs: int):
         import tempfile
 
-        self.path, self.device, self.response_from = os.fspath(path), device.name, response_from
+        self.path, self.device, self.response_from, self.runs = os.fspath(path), device.name, response_from, runs
         self.folder = tempfile.mkdtemp(prefix=".idlewise-per-request-", dir=os.path.dirname(os.path.abspath(self.path)))
         self.files: dict = {}  # (device number, run) -> [writer, temporary file]
         self.labels: dict = {}  # run -> the engine's policy label
         self.activities = None
+        # Responses measured from original times: each device's original times fed and not yet
+        # written by every run (from the request numbered `first`), and what each run wrote. A
+        # MEMS device hands over records later than their part (they complete out of order).
+        self.originals: dict = {}  # device number -> [first, original times]
+        self.written: dict = {}  # (device number, run) -> records written
 
-    def add(self, taken, original_time_s) -> None:
-        """Records the runs handed over after a part (or with their reports, at the end)."""
+    def fed(self, volume, original_time_s) -> None:
+        """Notes a part fed to the runs of device ``volume``, with its original times (or None)."""
+        import numpy as np
+
+        if self.response_from == "original" and original_time_s is not None:
+            first, times = self.originals.get(volume, (0, np.empty(0)))
+            self.originals[volume] = [first, np.concatenate([times, original_time_s])]
+
+    def add(self, taken) -> None:
+        """Records the runs handed over after a part (or with their reports, at the end), each
+        run's in request order."""
         import numpy as np
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -329,14 +342,25 @@ class _PerRequestFiles:
             if "response_s" not in d or not len(d["response_s"]):
                 continue
             self.activities = d["activity_labels"]
-            wanted = original_time_s if self.response_from == "original" and original_time_s is not None else d["arrival_s"]
+            key, n = (volume, run), len(d["response_s"])
+            done = self.written.get(key, 0)
+            wanted = d["arrival_s"]
+            if volume in self.originals:
+                first, times = self.originals[volume]
+                wanted = times[done - first:done - first + n]
+            self.written[key] = done + n
             table = pa.table({"arrival_s": d["arrival_s"], "start_s": d["start_s"], "finish_s": wanted + d["response_s"],
                               "response_s": d["response_s"], "at_arrival": np.asarray(d["at_arrival"], np.int32)})
-            key = (volume, run)
             if key not in self.files:
                 name = os.path.join(self.folder, f"{len(self.files)}.parquet")
                 self.files[key] = [pq.ParquetWriter(name, table.schema), name]
             self.files[key][0].write_table(table)
+        for volume, kept in self.originals.items():
+            # Original times every run has written are let go: memory is what is outstanding.
+            everyone = min(self.written.get((volume, run), 0) for run in range(self.runs))
+            if everyone > kept[0]:
+                kept[1] = kept[1][everyone - kept[0]:]
+                kept[0] = everyone
 
     def write(self) -> int:
         """Joins the runs into the output file; returns the rows written."""

@@ -210,6 +210,9 @@ pub struct DeviceSim<'p> {
     /// MEMS devices: the sled between requests.
     /// Boxed: a request takes it out and puts it back, which then moves a pointer only.
     mems: Option<Box<MemsRun>>,
+    /// Per-request records already handed over (`take_per_request`): a MEMS request's slot is
+    /// its index among all the run's requests, its record's place in the ledger that less this.
+    per_request_handed: usize,
 }
 
 /// A MEMS device on DiskSim's millisecond clock (see `mechanics::mems` for why the arithmetic
@@ -291,7 +294,7 @@ impl MemsHost for MemsLedger<'_, '_> {
         }
         let activity = sim.ledger.per_request.is_some().then(|| sim.activity_at(notice_s));
         if let (Some(activity), Some(all)) = (activity, sim.ledger.per_request.as_mut()) {
-            all.at_arrival[incoming.slot] = activity;
+            all.at_arrival[incoming.slot - sim.per_request_handed] = activity;
         }
         let start = idle.map(|(since_ms, pos)| {
             // A gap the policy may have spent in a low-power mode; none when the request came at
@@ -323,7 +326,7 @@ impl MemsHost for MemsLedger<'_, '_> {
             timeline.push(start_s, end_s, Activity::Serving);
         }
         if let Some(all) = sim.ledger.per_request.as_mut() {
-            all.start_s[served.slot] = start_s;
+            all.start_s[served.slot - sim.per_request_handed] = start_s;
         }
         if let Some(minimum) = self.minimum.as_deref_mut() {
             minimum.add(self.service, served.lbn, served.blocks, served.idle_before_ms / 1e3);
@@ -335,7 +338,7 @@ impl MemsHost for MemsLedger<'_, '_> {
         let response_s = ((at_ms - measured_from_ms) / 1e3).max(0.0);
         sim.ledger.responses.record(response_s);
         if let Some(all) = sim.ledger.per_request.as_mut() {
-            all.response_s[slot] = response_s;
+            all.response_s[slot - sim.per_request_handed] = response_s;
         }
         sim.last_completion_s = sim.last_completion_s.max(at_ms / 1e3);
     }
@@ -361,6 +364,7 @@ impl<'p> DeviceSim<'p> {
             low_power_since: (READY, start_s),
             last_completion_s: start_s,
             mems,
+            per_request_handed: 0,
             ledger: Ledger {
                 timeline: opts.timeline_s.map(|(from_s, to_s)| Timeline::new(from_s, to_s)),
                 ..Ledger::new(&device, expected_requests, opts.keep_per_request)
@@ -679,7 +683,7 @@ impl<'p> DeviceSim<'p> {
                 all.start_s.push(f64::NAN);
                 all.response_s.push(f64::NAN);
                 all.at_arrival.push(Activity::Serving);
-                all.arrival_s.len() - 1
+                self.per_request_handed + all.arrival_s.len() - 1
             }
             None => 0,
         };
@@ -730,12 +734,23 @@ impl<'p> DeviceSim<'p> {
         self.ledger.transition_energy_j += energy_j;
     }
 
-    /// The per-request records kept since the last call (all of them, when they are kept): a run
-    /// fed a file as it is read hands them over a part at a time. Not for a MEMS device, whose
-    /// records are filled in as requests complete.
+    /// The per-request records kept since the last call, in arrival order, when they are kept:
+    /// a run fed a file as it is read hands them over a part at a time. A MEMS device's
+    /// requests complete out of order and their records are filled in as they do, so it hands
+    /// over those that arrived before its first request still outstanding; the rest follow.
     pub fn take_per_request(&mut self) -> Option<crate::metrics::PerRequest> {
-        debug_assert!(self.mems.is_none(), "a MEMS run's records complete out of order");
-        self.ledger.per_request.as_mut().map(std::mem::take)
+        let all = self.ledger.per_request.as_mut()?;
+        if self.mems.is_none() {
+            return Some(std::mem::take(all));
+        }
+        let done = all.response_s.iter().position(|r| r.is_nan()).unwrap_or(all.response_s.len());
+        self.per_request_handed += done;
+        Some(crate::metrics::PerRequest {
+            arrival_s: all.arrival_s.drain(..done).collect(),
+            start_s: all.start_s.drain(..done).collect(),
+            response_s: all.response_s.drain(..done).collect(),
+            at_arrival: all.at_arrival.drain(..done).collect(),
+        })
     }
 
     /// Records a response the caller measured (for a request served through `serve_user`).

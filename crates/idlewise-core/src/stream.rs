@@ -133,11 +133,6 @@ impl StreamedRuns {
     /// Checks the options and builds every spec (a bad one fails before any record is read).
     pub fn new(device: &Device, specs: &[PolicySpec], opts: &ReplayOptions, keep: Option<i64>, threads: usize, position: Positions) -> Result<Self> {
         check_options(device, opts)?;
-        if opts.keep_per_request && device.service.mems.is_some() {
-            // Its records are filled in as requests complete, out of order: they cannot be
-            // handed over part by part.
-            return Err(Error::Option { option: "keep_per_request".into(), message: "a MEMS device's per-request records need the trace in memory".into() });
-        }
         let ctx = BuildContext { base_power_w: opts.base_power_w };
         for spec in specs {
             spec.build(device, &ctx)?;

@@ -34,8 +34,7 @@ def cmd_simulate(args) -> int:
     # Devices and policies are checked before a possibly long read.
     devices = [load_device(d) for d in args.device]
     policies = [spec for policy in args.policy for spec in expand_spec(policy)]
-    # A MEMS device's per-request records complete out of order: that trace is read whole.
-    if _streamable(args) and not (args.per_request and any(d.kind == "mems" for d in devices)):
+    if _streamable(args):
         return _simulate_streamed(args, devices, policies)
     trace = _read_trace(args, args.trace)
     _report_read(trace, args.json)
