@@ -83,14 +83,18 @@ def test_records_are_estimated_close_to_the_count(tmp_path):
 
 
 def test_any_whole_read_beyond_the_budget_says_to_replay_as_read(tmp_path, monkeypatch, capsys):
-    """What still reads the trace whole (a stream:K transform, the hybrid engine, --sort): beyond
-    the budget, said before the read, with the streamed commands as the way out."""
+    """What still reads the trace whole (read_trace, a stream:K transform, --sort): beyond the
+    budget, said before the read, with the streamed commands as the way out; `hybrid` streams."""
     from idlewise.cli import main
 
     path = _unsorted_csv(tmp_path / "t.csv", n=2_000)
     monkeypatch.setenv("IDLEWISE_MEMORY_BUDGET", "1kB")
     with pytest.raises(IdlewiseError, match=r"t.csv: this reads the trace whole: about [\d,]+ records.* Instead, replay it as it is read: "
-                                            r"`idlewise simulate`, `sweep` or `advise` of the file"):
+                                            r"`idlewise simulate`, `sweep`, `advise`, `report` or `hybrid` of the file"):
         idlewise.read_trace(path)
     assert main(["trace", "stats", str(path), "--transform", "stream:0"]) == 2  # stream:K picks a device in memory
     assert "replay it as it is read" in capsys.readouterr().err
+    # hybrid streams: the unsorted file is refused at its first late line, not for its size.
+    assert main(["hybrid", str(path), "--hybrid", "seed003-e7k100-ultra-ii", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "t.csv: line" in err and "is earlier than" in err and "reads the trace whole" not in err, err
