@@ -97,4 +97,4 @@ def test_any_whole_read_beyond_the_budget_says_to_replay_as_read(tmp_path, monke
     # hybrid streams: the unsorted file is refused at its first late line, not for its size.
     assert main(["hybrid", str(path), "--hybrid", "seed003-e7k100-ultra-ii", "--json"]) == 2
     err = capsys.readouterr().err
-    assert "t.csv: line" in err and "is earlier than" in err and "reads the trace whole" not in err, err
+    assert "t.csv: line" in err and "is earlier than" in err and "this reads the trace whole" not in err, err
