@@ -3,8 +3,6 @@ the usual exit code, never an abort; no file at the final path looks complete un
 destination that cannot be written is refused before the work."""
 
 import _thread
-import glob
-import os
 import signal
 import subprocess
 import sys
@@ -18,7 +16,6 @@ import pytest
 import idlewise
 from idlewise import _core
 from idlewise.cli import main
-from idlewise.errors import IdlewiseError
 from idlewise.output import written_whole
 from idlewise.traces.trace import Trace
 

@@ -10,6 +10,7 @@ import numbers
 import os
 from dataclasses import dataclass
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from . import _core
 from .devices import Device, load_device
@@ -17,6 +18,9 @@ from .errors import IdlewiseError, TraceRecordError
 from .results import Results
 from .simulate import _power_w, check_replay_options
 from . import traces
+
+if TYPE_CHECKING:
+    from .traces.streaming import FileRead
 
 #: The four flushing algorithms of seed 003 Figure 2.
 FLUSH_ALGORITHMS = {
