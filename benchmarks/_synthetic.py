@@ -14,14 +14,14 @@ def burst_times(n: int, rng: np.random.Generator) -> np.ndarray:
     return np.cumsum(rng.uniform(0.001, 0.005, n) + gap_after)
 
 
-def write_parquet_trace(path: str, n: int, seed: int = 5) -> None:
+def write_parquet_trace(path: str, n: int, seed: int = 5, sectors: int = 1 << 30) -> None:
     """``n`` requests of the workload above as idlewise Parquet (row groups of 2^20): offsets
-    anywhere in 512 GiB, 1-63 sectors, 30 % writes."""
+    anywhere in ``sectors`` 512-byte sectors (default 512 GiB), 1-63 sectors, 30 % writes."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     rng = np.random.default_rng(seed)
-    pq.write_table(pa.table({"time_s": burst_times(n, rng), "offset_bytes": rng.integers(0, 1 << 30, n) * 512,
+    pq.write_table(pa.table({"time_s": burst_times(n, rng), "offset_bytes": rng.integers(0, sectors, n) * 512,
                              "size_bytes": rng.integers(1, 64, n) * 512, "is_write": rng.random(n) < 0.3}),
                    path, row_group_size=1 << 20)
 
