@@ -198,3 +198,13 @@ def test_a_late_record_after_blank_lines_is_named_by_its_own_line(tmp_path, caps
     for extra in ([], ["--transform", "compress:2ops"]):
         assert main([*base, *extra]) == 2
         assert "line 7, field 'time_s'" in capsys.readouterr().err, extra
+
+
+@pytest.mark.parametrize("command", [["trace", "stats", "{path}"], ["hybrid", "{path}", "--hybrid", "seed003-e7k100-ultra-ii"],
+                                     ["simulate", "{path}", "--device", "cmu-mems-g2", "--policy", "timeout:1ms"]])
+@pytest.mark.parametrize("columns", [["--columns", "time_s=ts,size=len,op=rw"], []])
+def test_a_file_without_records_is_named_by_every_command_that_reads_it_as_read(tmp_path, capsys, command, columns):
+    path = write(tmp_path, "ts,len,rw\n" if columns else "time_s,offset_bytes,size_bytes,op\n", "header-only.csv")
+    assert main([part.format(path=path) for part in command] + columns) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: " in err and ("no records after the header" in err or "no requests" in err), err

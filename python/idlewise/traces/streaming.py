@@ -130,7 +130,15 @@ class FileRead:
 
     def batches(self):
         """The kept records a batch at a time in file order (``stream`` set for a multi-device
-        file), each device's checked to be in time order and counted."""
+        file), each device's checked to be in time order and counted. Errors name the file."""
+        try:
+            yield from self._batches()
+        except IdlewiseError as e:
+            if str(e).startswith(f"{self.path}: "):
+                raise
+            raise type(e)(f"{self.path}: {e}") from None
+
+    def _batches(self):
         from .trace import Trace
 
         last: dict = {}
@@ -146,10 +154,7 @@ class FileRead:
                 self.other += int(len(v) - np.count_nonzero(mine))
                 t, o, sz, w, v, positions = t[mine], o[mine], sz[mine], w[mine], v[mine], positions[mine]
             for device, records in _by_device(v):
-                try:
-                    check_in_order(t[records], positions[records], word, last.setdefault(device, [-math.inf, 0]))
-                except IdlewiseError as e:
-                    raise IdlewiseError(f"{self.path}: {e}") from None
+                check_in_order(t[records], positions[records], word, last.setdefault(device, [-math.inf, 0]))
             if not len(t):
                 continue
             self.records += len(t)
