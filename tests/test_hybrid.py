@@ -190,3 +190,12 @@ def test_a_streamed_hybrid_run_names_the_line_of_a_request_beyond_the_disk(capsy
     assert main(["hybrid", str(path), "--hybrid", "seed003-e7k100-ultra-ii"]) == 2
     err = capsys.readouterr().err
     assert "far.csv: line 4, field 'offset_bytes'" in err and "beyond device" in err
+
+
+def test_hybrid_file_keeps_one_device_as_read_and_equals_hybrid_of_it_in_memory():
+    rows, read = idlewise.hybrid_file(SRT, description="seed003-e7k100-ultra-ii", stream=0, flush_when=["each", "full"])
+    whole = idlewise.hybrid(idlewise.read_srt(SRT, disk=0), description="seed003-e7k100-ultra-ii", flush_when=["each", "full"])
+    drop = ("trace", "stream", "bytes_cached_per_spindown", "spindown_ends_s")
+    assert [{k: v for k, v in r.items() if k not in drop} for r in rows] == [{k: v for k, v in r.items() if k not in drop} for r in whole]
+    assert all(np.array_equal(a["spindown_ends_s"], b["spindown_ends_s"]) for a, b in zip(rows, whole))
+    assert "kept 42,252, skipped 2,267 records of other devices (kept device 0)" in read.report()

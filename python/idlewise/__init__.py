@@ -13,7 +13,7 @@ Quick start::
 from ._core import policy_families
 from .devices import Device, catalog_names, load_device
 from .errors import IdlewiseError, TraceError
-from .hybrid import hybrid, hybrid_names, load_hybrid
+from .hybrid import hybrid, hybrid_file, hybrid_names, load_hybrid
 from .results import Results
 from .simulate import simulate, simulate_file
 
@@ -35,7 +35,7 @@ def __getattr__(name: str):
 __version__ = "0.1.0"
 
 __all__ = [
-    "Device", "IdlewiseError", "Results", "Trace", "TraceError", "TraceSource", "catalog_names", "hybrid", "hybrid_names",
+    "Device", "IdlewiseError", "Results", "Trace", "TraceError", "TraceSource", "catalog_names", "hybrid", "hybrid_file", "hybrid_names",
     "load_device", "load_hybrid",
     "policy_families", "read_csv", "read_srt", "read_trace", "simulate", "simulate_file", "sweep",
 ]
