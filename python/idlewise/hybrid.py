@@ -209,27 +209,13 @@ def hybrid_file(path: str | os.PathLike, disk=None, flash=None, *, format: str =
     was kept). The rows are those of :func:`hybrid` on each device of the trace read whole."""
     import numpy as np
 
-    from .traces.readers import check_mapping_options
-    from .traces.streaming import FileRead
+    from .traces.streaming import FileRead, file_format
     from .traces.transforms import TransformStream, streams_as_read
 
     path = os.fspath(path)
     if setup is None:
         setup = prepare(disk, flash, **parts)
-    check_mapping_options(path, format, columns, write_flag)
-    mapping = None
-    if columns is not None:
-        from .traces.readers.mapped_csv import _mapping, mapped_format
-
-        mapping, _ = _mapping(columns, write_flag)
-        format = mapped_format(mapping)
-    if format == "auto":
-        from .traces.detect import detect_format
-
-        format = detect_format(path)
-    if isinstance(stream, str) and not stream.isdigit():
-        raise IdlewiseError(f"{path}: a device name ('{stream}') selects a device of a diskstats or biosnoop file; "
-                            f"pick a {format} trace's device by its number")
+    format, mapping = file_format(path, format, columns, write_flag, stream, whole="read_trace() and hybrid()")
     transform = None if transform is None or transform.strip() in ("", "none") else transform.strip()
     if transform is not None:
         if not streams_as_read(transform):

@@ -614,16 +614,10 @@ def report(trace, devices, policies, out, *, window=None, base_power_w: float = 
             return trace.time_s[(trace.time_s >= window_s[0]) & (trace.time_s < window_s[1])]
     else:
         path = os.fspath(trace)
-        read = dict(format=format, stream=None if stream is None else int(stream), write_flag=write_flag)
-        if columns is not None:
-            from .traces.readers.mapped_csv import _mapping, mapped_format
+        from .traces.streaming import file_format
 
-            read["mapping"], _ = _mapping(columns, write_flag)
-            read["format"] = mapped_format(read["mapping"])
-        elif format == "auto":
-            from .traces.detect import detect_format
-
-            read["format"] = detect_format(path)
+        file_in, mapping = file_format(path, format, columns, write_flag)
+        read = dict(format=file_in, mapping=mapping, stream=None if stream is None else int(stream), write_flag=write_flag)
         survey = _survey_file(path, read, transform, devices)
 
         def run(device, window_s):

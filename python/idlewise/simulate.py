@@ -111,28 +111,12 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     the rows of one run, and each part holds ``1/n`` of the runs' memory (how a sweep shares a
     trace of many volumes among a cluster's workers, or bounds its memory on one machine).
     """
-    from .traces.streaming import BATCHED, batches_of, engine_format  # NumPy loads with a replay, not with `import idlewise`
+    from .traces.streaming import BATCHED, batches_of, engine_format, file_format  # NumPy loads with a replay, not with `import idlewise`
 
     path = os.fspath(path)
     device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
                                                            response_from, tail_s, transition_seed)
-    mapping = None
-    from .traces.readers import check_mapping_options
-
-    check_mapping_options(path, format, columns, write_flag)
-    if columns is not None:
-        from .traces.readers.mapped_csv import _mapping, mapped_format
-
-        mapping, _ = _mapping(columns, write_flag)
-        format = mapped_format(mapping)
-    if format == "auto":
-        from .traces.detect import detect_format
-
-        format = detect_format(path)
-    from .traces.formats import READ_WHOLE
-
-    if format in READ_WHOLE:
-        raise IdlewiseError(f"{path}: {format} files are read whole; use read_trace() and simulate()")
+    format, mapping = file_format(path, format, columns, write_flag, stream, whole="read_trace() and simulate()")
     window = _timeline_window(timeline_s)
     if volume_part is not None:
         try:
@@ -142,9 +126,6 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         if not 0 <= index < of:
             raise IdlewiseError(f"volume_part must be (k, n) with 0 <= k < n, got {volume_part!r}")
         volume_part = (index, of)
-    if isinstance(stream, str) and not stream.isdigit():
-        raise IdlewiseError(f"{path}: a device name ('{stream}') selects a device of a diskstats or biosnoop file; "
-                            f"pick a {format} trace's device by its number")
     try:
         size = os.path.getsize(path)
     except OSError as e:

@@ -17,14 +17,9 @@ def cmd_trace_convert(args) -> int:
     args.trace = args.input
     if _streamable(args):
         # Written a batch at a time as it is read: memory does not grow with the file.
-        from ..traces.streaming import FileRead, convert_to_parquet
+        from ..traces.streaming import FileRead, convert_to_parquet, file_format
 
-        mapping = None
-        if getattr(args, "columns", None):
-            from ..traces.readers.mapped_csv import _mapping, mapped_format
-
-            mapping, _ = _mapping(args.columns, args.write_flag)
-            args.format = mapped_format(mapping)
+        args.format, mapping = file_format(args.input, args.format, getattr(args, "columns", None), getattr(args, "write_flag", None))
         read = FileRead(args.input, args.format, mapping=mapping, write_flag=getattr(args, "write_flag", None))
         convert_to_parquet(read, args.output)
         print(f"{read.report()}\nwrote {read.records:,} records to {args.output}")

@@ -203,20 +203,11 @@ def file_stats(path, device=None, *, format: str = "auto", transform: str | None
     them."""
     import os
 
-    from .streaming import FileRead
+    from .streaming import FileRead, file_format
     from .transforms import TransformStream
 
     path = os.fspath(path)
-    mapping = None
-    if columns is not None:
-        from .readers.mapped_csv import _mapping, mapped_format
-
-        mapping, _ = _mapping(columns, write_flag)
-        format = mapped_format(mapping)
-    elif format == "auto":
-        from .detect import detect_format
-
-        format = detect_format(path)
+    format, mapping = file_format(path, format, columns, write_flag)
     read = FileRead(path, format, mapping=mapping, write_flag=write_flag)
     devices: dict = {}
     for stream, part in read:

@@ -30,6 +30,35 @@ def batches_of(format: str, path: str):
     return iter_srt_batches(path)
 
 
+def file_format(path: str, format: str = "auto", columns=None, write_flag=None, stream=None,
+                whole: str | None = None) -> tuple[str, dict | None]:
+    """How a file is read as it streams: its format (detected for ``auto``; a column mapping's
+    as the read report names it) and its mapping (or None), the options checked. ``whole``, what
+    to use instead, refuses a format that is read whole (diskstats, biosnoop); a device named
+    rather than numbered (``stream``) is refused. Errors name the file."""
+    from .readers import check_mapping_options
+
+    check_mapping_options(path, format, columns, write_flag)
+    mapping = None
+    if columns is not None:
+        from .readers.mapped_csv import _mapping, mapped_format
+
+        mapping, _ = _mapping(columns, write_flag)
+        format = mapped_format(mapping)
+    elif format == "auto":
+        from .detect import detect_format
+
+        format = detect_format(path)
+    from .formats import READ_WHOLE
+
+    if whole is not None and format in READ_WHOLE:
+        raise IdlewiseError(f"{path}: {format} files are read whole; use {whole}")
+    if isinstance(stream, str) and not stream.isdigit():
+        raise IdlewiseError(f"{path}: a device name ('{stream}') selects a device of a diskstats or biosnoop file; "
+                            f"pick a {format} trace's device by its number")
+    return format, mapping
+
+
 def engine_format(format: str, path: str, mapping: dict | None, write_flag) -> str:
     """What the engine's text reader is told to read: ``format``, or a mapped CSV's mapping."""
     if not mapping:
@@ -216,4 +245,4 @@ def convert_to_parquet(read: "FileRead", out: str) -> None:
                 writer.close()
 
 
-__all__ = ["BATCHED", "FileRead", "convert_to_parquet", "batches_of", "check_in_order", "device_parts", "engine_format", "raw_batches"]
+__all__ = ["BATCHED", "FileRead", "convert_to_parquet", "batches_of", "check_in_order", "device_parts", "engine_format", "file_format", "raw_batches"]
