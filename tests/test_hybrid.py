@@ -199,3 +199,11 @@ def test_hybrid_file_keeps_one_device_as_read_and_equals_hybrid_of_it_in_memory(
     assert [{k: v for k, v in r.items() if k not in drop} for r in rows] == [{k: v for k, v in r.items() if k not in drop} for r in whole]
     assert all(np.array_equal(a["spindown_ends_s"], b["spindown_ends_s"]) for a, b in zip(rows, whole))
     assert "kept 42,252, skipped 2,267 records of other devices (kept device 0)" in read.report()
+
+
+def test_hybrid_file_refuses_a_recording_read_whole_with_the_way_out():
+    from conftest import TRACES
+
+    path = TRACES / "diskstats" / "build-vm.diskstats"
+    with pytest.raises(idlewise.IdlewiseError, match=r"diskstats files are read whole; use read_trace\(\) and hybrid\(\)"):
+        idlewise.hybrid_file(path, description="seed003-e7k100-ultra-ii", format="diskstats")
