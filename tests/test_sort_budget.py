@@ -83,8 +83,8 @@ def test_records_are_estimated_close_to_the_count(tmp_path):
 
 
 def test_any_whole_read_beyond_the_budget_says_to_replay_as_read(tmp_path, monkeypatch, capsys):
-    """What still reads the trace whole (read_trace, a stream:K transform, --sort): beyond the
-    budget, said before the read, with the streamed commands as the way out; `hybrid` streams."""
+    """What still reads the trace whole (read_trace, --sort): beyond the budget, said before the
+    read, with the streamed commands as the way out; `hybrid` and a stream:K transform stream."""
     from idlewise.cli import main
 
     path = _unsorted_csv(tmp_path / "t.csv", n=2_000)
@@ -92,8 +92,11 @@ def test_any_whole_read_beyond_the_budget_says_to_replay_as_read(tmp_path, monke
     with pytest.raises(IdlewiseError, match=r"t.csv: this reads the trace whole: about [\d,]+ records.* Instead, replay it as it is read: "
                                             r"`idlewise simulate`, `sweep`, `advise`, `report` or `hybrid` of the file"):
         idlewise.read_trace(path)
-    assert main(["trace", "stats", str(path), "--transform", "stream:0"]) == 2  # stream:K picks a device in memory
-    assert "replay it as it is read" in capsys.readouterr().err
+    # A stream:K transform streams now (it is the device read), so only the whole read is refused.
+    assert main(["trace", "stats", str(path), "--transform", "stream:0"]) == 2
+    assert "single device" in capsys.readouterr().err  # read as it goes, refused at once: no devices to pick
+    assert main(["trace", "stats", str(path), "--sort"]) == 2
+    assert "--sort reads the trace whole" in capsys.readouterr().err  # with the GNU sort command that does it
     # hybrid streams: the unsorted file is refused at its first late line, not for its size.
     assert main(["hybrid", str(path), "--hybrid", "seed003-e7k100-ultra-ii", "--json"]) == 2
     err = capsys.readouterr().err

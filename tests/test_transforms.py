@@ -123,6 +123,19 @@ def _streamed(trace, chain, cuts):
     return trace.subset(slice(0, 0)) if out is None else out
 
 
-def test_stream_k_is_for_a_trace_in_memory():
-    with pytest.raises(IdlewiseError, match="stream:K picks a device of a trace in memory; keep one device of a file with --stream K"):
+def test_a_chain_s_stream_k_is_taken_out_as_the_device_read():
+    from idlewise.traces.transforms import split_selection
+
+    # Every other transform works on each device apart, so the device is picked first, wherever
+    # stream:K stands; two devices, or one by number beside --stream by name, are refused.
+    assert split_selection("compress:2s+stream:1+window:0s..1h") == (1, "compress:2s+window:0s..1h")
+    assert split_selection("stream:4") == (4, None) and split_selection("scale:2", 3) == (3, "scale:2")
+    assert split_selection("stream:4", 4) == (4, None) and split_selection(None) == (None, None)
+    with pytest.raises(IdlewiseError, match=r"'stream:1\+stream:2' picks devices 1, 2; a replay keeps one"):
+        split_selection("stream:1+stream:2")
+    with pytest.raises(IdlewiseError, match="with --stream 2 picks devices 1, 2"):
+        split_selection("stream:1", 2)
+    with pytest.raises(IdlewiseError, match="--stream sda by name; give one"):
+        split_selection("stream:1", "sda")
+    with pytest.raises(IdlewiseError, match="take it out of the chain first"):
         TransformStream("compress:2s+stream:1")

@@ -210,16 +210,15 @@ def hybrid_file(path: str | os.PathLike, disk=None, flash=None, *, format: str =
     import numpy as np
 
     from .traces.streaming import FileRead, file_format
-    from .traces.transforms import TransformStream, streams_as_read
+    from .traces.transforms import TransformStream, split_selection
 
     path = os.fspath(path)
     if setup is None:
         setup = prepare(disk, flash, **parts)
     format, mapping = file_format(path, format, columns, write_flag, stream, whole="read_trace() and hybrid()")
+    stream, transform = split_selection(transform, stream, f"{path}: ")  # a chain's stream:K is the device read
     transform = None if transform is None or transform.strip() in ("", "none") else transform.strip()
     if transform is not None:
-        if not streams_as_read(transform):
-            raise IdlewiseError(f"{path}: the transform '{transform}' needs the trace in memory: read_trace() and hybrid()")
         TransformStream(transform)  # a bad spec fails before the read
     read = FileRead(path, format, keep=None if stream is None else int(stream), mapping=mapping, write_flag=write_flag)
     devices: dict = {}

@@ -602,7 +602,11 @@ def report(trace, devices, policies, out, *, window=None, base_power_w: float = 
     devices = [load_device(d) for d in ([devices] if isinstance(devices, (str, Path)) or hasattr(devices, "modes") else devices)]
     specs = expand_specs([policies] if isinstance(policies, str) else policies)
     specs += [ref for ref in ("always-on", "oracle") if ref not in specs]
+    from .traces.transforms import split_selection
+
     if isinstance(trace, Trace):
+        picked, transform = split_selection(transform)
+        trace = trace if picked is None else trace.select_stream(picked)  # a chain's stream:K picks the device
         trace.require_one_device("a report", "pick it with trace.select_stream(K) (--stream K on the command line)")
         survey = _survey_trace(trace, devices)
 
@@ -617,6 +621,7 @@ def report(trace, devices, policies, out, *, window=None, base_power_w: float = 
         from .traces.streaming import file_format
 
         file_in, mapping = file_format(path, format, columns, write_flag)
+        stream, transform = split_selection(transform, stream, f"{path}: ")  # a chain's stream:K is the device read
         read = dict(format=file_in, mapping=mapping, stream=None if stream is None else int(stream), write_flag=write_flag)
         survey = _survey_file(path, read, transform, devices)
 

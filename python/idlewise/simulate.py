@@ -117,6 +117,9 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
                                                            response_from, tail_s, transition_seed)
     format, mapping = file_format(path, format, columns, write_flag, stream, whole="read_trace() and simulate()")
+    from .traces.transforms import split_selection
+
+    stream, transform = split_selection(transform, stream, f"{path}: ")  # a chain's stream:K is the device read
     window = _timeline_window(timeline_s)
     if volume_part is not None:
         try:
@@ -443,6 +446,17 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
         raise IdlewiseError(f"simulate() needs a Trace, got {type(trace).__name__}; build one with Trace.from_arrays or read_trace")
     device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
                                                            response_from, tail_s, transition_seed)
+    picked, transform = traces.split_selection(transform)
+    if picked is not None:
+        # A chain's stream:K picks the device first (the other transforms work on each apart).
+        one = trace.select_stream(picked)
+        run = simulate(one, device, specs, base_power_w=base_power_w, initial_mode=initial_mode,
+                       keep_response_times=keep_response_times, progress=progress, replay=replay, fold_offsets=fold_offsets,
+                       response_from=response_from, tail_s=tail_s, transition_seed=transition_seed, threads=threads,
+                       per_request=per_request, timeline_s=timeline_s, transform=transform)
+        for r in run:
+            r.update(trace=trace.name, stream=picked, stream_name=trace.stream_label(picked))
+        return run
     if trace.stream is not None:
         # Requests of different disks never queue behind one another: each is its own replay.
         records = []

@@ -21,7 +21,7 @@ from .devices import Device, load_device
 from .errors import IdlewiseError
 from .results import Results
 from .traces import Trace, apply_transform, read_trace
-from .traces.transforms import streams_as_read
+from .traces.transforms import split_selection
 from .simulate import normalize_to_untransformed
 from .traces.formats import READ_WHOLE
 from .policies import expand_spec
@@ -84,8 +84,11 @@ def run_task(task: Task, threads: int = 1) -> list[dict]:
     device = load_device(task.device)
     rows = []
     read = {"read_report": trace.read_report(), "records_skipped": sum(trace.skipped.values())}
-    for stream, part in trace.split_streams().items():
-        transformed = apply_transform(part, task.transform)
+    picked, transform = split_selection(task.transform)
+    # A chain's stream:K picks the device (the other transforms work on each apart).
+    parts = {picked: trace.select_stream(picked)} if picked is not None and task.source.stream is None else trace.split_streams()
+    for stream, part in parts.items():
+        transformed = apply_transform(part, transform or "none")
         records = _core.evaluate(transformed.time_s, transformed.offset_bytes, transformed.size_bytes,
                                  transformed.is_write, device, list(task.specs), base_power_w=task.base_power_w,
                                  original_time_s=transformed.original_time_s, response_from=task.response_from,
@@ -139,9 +142,8 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
     for t in transforms:
         if not t.strip():
             raise IdlewiseError("empty transform; use 'none' for the trace as it is")
-        if t != "none" and not streams_as_read(t) and any(s.chunks for s in sources):
-            raise IdlewiseError(f"transform '{t}' picks a device of a trace in memory; a trace replayed as it is read keeps one "
-                                "with stream= (or leave out chunks=True)")
+        for s in sources:
+            split_selection(t, s.stream, f"{s.label}: ")  # two devices picked fail here, before any work
     for s in sources:
         if s.chunks and (s.path is None or _format(s) in READ_WHOLE):
             raise IdlewiseError(f"{s.label}: only a text, Parquet or SRT trace file can be replayed as it is read")
@@ -156,7 +158,7 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
 def _volume_parts(source: TraceSource, transform: str, parts: int) -> list:
     """The parts a group's volumes are split into: only a streamed file of all its devices splits
     (a trace read whole holds them all anyway)."""
-    if parts == 1 or not _streams(source, transform) or source.stream is not None:
+    if parts == 1 or not _streams(source, transform) or split_selection(transform, source.stream)[0] is not None:
         return [None]
     return [(k, parts) for k in range(parts)]
 
@@ -173,7 +175,7 @@ def _streams(source: TraceSource, transform: str) -> bool:
     """Whether a group is replayed as its file is read: wherever it can be, unless told not to."""
     if source.chunks is not None:
         return source.chunks
-    return source.path is not None and streams_as_read(transform) and _format(source) not in READ_WHOLE
+    return source.path is not None and _format(source) not in READ_WHOLE
 
 
 def _progress_bar(total: int, show: bool):

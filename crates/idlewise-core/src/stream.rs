@@ -199,6 +199,11 @@ impl StreamedRuns {
         // stable sort (each volume's records in file order), not one pass per volume: a
         // thousand volumes cost a sort, not a thousand scans of every chunk.
         if chunk.stream.is_empty() {
+            if let Some(keep) = self.keep {
+                // As a whole read refuses it: replaying the one device as device K would be a
+                // silent wrong answer.
+                return Err(Error::Read(format!("the trace has a single device; there is no stream {keep} to select")));
+            }
             if self.in_part(None) {
                 self.feed_volume(chunk, None, stop)?;
             } else {

@@ -258,6 +258,12 @@ def main(argv: list[str] | None = None) -> int:
         for option in ("out", "plot", "per_request"):
             if getattr(args, option, None):
                 check_destination(getattr(args, option))
+        if isinstance(getattr(args, "transform", None), str) and hasattr(args, "stream"):
+            # A chain's stream:K picks the device the file is read for, as --stream K (the other
+            # transforms work on each device apart); sweep's transforms are each their own runs.
+            from ..traces.transforms import split_selection
+
+            args.stream, args.transform = split_selection(args.transform, args.stream, f"{getattr(args, 'trace', '')}: ")
         return args.func(args)
     except BrokenPipeError:
         # The reader (head, less) closed the pipe: stop quietly, as Unix tools do.

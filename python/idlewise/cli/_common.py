@@ -154,18 +154,13 @@ def _read_trace(args, path):
 
 def _streamable(args) -> bool:
     """Whether a command's trace can be replayed as it is read (the default): a file in a format
-    read in time order, with nothing asked that needs it whole (sorting, a ``stream:K``
-    transform); a mapped CSV is read a block at a time too, a transform is applied as the trace
-    is read, and per-request rows are written as they come."""
+    read in time order, unless sorting is asked; a mapped CSV is read as it goes too, a transform
+    is applied as the trace is read (its ``stream:K`` picks the device read, as ``--stream K``),
+    and per-request rows are written as they come."""
     from ..traces.formats import READ_WHOLE
 
     if getattr(args, "sort", None):
         return False
-    if getattr(args, "transform", None):
-        from ..traces.transforms import streams_as_read
-
-        if not streams_as_read(args.transform):
-            return False  # stream:K picks a device of a trace in memory
     if getattr(args, "columns", None) or getattr(args, "write_flag", None) is not None:
         return True  # a mapped CSV is read a block at a time (simulate_file checks the options)
     if args.format == "auto":
@@ -173,6 +168,15 @@ def _streamable(args) -> bool:
 
         args.format = detect_format(args.trace)
     return args.format not in READ_WHOLE
+
+
+def _picked(args, trace) -> dict:
+    """The device the user picked (--stream 0, --stream sda) of a trace read whole, as its rows
+    name it (a streamed read's rows carry it already): its number, and its name if it has one."""
+    if getattr(args, "stream", None) is None:
+        return {}
+    number = next(iter(trace.stream_names)) if trace.stream_names else int(args.stream)
+    return {"stream": number, **({"stream_name": trace.device_name} if trace.device_name else {})}
 
 
 def _report_read(trace, quiet: bool) -> None:

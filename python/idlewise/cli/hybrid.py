@@ -8,7 +8,7 @@ import sys
 
 from .. import traces
 from ..results import Results
-from ._common import Table, _console, _fmt_bytes, _fmt_time, _read_trace, _report_read, _streamable
+from ._common import Table, _console, _fmt_bytes, _fmt_time, _picked, _read_trace, _report_read, _streamable
 
 
 def hybrid_table(results: Results, title: str) -> Table:
@@ -59,9 +59,10 @@ def cmd_hybrid(args) -> int:
         trace = _read_trace(args, args.trace)
         _report_read(trace, args.json)
         name, described, rows = trace.name, trace.describe(), []
+        picked = _picked(args, trace).get("stream")  # a device picked is named, as a streamed read names it
         for stream, part in trace.split_streams().items():
             part = traces.apply_transform(part, args.transform) if args.transform else part
-            rows.extend(r | {"stream": stream} for r in hybrid(part, **options))
+            rows.extend(r | {"stream": picked if stream is None else stream} for r in hybrid(part, **options))
     records = []
     for r in rows:
         for key in ("bytes_cached_per_spindown", "spindown_ends_s"):

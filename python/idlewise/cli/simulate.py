@@ -11,7 +11,7 @@ from ..devices import load_device
 from ..policies import expand_spec
 from ..errors import IdlewiseError
 from ..results import Results
-from ._common import DEMO_POLICIES, _print_results, _read_trace, _report_read, _label_devices, _streamable
+from ._common import DEMO_POLICIES, _label_devices, _picked, _print_results, _read_trace, _report_read, _streamable
 
 
 def cmd_demo(args) -> int:
@@ -40,11 +40,7 @@ def cmd_simulate(args) -> int:
     _report_read(trace, args.json)
     records, per_request = [], []
     read = {"read_report": trace.read_report(), "records_skipped": sum(trace.skipped.values())}
-    # The device the user picked (--stream 0, --stream sda), which its rows name.
-    picked = {}
-    if args.stream is not None:
-        number = next(iter(trace.stream_names)) if trace.stream_names else int(args.stream)
-        picked = {"stream": number, **({"stream_name": trace.device_name} if trace.device_name else {})}
+    picked = _picked(args, trace)
     for device in devices:
         run = simulate(trace, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode,
                        replay=args.replay, fold_offsets=args.fold_offsets, response_from=args.response_from,

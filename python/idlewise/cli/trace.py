@@ -8,7 +8,7 @@ import sys
 from .. import traces
 from ..errors import IdlewiseError
 from ..traces.formats import DESCRIPTIONS
-from ._common import Table, _console, _fmt_time, _read_trace, _report_read, _streamable
+from ._common import Table, _console, _fmt_time, _picked, _read_trace, _report_read, _streamable
 
 
 def cmd_trace_convert(args) -> int:
@@ -33,10 +33,11 @@ def cmd_trace_convert(args) -> int:
 def cmd_trace_stats(args) -> int:
     from ..traces.stats import file_stats, plot_gap_histogram, trace_stats
 
-    if _streamable(args) and args.stream is None:
-        # Read as it goes, every device at once: memory does not grow with the file.
+    if _streamable(args):
+        # Read as it goes, every device at once (or the one picked): memory does not grow with the file.
         stats, report = file_stats(args.trace, args.device, format=args.format, transform=args.transform,
-                                   columns=getattr(args, "columns", None), write_flag=getattr(args, "write_flag", None))
+                                   columns=getattr(args, "columns", None), write_flag=getattr(args, "write_flag", None),
+                                   stream=args.stream)
         if not args.json:
             print(f"idlewise: {report}", file=sys.stderr)
     else:
@@ -44,8 +45,9 @@ def cmd_trace_stats(args) -> int:
         _report_read(trace, args.json)
         parts = trace.split_streams()
         stats = [trace_stats(traces.apply_transform(p, args.transform) if args.transform else p, args.device) for p in parts.values()]
+        picked = _picked(args, trace).get("stream")  # a device picked is named
         for (stream, _), st in zip(parts.items(), stats):
-            st["stream"] = stream
+            st["stream"] = picked if stream is None else stream
     if args.plot:
         plot_gap_histogram(stats, args.plot)
     if args.json:

@@ -12,7 +12,7 @@ from .formats import FORMATS
 _LAZY = {
     "READERS": ".readers", "detect_format": ".detect", "read_csv": ".readers", "read_parquet": ".readers",
     "read_srt": ".readers", "read_trace": ".readers", "write_parquet": ".readers",
-    "Trace": ".trace", "TraceWarning": ".trace", "apply_transform": ".transforms",
+    "Trace": ".trace", "TraceWarning": ".trace", "apply_transform": ".transforms", "split_selection": ".transforms",
 }
 
 __all__ = ["FORMATS", *_LAZY]

@@ -1,7 +1,7 @@
 """Whether a trace read whole fits in memory, said before the read rather than found by the
 kernel's out-of-memory killer. A file in time order replayed as it is read never needs this
 (every command's default, transforms and per-request rows included); ``--sort`` of an unsorted
-file, a ``stream:K`` transform and a trace read into memory by ``read_trace`` hold it whole."""
+file and a trace read into memory by ``read_trace`` hold it whole."""
 
 from __future__ import annotations
 
@@ -88,9 +88,8 @@ def check_whole_read_fits(path: str, format: str, sort: bool) -> None:
         return
     if not sort:
         how = ("replay it as it is read: `idlewise simulate`, `sweep`, `advise`, `report` or `hybrid` of the file "
-               "without --sort (--stream K rather than a stream:K transform; Python: simulate_file, sweep, advise, "
-               "hybrid_file of the path), whose memory does not grow with the trace; `sweep --volume-parts N` for many "
-               "devices")
+               "without --sort (Python: simulate_file, sweep, advise, hybrid_file of the path), whose memory does not "
+               "grow with the trace; `sweep --volume-parts N` for many devices")
         what = "this reads the trace whole"
     elif format in TIME_FIELDS:
         field, separator, header = TIME_FIELDS[format]

@@ -196,7 +196,7 @@ def trace_stats(trace: Trace, device=None) -> dict:
 
 
 def file_stats(path, device=None, *, format: str = "auto", transform: str | None = None, columns=None,
-               write_flag=None) -> tuple[list[dict], str]:
+               write_flag=None, stream=None) -> tuple[list[dict], str]:
     """:func:`trace_stats` of every device of a trace file, read as it goes (transformed as it
     is read), in memory that does not grow with the file; and the read report. Each device's
     statistics carry its ``stream`` (None for a single-device file), named as a whole read names
@@ -204,11 +204,12 @@ def file_stats(path, device=None, *, format: str = "auto", transform: str | None
     import os
 
     from .streaming import FileRead, file_format
-    from .transforms import TransformStream
+    from .transforms import TransformStream, split_selection
 
     path = os.fspath(path)
     format, mapping = file_format(path, format, columns, write_flag)
-    read = FileRead(path, format, mapping=mapping, write_flag=write_flag)
+    keep, transform = split_selection(transform, stream, f"{path}: ")  # a chain's stream:K is the device read
+    read = FileRead(path, format, keep=keep, mapping=mapping, write_flag=write_flag)
     devices: dict = {}
     for stream, part in read:
         if stream not in devices:

@@ -177,6 +177,9 @@ class FileRead:
                 self.records_read, self.skipped = item
                 break
             t, o, sz, w, v, positions, word = item
+            if v is None and self.keep is not None:
+                # As a whole read refuses it (Trace.select_stream).
+                raise IdlewiseError(f"{self.path}: the trace has a single device; there is no stream {self.keep} to select")
             o = np.zeros(len(t), np.int64) if o is None else o
             if v is not None and self.keep is not None:
                 mine = v == self.keep

@@ -11,7 +11,10 @@
   ("Compression/Reordering N").
 - ``window:A..B`` — keep requests with ``A <= time - first_time < B`` (durations with units).
 - ``scale:F`` — multiply every time offset from the first request by F (F < 1 speeds up).
-- ``stream:K`` — keep one device of a multi-device trace.
+- ``stream:K`` — keep one device of a multi-device trace. Every other transform works on each
+  device's requests apart, so the device a chain keeps is picked first wherever ``stream:K``
+  stands in it (:func:`split_selection`): a file is then read keeping that device, as
+  ``--stream K`` does.
 - ``none`` — the trace unchanged.
 
 Chain several with ``+``: ``window:0s..1h+compress-reorder:64ops``.
@@ -242,8 +245,8 @@ class TransformStream:
     def __init__(self, spec: str):
         self.stages = _stages(spec)
         if any(isinstance(s, _SelectStream) for s in self.stages):
-            raise IdlewiseError(f"transform '{spec}': stream:K picks a device of a trace in memory; "
-                                "keep one device of a file with --stream K")
+            raise IdlewiseError(f"transform '{spec}': stream:K picks the device a file is read for; take it out of the "
+                                "chain first (split_selection), as every command does")
 
     def push(self, part: Trace) -> Optional[Trace]:
         for stage in self.stages:
@@ -260,9 +263,32 @@ class TransformStream:
         return carried
 
 
-def streams_as_read(spec: str) -> bool:
-    """Whether a transform spec can be applied as a trace is read (every part but ``stream:K``)."""
-    return not any(isinstance(s, _SelectStream) for s in _stages(spec))
+def split_selection(spec: Optional[str], stream=None, where: str = "") -> tuple:
+    """The device a transform chain keeps, and the rest of the chain: ``(stream, rest)``, with
+    ``rest`` None when nothing else is asked. ``stream`` is a device already picked (``--stream``);
+    a chain that picks another, or two different ones, is an error (``where`` names the file)."""
+    if spec is None or not spec.strip():
+        return stream, None
+    picked, rest = [], []
+    for part, stage in zip((p.strip() for p in spec.strip().split("+")), _stages_each(spec)):
+        if isinstance(stage, _SelectStream):
+            picked.append(stage.number)
+        elif stage is not None:
+            rest.append(part)
+    numbers = set(picked)
+    if picked and stream is not None:
+        if not str(stream).lstrip("-").isdigit():
+            raise IdlewiseError(f"{where}transform '{spec.strip()}' picks device {picked[0]} by number, --stream {stream} by name; give one")
+        numbers.add(int(stream))
+    if len(numbers) > 1:
+        also = f" with --stream {stream}" if stream is not None else ""
+        raise IdlewiseError(f"{where}transform '{spec.strip()}'{also} picks devices {', '.join(map(str, sorted(numbers)))}; a replay keeps one")
+    return (picked[0] if picked else stream), ("+".join(rest) or None)
 
 
-__all__ = ["apply_transform", "KINDS", "TransformStream", "streams_as_read"]
+def _stages_each(spec: str) -> list:
+    """Each ``+`` part's stage (None for ``none``), in order: :func:`_stages` keeping places."""
+    return [(_stages(part) or [None])[0] for part in spec.strip().split("+")]
+
+
+__all__ = ["apply_transform", "KINDS", "TransformStream", "split_selection"]
