@@ -176,7 +176,7 @@ def _picked(args, trace) -> dict:
     if getattr(args, "stream", None) is None:
         return {}
     number = next(iter(trace.stream_names)) if trace.stream_names else int(args.stream)
-    return {"stream": number, **({"stream_name": trace.device_name} if trace.device_name else {})}
+    return {"stream": number, "stream_name": trace.device_name or str(number)}
 
 
 def _report_read(trace, quiet: bool) -> None:
