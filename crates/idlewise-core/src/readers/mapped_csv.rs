@@ -101,13 +101,12 @@ impl MappedCsv {
             }
         };
         let spec = &self.spec;
-        let optional = |column: &Option<String>| column.as_deref().map(find).transpose();
         Ok(Positions {
             time: find(&spec.time.0)?,
             size: find(&spec.size.0)?,
-            offset: optional(&spec.offset.as_ref().map(|o| o.0.clone()))?,
+            offset: spec.offset.as_ref().map(|o| find(&o.0)).transpose()?,
             op: find(&spec.op)?,
-            stream: optional(&spec.stream)?,
+            stream: spec.stream.as_deref().map(find).transpose()?,
             count: names.len(),
         })
     }
@@ -226,9 +225,10 @@ impl super::LineFormat for MappedCsv {
                 [b @ (b'0' | b'1')] => *b == flag,
                 _ => return Err(op.error("a 0/1 flag, as the lines before")),
             },
-            Ops::Words => match op.text.to_ascii_lowercase().as_slice() {
-                b"r" | b"read" | b"rd" => false,
-                b"w" | b"write" | b"wr" => true,
+            // Compared without case, in place: no copy of the word per record.
+            Ops::Words => match op.text {
+                t if [&b"r"[..], b"read", b"rd"].iter().any(|w| t.eq_ignore_ascii_case(w)) => false,
+                t if [&b"w"[..], b"write", b"wr"].iter().any(|w| t.eq_ignore_ascii_case(w)) => true,
                 b"0" | b"1" => return Err(op.error("R/W or read/write, as the lines before")),
                 _ => return Err(op.error("R/W, read/write or a 0/1 flag")),
             },
