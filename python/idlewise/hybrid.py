@@ -209,7 +209,7 @@ def hybrid_file(path: str | os.PathLike, disk=None, flash=None, *, format: str =
     was kept). The rows are those of :func:`hybrid` on each device of the trace read whole."""
     import numpy as np
 
-    from .traces.streaming import FileRead, file_format
+    from .traces.streaming import FileRead, file_format, transformed_parts
     from .traces.transforms import TransformStream, split_selection
 
     path = os.fspath(path)
@@ -226,22 +226,17 @@ def hybrid_file(path: str | os.PathLike, disk=None, flash=None, *, format: str =
     def feed(device, part):
         if part is None or not len(part):
             return
-        runs = devices[device][0]
+        runs = devices[device]
         try:
             runs.feed(part.time_s, part.offset_bytes, part.size_bytes, np.ascontiguousarray(part.is_write, dtype=np.uint8),
                       original_time_s=part.original_time_s)
         except TraceRecordError as e:
             raise part.record_error(e) from None
 
-    for device, part in read:
+    for device, part in transformed_parts(read, transform):
         if device not in devices:
-            devices[device] = (_runs(setup, initial_mode, replay, response_from, tail_s, transition_seed),
-                               TransformStream(transform) if transform else None)
-        pipeline = devices[device][1]
-        feed(device, pipeline.push(part) if pipeline else part)
-    for device, (_, pipeline) in devices.items():
-        if pipeline:
-            feed(device, pipeline.flush())
+            devices[device] = _runs(setup, initial_mode, replay, response_from, tail_s, transition_seed)
+        feed(device, part)
     if not devices:
         raise IdlewiseError(f"{path}: no records{'' if stream is None else f' of device {stream}'} found in {read.records_read} records")
     name = os.path.basename(path)
@@ -249,7 +244,7 @@ def hybrid_file(path: str | os.PathLike, disk=None, flash=None, *, format: str =
     for device in sorted(devices, key=lambda d: (d is not None, d)):
         # Named as a whole read's split and transform name each device's trace.
         named = (name if device is None else f"{name}#{device}") + (f" [{transform}]" if transform else "")
-        rows.extend(_results(devices[device][0].finish(), named, setup, stream=device))
+        rows.extend(_results(devices[device].finish(), named, setup, stream=device))
     return Results(rows, name), read
 
 

@@ -205,7 +205,7 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
     Per-request records are taken from the runs after each part and written out."""
     import numpy as np
 
-    from .traces.streaming import FileRead
+    from .traces.streaming import FileRead, transformed_parts
 
     from .traces.trace import describe_text
     from .traces.transforms import TransformStream
@@ -218,7 +218,7 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
     def call(counter):
         runs = _core.StreamedRuns(device, specs, **options, timeline_s=window, keep_per_request=records_out is not None)
         reference = _core.StreamedRuns(device, ["always-on"], **{**options, "response_from": "issue"})
-        pipelines: dict = {}
+        seen: set = set()
         early = False
 
         def feed(volume, out):
@@ -239,12 +239,10 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
                 reference.feed(out.original_time_s[order], out.offset_bytes[order], out.size_bytes[order], write[order], volumes)
 
         read = FileRead(path, format, keep=keep, mapping=mapping, write_flag=write_flag, part=volume_part)
-        for volume, part in read:
-            pipeline = pipelines.get(volume) or pipelines.setdefault(volume, TransformStream(transform))
-            feed(volume, pipeline.push(part))
-        for volume, pipeline in pipelines.items():
-            feed(volume, pipeline.flush())
-        if not pipelines:
+        for volume, part in transformed_parts(read, transform):
+            seen.add(volume)
+            feed(volume, part)
+        if not seen:
             if volume_part is None or not read.records:
                 raise IdlewiseError(f"no records{'' if keep is None else f' of device {keep}'} found in {read.records_read} records")
             return ([],), None, read  # a part that holds none of the file's devices

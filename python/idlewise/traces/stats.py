@@ -203,28 +203,21 @@ def file_stats(path, device=None, *, format: str = "auto", transform: str | None
     them."""
     import os
 
-    from .streaming import FileRead, file_format
-    from .transforms import TransformStream, split_selection
+    from .streaming import FileRead, file_format, transformed_parts
+    from .transforms import split_selection
 
     path = os.fspath(path)
     format, mapping = file_format(path, format, columns, write_flag)
     keep, transform = split_selection(transform, stream, f"{path}: ")  # a chain's stream:K is the device read
     read = FileRead(path, format, keep=keep, mapping=mapping, write_flag=write_flag)
     devices: dict = {}
-    for stream, part in read:
+    for stream, part in transformed_parts(read, transform):
         if stream not in devices:
             name = os.path.basename(path) + (f"#{stream}" if stream is not None else "") + (f" [{transform}]" if transform else "")
-            devices[stream] = (TraceStats(name, device), TransformStream(transform) if transform else None)
-        stats, pipeline = devices[stream]
-        stats.push(pipeline.push(part) if pipeline else part)
-    out = []
-    for stream in sorted(devices, key=lambda s: -1 if s is None else s):
-        stats, pipeline = devices[stream]
-        if pipeline:
-            rest = pipeline.flush()
-            if rest is not None:
-                stats.push(rest)
-        out.append({**stats.result(), "stream": stream})
+            devices[stream] = TraceStats(name, device)
+        if part is not None:
+            devices[stream].push(part)
+    out = [{**devices[stream].result(), "stream": stream} for stream in sorted(devices, key=lambda s: -1 if s is None else s)]
     return out, read.report()
 
 

@@ -118,21 +118,33 @@ def device_parts(path: str, read: dict, transform: str | None, what: str = "a re
 
 
 def _device_parts(path: str, read: dict, transform: str | None, what: str):
-    from .transforms import TransformStream
-
-    pipeline = TransformStream(transform) if transform else None
     records = FileRead(path, read.get("format", "auto"), keep=read.get("stream"), mapping=read.get("mapping"),
                        write_flag=read.get("write_flag"))
     seen: set = set()
-    for device, part in records:
+    for device, part in transformed_parts(records, transform):
         seen.add(device)
         if len(seen) == 1:  # several devices are refused below, naming every one
-            yield pipeline.push(part) if pipeline else part
+            yield part
     if len(seen) > 1:
         names = ", ".join(map(str, sorted(seen)))
         raise IdlewiseError(f"{path}: the trace holds {len(seen)} devices ({names}); {what} is of one: pick it with --stream K")
-    if pipeline:
-        yield pipeline.flush()
+
+
+def transformed_parts(read: "FileRead", transform: str | None):
+    """Each device's records of ``read`` as they come, through that device's own transform
+    chain (a group held back until it is whole), then what any chain held back at the end:
+    ``(device, part)``, the part None while a chain holds a device's records back (a device is
+    named from its first part on). Without a transform the parts are the read's."""
+    from .transforms import TransformStream
+
+    pipelines: dict = {}
+    for device, part in read:
+        pipeline = pipelines.get(device) or pipelines.setdefault(device, TransformStream(transform or "none"))
+        yield device, pipeline.push(part)
+    for device, pipeline in pipelines.items():
+        rest = pipeline.flush()
+        if rest is not None:
+            yield device, rest
 
 
 def _by_device(streams):
@@ -248,4 +260,5 @@ def convert_to_parquet(read: "FileRead", out: str) -> None:
                 writer.close()
 
 
-__all__ = ["BATCHED", "FileRead", "convert_to_parquet", "batches_of", "check_in_order", "device_parts", "engine_format", "file_format", "raw_batches"]
+__all__ = ["BATCHED", "FileRead", "convert_to_parquet", "batches_of", "check_in_order", "device_parts", "engine_format", "file_format", "raw_batches",
+           "transformed_parts"]
