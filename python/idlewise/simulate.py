@@ -445,20 +445,12 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
                                                            response_from, tail_s, transition_seed)
     picked, transform = traces.split_selection(transform)
-    if picked is not None:
-        # A chain's stream:K picks the device first (the other transforms work on each apart).
-        one = trace.select_stream(picked)
-        run = simulate(one, device, specs, base_power_w=base_power_w, initial_mode=initial_mode,
-                       keep_response_times=keep_response_times, progress=progress, replay=replay, fold_offsets=fold_offsets,
-                       response_from=response_from, tail_s=tail_s, transition_seed=transition_seed, threads=threads,
-                       per_request=per_request, timeline_s=timeline_s, transform=transform)
-        for r in run:
-            r.update(trace=trace.name, stream=picked, stream_name=trace.stream_label(picked))
-        return run
-    if trace.stream is not None:
+    if picked is not None or trace.stream is not None:
         # Requests of different disks never queue behind one another: each is its own replay.
+        # A chain's stream:K picks one first (the other transforms work on each apart).
+        parts = trace.split_streams() if picked is None else {picked: trace.select_stream(picked)}
         records = []
-        for stream, part in trace.split_streams().items():
+        for stream, part in parts.items():
             run = simulate(part, device, specs, base_power_w=base_power_w, initial_mode=initial_mode,
                            keep_response_times=keep_response_times, progress=progress, replay=replay,
                            fold_offsets=fold_offsets, response_from=response_from, tail_s=tail_s,
