@@ -1,6 +1,8 @@
 """The benchmarks' synthetic workload, one home: bursts of 1-16 requests 1-5 ms apart separated
 by Pareto idle gaps (alpha 1.2, minimum 0.2 s), drawn from a NumPy generator."""
 
+import contextlib
+
 import numpy as np
 
 
@@ -24,6 +26,23 @@ def write_parquet_trace(path: str, n: int, seed: int = 5, sectors: int = 1 << 30
     pq.write_table(pa.table({"time_s": burst_times(n, rng), "offset_bytes": rng.integers(0, sectors, n) * 512,
                              "size_bytes": rng.integers(1, 64, n) * 512, "is_write": rng.random(n) < 0.3}),
                    path, row_group_size=1 << 20)
+
+
+@contextlib.contextmanager
+def synthetic_parquet(default_records: int = 20_000_000, **workload):
+    """A temporary folder holding ``trace.parquet``: RECORDS requests (the command line's first
+    argument, else ``default_records``) of :func:`write_parquet_trace` (``workload``: its seed
+    or sectors), its size printed. Yields (folder, path)."""
+    import os
+    import sys
+    import tempfile
+
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else default_records
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "trace.parquet")
+        write_parquet_trace(path, n, **workload)
+        print(f"{n:,} records, {os.path.getsize(path) / 1e6:,.0f} MB of Parquet")
+        yield folder, path
 
 
 def timed(command: list) -> tuple[float, float]:

@@ -9,21 +9,14 @@ reports wall time and peak resident memory (GNU time's %M); the two runs' rows a
 """
 
 import json
-import os
 import subprocess
-import sys
-import tempfile
 
-from _synthetic import timed, write_parquet_trace
+from _synthetic import synthetic_parquet, timed
 from startup import idlewise_script
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000_000
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "trace.parquet")
-        write_parquet_trace(path, n, sectors=190_000_000)  # 97 GB
-        print(f"{n:,} records, {os.path.getsize(path) / 1e6:,.0f} MB of Parquet")
+    with synthetic_parquet(sectors=190_000_000) as (_, path):  # offsets within 97 GB
         command = [idlewise_script(), "hybrid", path, "--hybrid", "seed003-e7k100-ultra-ii", "--flush-when", "each",
                    "--flush-when", "full", "--json"]
         rows = []

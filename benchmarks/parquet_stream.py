@@ -8,20 +8,12 @@ the file is read by default), and reports wall time and peak resident memory (GN
     python benchmarks/parquet_stream.py [RECORDS]
 """
 
-import os
-import sys
-import tempfile
-
-from _synthetic import timed, write_parquet_trace
+from _synthetic import synthetic_parquet, timed
 from startup import idlewise_script
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000_000
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "trace.parquet")
-        write_parquet_trace(path, n)
-        print(f"{n:,} records, {os.path.getsize(path) / 1e6:,.0f} MB of Parquet")
+    with synthetic_parquet() as (_, path):
         transform = ["--transform", "compress-reorder:64ops"]
         for extra in ([], ["--sort"], transform, [*transform, "--sort"]):
             seconds, mib = timed([idlewise_script(), "simulate", path, "--device", "ibm-microdrive-340mb", "--policy", "timeout:2s",

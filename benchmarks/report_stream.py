@@ -9,19 +9,13 @@ Microdrive beside always-on and the oracle.
 """
 
 import os
-import sys
-import tempfile
 
-from _synthetic import timed, write_parquet_trace
+from _synthetic import synthetic_parquet, timed
 from startup import idlewise_script
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000_000
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "trace.parquet")
-        write_parquet_trace(path, n)
-        print(f"{n:,} records, {os.path.getsize(path) / 1e6:,.0f} MB of Parquet")
+    with synthetic_parquet() as (folder, path):
         pages = {}
         for extra in ([], ["--sort"]):
             out = os.path.join(folder, f"report{len(extra)}.html")
