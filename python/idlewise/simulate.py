@@ -337,8 +337,9 @@ class _PerRequestFiles:
                 name = os.path.join(self.folder, f"{len(self.files)}.parquet")
                 self.files[key] = [pq.ParquetWriter(name, table.schema), name]
             self.files[key][0].write_table(table)
-        for volume, kept in self.originals.items():
+        for volume in {volume for volume, _, _ in taken} & self.originals.keys():
             # Original times every run has written are let go: memory is what is outstanding.
+            kept = self.originals[volume]
             everyone = min(self.written.get((volume, run), 0) for run in range(self.runs))
             if everyone > kept[0]:
                 kept[1] = kept[1][everyone - kept[0]:]
