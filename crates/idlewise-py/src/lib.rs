@@ -655,9 +655,7 @@ fn streamed_list<'py>(py: Python<'py>, done: idlewise_core::stream::StreamedEval
 struct StreamedRuns {
     inner: Option<idlewise_core::stream::StreamedRuns>,
     device: CoreDevice,
-    /// The position of the last record fed (a line, or a record's number).
-    fed: u64,
-    /// Records fed.
+    /// Records fed (the next is numbered one on: a binary file's records are named by index).
     records: u64,
 }
 
@@ -693,7 +691,7 @@ impl StreamedRuns {
         if let Some((index, of)) = volume_part {
             inner = inner.with_part(index, of).map_err(to_py_err)?;
         }
-        Ok(StreamedRuns { inner: Some(inner), device: device.inner.clone(), fed: 0, records: 0 })
+        Ok(StreamedRuns { inner: Some(inner), device: device.inner.clone(), records: 0 })
     }
 
     /// Replays the next records (after every record fed before, in time order); `stream` is
@@ -721,7 +719,7 @@ impl StreamedRuns {
         if o.len() != t.len() || s.len() != t.len() || w.len() != t.len() || (stream.is_some() && v.len() != t.len()) {
             return Err(IdlewiseError::new_err("the columns of a batch must have the same length"));
         }
-        let mut columns = idlewise_core::readers::Columns::from_records(t, o, s, w, v, self.fed + 1);
+        let mut columns = idlewise_core::readers::Columns::from_records(t, o, s, w, v, self.records + 1);
         if let Some(original) = &original_time_s {
             let original = original.as_slice()?;
             if original.len() != t.len() {
@@ -729,7 +727,6 @@ impl StreamedRuns {
             }
             columns.original_s = original.to_vec();
         }
-        self.fed += t.len() as u64;
         self.records += t.len() as u64;
         let stop = progress.map(|p| Arc::clone(&p.done));
         py.allow_threads(|| runs.feed(&columns, stop.as_deref())).map_err(to_py_err)?;
