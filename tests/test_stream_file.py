@@ -402,8 +402,8 @@ def test_a_transform_s_stream_k_is_the_device_read_by_every_command(capsys, comm
     def rows(*extra):
         assert main([*argv, *extra]) == 0
         out = json.loads(capsys.readouterr().out)
-        for r in out:  # labels (as every streamed-against-whole comparison here skips them), not figures
-            for key in ("transform", "trace", "read_report", "records_skipped"):
+        for r in out:  # what the read reports, which differs with the way it is read
+            for key in ("read_report", "records_skipped"):
                 r.pop(key, None)
         return _rounded(out)
 
@@ -425,6 +425,39 @@ def test_a_transform_s_stream_k_in_python_is_the_device_picked_first():
     assert {(r["stream"], r["stream_name"]) for r in in_memory} == {(3, "3")}
     streamed = idlewise.simulate_file(path, "hitachi-microdrive-1gb", policies, transform="stream:3+compress:8ops", progress=False)
     same(list(streamed), list(in_memory))
+
+
+@pytest.mark.parametrize("options", [[], ["--transform", "compress:8ops"], ["--stream", "1"],
+                                     ["--stream", "1", "--transform", "compress:8ops"],
+                                     ["--transform", "stream:1+compress:8ops"], ["--transform", "compress:8ops+stream:1"]])
+def test_simulate_names_its_rows_alike_read_whole_or_as_read(tmp_path, capsys, options):
+    # Read whole, a picked device's rows were named 'financial1-prefix.ascii#1 [compress:8ops]'
+    # and a transformed single-device file's 'one.csv [compress:1ops]'; as read, the file's name
+    # with the device and the transform in their own columns. Now both say the latter.
+    from idlewise.cli import main
+
+    one = tmp_path / "one.csv"
+    one.write_text("time_s,offset_bytes,size_bytes,op\n0,0,4096,R\n1,0,4096,W\n9,0,4096,R\n")
+    for path, name in ((DATA / "spc" / "financial1-prefix.ascii", "financial1-prefix.ascii"), (one, "one.csv")):
+        if path == one and any("stream" in o for o in options):
+            continue
+        argv = ["simulate", str(path), "--device", "hitachi-microdrive-1gb", "--policy", "timeout:2s", "--json", *options]
+        labels = []
+        for sort in ([], ["--sort"]):
+            assert main(argv + sort) == 0
+            rows = json.loads(capsys.readouterr().out)
+            labels.append(sorted((r["trace"], r["stream"], r.get("stream_name"), r["transform"], r["policy"]) for r in rows))
+        assert labels[0] == labels[1]
+        transform = "compress:8ops" if any("compress" in o for o in options) else "none"
+        assert {label[::3] for label in labels[0]} == {(name, transform)}
+        if "--stream" in options or "stream:1" in " ".join(options):
+            assert {label[1:3] for label in labels[0]} == {(1, "1")}
+
+
+def test_python_simulate_names_rows_by_the_trace_given_and_the_transform_apart():
+    trace = idlewise.read_trace(DATA / "spc" / "financial1-prefix.ascii").select_stream(1)
+    rows = idlewise.simulate(trace, "hitachi-microdrive-1gb", ["timeout:2s"], transform="compress:8ops", progress=False)
+    assert {(r["trace"], r["transform"]) for r in rows} == {(trace.name, "compress:8ops")}
 
 
 SIMULATE = ["simulate", "{path}", "--device", "hitachi-microdrive-1gb", "--policy", "timeout:2s"]

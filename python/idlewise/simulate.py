@@ -461,6 +461,9 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
                 r.update(trace=trace.name, stream=stream, stream_name=trace.stream_label(stream))
                 records.append(r)
         return Results(records, trace.name)
+    # Rows name the trace as given; the transform has a column of its own (as a file replayed as
+    # it is read names its rows).
+    label = trace.name
     if transform:
         trace = traces.apply_transform(trace, transform)
     show = sys.stderr.isatty() if progress is None else bool(progress)
@@ -488,7 +491,7 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
                                transition_seed=transition_seed, threads=threads)
     for spec, r in zip(specs, records, strict=True):
         r["spec"] = spec  # as the user wrote it (a range expanded); "policy" is the engine's full label
-        r["trace"] = trace.name
+        r["trace"] = label
         r["transform"] = transform or "none"
         if "response_s" in r:
             # The requester has its data a response after it wanted it.

@@ -171,12 +171,13 @@ def _streamable(args) -> bool:
 
 
 def _picked(args, trace) -> dict:
-    """The device the user picked (--stream 0, --stream sda) of a trace read whole, as its rows
-    name it (a streamed read's rows carry it already): its number, and its name if it has one."""
+    """The device the user picked (--stream 0, --stream sda) of a trace read whole, as a streamed
+    read's rows name it: its number, its name if it has one, and the file as the trace (the device
+    is in its own columns)."""
     if getattr(args, "stream", None) is None:
         return {}
     number = next(iter(trace.stream_names)) if trace.stream_names else int(args.stream)
-    return {"stream": number, "stream_name": trace.device_name or str(number)}
+    return {"stream": number, "stream_name": trace.device_name or str(number), "trace": os.path.basename(args.trace)}
 
 
 def _report_read(trace, quiet: bool) -> None:
