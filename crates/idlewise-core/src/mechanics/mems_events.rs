@@ -78,30 +78,18 @@ pub struct Incoming {
     pub is_write: bool,
 }
 
+/// Why the device interrupts the host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 enum Cause {
     Disconnect,
     Reconnect,
     Completion,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Owner {
-    Controller,
-    Device,
-}
-
-/// What crosses the bus: a request going down, an interrupt going up, the driver's
-/// acknowledgement of one going down.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Message {
-    Access,
-    Interrupt(Cause),
-    Acknowledge(Cause),
-}
-
 /// How long an interrupt takes to reach the controller once the device has the bus.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 enum Delay {
     None,
     /// `BUS_HANDOFF_MS`.
@@ -121,141 +109,121 @@ impl Delay {
     }
 }
 
+/// What happens: one DiskSim event each, flat, so that one jump picks its handler (a kind
+/// nested in a kind took three, most of them mispredicted).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum SledStep {
-    Schedule,
-    Seek,
-    Servo,
-    Data,
-    Update,
+#[repr(u8)]
+enum Step {
+    /// No event: what a handler returns when it has nothing to hand on at once.
+    Nothing,
+    /// BUS_OWNERSHIP_GRANTED to the controller, for a request going down.
+    GrantedToController,
+    /// BUS_OWNERSHIP_GRANTED to the device, for an interrupt going up, which then takes its delay.
+    GrantedToDevice,
+    /// The controller's BUS_DELAY_COMPLETE downwards: the request reaches the device.
+    AccessAtDevice,
+    /// The same for the driver's acknowledgement of an interrupt.
+    AcknowledgeAtDevice,
+    /// The device's BUS_DELAY_COMPLETE: an interrupt reaches the controller.
+    InterruptAtController,
+    /// The controller's BUS_DELAY_COMPLETE upwards: the interrupt is raised at the driver.
+    InterruptAtDriver,
+    /// INTR_EVENT: the driver takes the interrupt.
+    InterruptTaken,
+    /// IO_INTERRUPT_COMPLETE: the driver handles it and acknowledges.
+    InterruptComplete,
+    OverheadComplete,
+    SledSchedule,
+    SledSeek,
+    SledServo,
+    SledData,
+    SledUpdate,
+    BusInitiate,
+    BusTransfer,
+    BusUpdate,
 }
 
-/// What happens, to request `id`: two words, the kind packed in the second. The queue moves
-/// many events; a `Kind` of seven bytes was copied in overlapping pieces, which stalled the store
-/// buffer on nearly every event (a third of the run time).
+impl Step {
+    #[inline(always)]
+    fn of(self, id: u64) -> Event {
+        Event::new(self, id, Cause::Disconnect, Delay::None)
+    }
+
+    #[inline(always)]
+    fn is_sled(self) -> bool {
+        (Step::SledSchedule as u8..=Step::SledUpdate as u8).contains(&(self as u8))
+    }
+}
+
+/// What happens, to request `id` (the sled's events: to whichever it serves), and for an
+/// interrupt why and with what delay, packed in a second word: the queue moves many events, and
+/// a seven-byte kind was copied in overlapping pieces, which stalled the store buffer on nearly
+/// every event (a third of the run time).
 #[derive(Debug, Clone, Copy)]
 struct Event {
     id: u64,
+    /// Byte 0: the step; byte 1: the cause; byte 2: the delay.
     code: u64,
 }
 
 impl Event {
     #[inline(always)]
-    fn kind(self) -> Kind {
-        Kind::unpack(self.code)
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Kind {
-    /// BUS_OWNERSHIP_GRANTED: the bus is `to`'s, for `message`, which then takes `delay`.
-    Granted { to: Owner, message: Message, delay: Delay },
-    /// The controller's BUS_DELAY_COMPLETE downwards: the message reaches the device.
-    ToDevice(Message),
-    /// The device's BUS_DELAY_COMPLETE: an interrupt reaches the controller.
-    ToController(Message),
-    /// The controller's BUS_DELAY_COMPLETE upwards: the interrupt is raised at the driver.
-    ToDriver(Message),
-    /// INTR_EVENT: the driver takes the interrupt.
-    Interrupt(Message),
-    /// IO_INTERRUPT_COMPLETE: the driver handles it and acknowledges.
-    InterruptComplete(Message),
-    OverheadComplete,
-    Sled(SledStep),
-    BusInitiate,
-    BusTransfer,
-    BusUpdate,
-    /// No event: what a handler returns when it has nothing to hand on at once.
-    Nothing,
-}
-
-const NOTHING: Event = Event { id: 0, code: 0 };
-
-impl Kind {
-    #[inline(always)]
-    fn of(self, id: u64) -> Event {
-        Event { id, code: self.pack() }
-    }
-
-    /// Byte 0: the kind (0 = nothing); byte 1: the message; byte 2: owner, delay or sled step.
-    #[inline(always)]
-    fn pack(self) -> u64 {
-        let (kind, message, arg) = match self {
-            Kind::Nothing => (0, 0, 0),
-            Kind::Granted { to, message, delay } => (1, message.code(), to as u64 | (delay as u64) << 1),
-            Kind::ToDevice(m) => (2, m.code(), 0),
-            Kind::ToController(m) => (3, m.code(), 0),
-            Kind::ToDriver(m) => (4, m.code(), 0),
-            Kind::Interrupt(m) => (5, m.code(), 0),
-            Kind::InterruptComplete(m) => (6, m.code(), 0),
-            Kind::OverheadComplete => (7, 0, 0),
-            Kind::Sled(step) => (8, 0, step as u64),
-            Kind::BusInitiate => (9, 0, 0),
-            Kind::BusTransfer => (10, 0, 0),
-            Kind::BusUpdate => (11, 0, 0),
-        };
-        kind | message << 8 | arg << 16
+    const fn new(step: Step, id: u64, cause: Cause, delay: Delay) -> Event {
+        Event { id, code: step as u64 | (cause as u64) << 8 | (delay as u64) << 16 }
     }
 
     #[inline(always)]
-    fn unpack(code: u64) -> Kind {
-        let message = || Message::from_code((code >> 8) & 0xff);
-        let arg = (code >> 16) & 0xff;
-        match code & 0xff {
-            0 => Kind::Nothing,
-            1 => Kind::Granted {
-                to: if arg & 1 == 0 { Owner::Controller } else { Owner::Device },
-                message: message(),
-                delay: match arg >> 1 {
-                    0 => Delay::None,
-                    1 => Delay::Handoff,
-                    _ => Delay::WriteCompletion,
-                },
-            },
-            2 => Kind::ToDevice(message()),
-            3 => Kind::ToController(message()),
-            4 => Kind::ToDriver(message()),
-            5 => Kind::Interrupt(message()),
-            6 => Kind::InterruptComplete(message()),
-            7 => Kind::OverheadComplete,
-            8 => Kind::Sled(match arg {
-                0 => SledStep::Schedule,
-                1 => SledStep::Seek,
-                2 => SledStep::Servo,
-                3 => SledStep::Data,
-                _ => SledStep::Update,
-            }),
-            9 => Kind::BusInitiate,
-            10 => Kind::BusTransfer,
-            _ => Kind::BusUpdate,
-        }
+    fn interrupt(step: Step, id: u64, cause: Cause) -> Event {
+        Event::new(step, id, cause, Delay::None)
     }
-}
 
-impl Message {
+    /// The step back from its byte: the same numbers in the same order, so this compiles to no
+    /// work.
     #[inline(always)]
-    fn code(self) -> u64 {
-        match self {
-            Message::Access => 0,
-            Message::Interrupt(c) => 1 + c as u64,
-            Message::Acknowledge(c) => 4 + c as u64,
+    fn step(self) -> Step {
+        use Step::*;
+        match self.code as u8 {
+            0 => Nothing,
+            1 => GrantedToController,
+            2 => GrantedToDevice,
+            3 => AccessAtDevice,
+            4 => AcknowledgeAtDevice,
+            5 => InterruptAtController,
+            6 => InterruptAtDriver,
+            7 => InterruptTaken,
+            8 => InterruptComplete,
+            9 => OverheadComplete,
+            10 => SledSchedule,
+            11 => SledSeek,
+            12 => SledServo,
+            13 => SledData,
+            14 => SledUpdate,
+            15 => BusInitiate,
+            16 => BusTransfer,
+            _ => BusUpdate,
         }
     }
 
     #[inline(always)]
-    fn from_code(code: u64) -> Message {
-        let cause = |c| match c {
+    fn cause(self) -> Cause {
+        match (self.code >> 8) as u8 {
             0 => Cause::Disconnect,
             1 => Cause::Reconnect,
             _ => Cause::Completion,
-        };
-        match code {
-            0 => Message::Access,
-            1..=3 => Message::Interrupt(cause(code - 1)),
-            _ => Message::Acknowledge(cause(code - 4)),
+        }
+    }
+
+    #[inline(always)]
+    fn delay(self) -> Delay {
+        match (self.code >> 16) as u8 {
+            0 => Delay::None,
+            1 => Delay::Handoff,
+            _ => Delay::WriteCompletion,
         }
     }
 }
+
+const NOTHING: Event = Event::new(Step::Nothing, 0, Cause::Disconnect, Delay::None);
 
 #[derive(Debug, Clone, Copy)]
 struct Scheduled {
@@ -322,12 +290,12 @@ impl EventQueue {
     #[inline(always)]
     fn push(&mut self, time_ms: f64, event: Event) {
         let next = Scheduled { time_ms, seq: self.reserve(), event };
-        match event.kind() {
-            Kind::Sled(_) => {
+        match event.step() {
+            step if step.is_sled() => {
                 debug_assert!(self.sled.is_none(), "the sled has one event at a time");
                 self.sled = Some(next);
             }
-            Kind::BusTransfer | Kind::BusUpdate => {
+            Step::BusTransfer | Step::BusUpdate => {
                 debug_assert!(self.transfer.is_none(), "one transfer has the bus at a time");
                 self.transfer = Some(next);
             }
@@ -495,7 +463,7 @@ impl MemsEvents {
         });
         // The driver sends it straight down (no queueing there: the device takes 100,000); the
         // pass-through controller needs the bus to the device.
-        self.get_bus(Kind::Granted { to: Owner::Controller, message: Message::Access, delay: Delay::None }.of(id));
+        self.get_bus(Step::GrantedToController.of(id));
     }
 
     /// Handles every event before `(time_ms, seq)`.
@@ -572,72 +540,81 @@ impl MemsEvents {
 
     /// One DiskSim handler; returns the event it adds last for the same time when that event is
     /// to be handled at once.
+    #[inline(always)]
     fn handle_one(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, event: Event) -> Event {
         let id = event.id;
-        match event.kind() {
-            Kind::Granted { to: Owner::Controller, message, .. } => {
+        match event.step() {
+            Step::GrantedToController => {
                 // The controller sends the request down at once (delay 0) and forgets the bus,
                 // which stays owned: the device takes it over (`controller_disown_busno`).
-                return self.then(t, Kind::ToDevice(message).of(id));
+                self.then(t, Step::AccessAtDevice.of(id))
             }
-            Kind::Granted { to: Owner::Device, message, delay } => {
+            Step::GrantedToDevice => {
                 self.device_owns_bus = true;
-                return self.then_at(t + delay.ms(), Kind::ToController(message).of(id));
+                self.then_at(t + event.delay().ms(), Event::interrupt(Step::InterruptAtController, id, event.cause()))
             }
-            Kind::ToDevice(Message::Access) => {
+            Step::AccessAtDevice => {
                 self.device_owns_bus = true;
-                return self.then_at(t + service.command_overhead_ms, Kind::OverheadComplete.of(id));
+                self.then_at(t + service.command_overhead_ms, Step::OverheadComplete.of(id))
             }
-            Kind::ToDevice(Message::Acknowledge(cause)) => match cause {
-                Cause::Disconnect | Cause::Completion => {
-                    if self.device_owns_bus {
-                        self.device_owns_bus = false;
-                        return self.release_bus(t);
-                    }
+            Step::AcknowledgeAtDevice => match event.cause() {
+                Cause::Disconnect | Cause::Completion if self.device_owns_bus => {
+                    self.device_owns_bus = false;
+                    self.release_bus(t)
                 }
+                Cause::Disconnect | Cause::Completion => NOTHING,
                 Cause::Reconnect => {
                     let id = self.transferring.expect("a reconnect is for the transfer that has the bus");
-                    return self.then(t, Kind::BusTransfer.of(id));
+                    self.then(t, Step::BusTransfer.of(id))
                 }
             },
-            Kind::ToDevice(Message::Interrupt(_)) => unreachable!("interrupts go up"),
             // The hops of an interrupt to the driver, and of its acknowledgement back: when
             // nothing else is due at this time they follow one another at once.
-            Kind::ToController(message) => {
+            Step::InterruptAtController => {
                 // Up to the driver's handler nothing is added but the next hop: when the first
                 // is next, so are the others, and they are taken in one go (orders reserved).
                 if self.is_next(t) {
                     self.queue.reserve();
                     self.queue.reserve();
                     self.queue.reserve();
-                    return self.interrupt_complete(host, t, message, id);
+                    return self.interrupt_complete(host, t, event.cause(), id);
                 }
-                self.push(t, Kind::ToDriver(message).of(id));
+                self.push(t, Event::interrupt(Step::InterruptAtDriver, id, event.cause()));
+                NOTHING
             }
-            Kind::ToDriver(message) => return self.then(t, Kind::Interrupt(message).of(id)),
-            Kind::Interrupt(message) => return self.then(t, Kind::InterruptComplete(message).of(id)),
-            Kind::InterruptComplete(message) => return self.interrupt_complete(host, t, message, id),
-            Kind::OverheadComplete => self.overhead_complete(service, host, t, id),
-            Kind::Sled(step) => return self.sled_step(service, host, t, step),
-            Kind::BusInitiate => {
+            Step::InterruptAtDriver => self.then(t, Event::interrupt(Step::InterruptTaken, id, event.cause())),
+            Step::InterruptTaken => self.then(t, Event::interrupt(Step::InterruptComplete, id, event.cause())),
+            Step::InterruptComplete => self.interrupt_complete(host, t, event.cause(), id),
+            Step::OverheadComplete => {
+                self.overhead_complete(service, host, t, id);
+                NOTHING
+            }
+            Step::SledSchedule => self.sled_schedule(service, host, t),
+            Step::SledSeek => self.sled_seek(service, t),
+            Step::SledServo => self.sled_servo(service, t),
+            Step::SledData => self.sled_data(service, t),
+            Step::SledUpdate => self.sled_update(host, t),
+            Step::BusInitiate => {
                 if self.transferring.is_none() {
                     self.transferring = Some(id);
                     self.send_up(t, Cause::Reconnect, id, Delay::None);
                 } else {
                     self.transfers_waiting.push_back(id);
                 }
+                NOTHING
             }
-            Kind::BusTransfer => return self.then_at(t + service.sector_transfer_ms, Kind::BusUpdate.of(id)),
-            Kind::BusUpdate => self.bus_update(service, t, id),
-            Kind::Nothing => {}
+            Step::BusTransfer => self.then_at(t + service.sector_transfer_ms, Step::BusUpdate.of(id)),
+            Step::BusUpdate => {
+                self.bus_update(service, t, id);
+                NOTHING
+            }
+            Step::Nothing => NOTHING,
         }
-        NOTHING
     }
 
     /// IO_INTERRUPT_COMPLETE: the driver takes a completion (the request's response ends here)
     /// and acknowledges every interrupt to the device.
-    fn interrupt_complete(&mut self, host: &mut impl MemsHost, t: f64, message: Message, id: u64) -> Event {
-        let Message::Interrupt(cause) = message else { unreachable!("the driver completes interrupts only") };
+    fn interrupt_complete(&mut self, host: &mut impl MemsHost, t: f64, cause: Cause, id: u64) -> Event {
         if cause == Cause::Completion {
             let r = self.req(id);
             r.complete = true;
@@ -646,7 +623,7 @@ impl MemsEvents {
             host.completed(slot, from, t);
             self.forget_completed();
         }
-        self.then(t, Kind::ToDevice(Message::Acknowledge(cause)).of(id))
+        self.then(t, Event::interrupt(Step::AcknowledgeAtDevice, id, cause))
     }
 
     /// Drops completed requests from the front of the list.
@@ -683,11 +660,10 @@ impl MemsEvents {
     /// `mems_send_event_up_path`: an interrupt to the host, over the bus the device holds or
     /// will be granted.
     fn send_up(&mut self, t: f64, cause: Cause, id: u64, delay: Delay) {
-        let message = Message::Interrupt(cause);
         if self.device_owns_bus {
-            self.push(t + delay.ms(), Kind::ToController(message).of(id));
+            self.push(t + delay.ms(), Event::interrupt(Step::InterruptAtController, id, cause));
         } else {
-            self.get_bus(Kind::Granted { to: Owner::Device, message, delay }.of(id));
+            self.get_bus(Event::new(Step::GrantedToDevice, id, cause, delay));
         }
     }
 
@@ -697,7 +673,7 @@ impl MemsEvents {
         let r = *self.req(id);
         if r.incoming.is_write {
             // A write keeps the bus to stream its sectors into the device.
-            self.push(t, Kind::BusInitiate.of(id));
+            self.push(t, Step::BusInitiate.of(id));
             self.req(id).bus_pending = true;
         } else if self.transferring.is_none() {
             self.send_up(t, Cause::Disconnect, id, Delay::None);
@@ -712,116 +688,124 @@ impl MemsEvents {
                 SledStart::Queued => {}
             }
             self.sled_running = true;
-            self.push(start_ms, Kind::Sled(SledStep::Schedule).of(0));
+            self.push(start_ms, Step::SledSchedule.of(0));
         }
     }
 
-    fn sled_step(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, step: SledStep) -> Event {
-        let sled = &service.sled;
-        match step {
-            SledStep::Schedule => {
-                if self.active.is_none() {
-                    self.active = self.sled_queue.pop_front();
-                    if let Some(id) = self.active {
-                        // Since the sled left the media (0 straight from the previous request).
-                        let idle_before_ms = (t - self.idle_since_ms).max(0.0);
-                        let r = self.req(id);
-                        r.start_ms = t;
-                        r.idle_before_ms = idle_before_ms;
-                    }
-                }
-                let Some(id) = self.active else {
-                    self.sled_running = false;
-                    self.idle_since_ms = t;
-                    host.sled_idle(t);
-                    return NOTHING;
-                };
-                let r = *self.req(id);
-                let first = if r.media_done_to == -1 { r.incoming.lbn } else { r.media_done_to + 1 };
-                let ready = (r.incoming.is_write).then_some(r.bus_done_to);
-                let end = sled.pass_end(first, r.last, ready);
-                (self.up, self.dn) = sled.position(first);
-                self.tips = (end - first + 1) as i32 * sled.tip_sectors_per_lbn;
-                let req = self.req(id);
-                req.next_start = first;
-                req.next_end = end;
-                self.then(t, Kind::Sled(SledStep::Seek).of(0))
-            }
-            SledStep::Seek => {
-                let (target, seek) = if sled.bidirectional {
-                    let (seek_up, seek_dn) = sled.seek_both(self.pos, self.up.servo_start, self.dn.servo_start);
-                    if seek_up.total_ms < seek_dn.total_ms { (self.up, seek_up) } else { (self.dn, seek_dn) }
-                } else {
-                    (self.up, sled.seek(self.pos, self.up.servo_start))
-                };
-                self.target = target;
-                self.pos = target.servo_start;
-                let energy = service.seek_energy_mj(&seek);
-                let id = self.active.expect("seeking for a request");
-                self.req(id).energy_mj += energy;
-                self.then_at(t + seek.total_ms, Kind::Sled(SledStep::Servo).of(0))
-            }
-            SledStep::Servo => {
-                let dt = sled.media_ms(self.pos, self.target.tipsector_start);
-                let id = self.active.expect("a servo burst for a request");
-                let r = *self.req(id);
-                // DiskSim's "weird special case": a write none of whose pass has crossed the bus
-                // reads the servo with one tip and goes back to scheduling.
-                let next = if r.incoming.is_write && r.next_start > r.bus_done_to {
-                    self.tips = 1;
-                    SledStep::Schedule
-                } else {
-                    SledStep::Data
-                };
-                self.pos = self.target.tipsector_start;
-                self.req(id).energy_mj += (service.sled_power_w + service.tip_power_w * self.tips as f64) * dt;
-                self.then_at(t + dt, Kind::Sled(next).of(0))
-            }
-            SledStep::Data => {
-                let dt = sled.media_ms(self.pos, self.target.tipsector_end);
-                let id = self.active.expect("data for a request");
-                self.pos = self.target.tipsector_end;
-                self.req(id).energy_mj += (service.sled_power_w + service.tip_power_w * self.tips as f64) * dt;
-                self.then_at(t + dt, Kind::Sled(SledStep::Update).of(0))
-            }
-            SledStep::Update => {
-                let id = self.active.expect("an update for a request");
+    /// `mems_sled_schedule`: the sled takes the next request from its queue if it has none, and
+    /// plans its next pass; with nothing to do it falls idle.
+    fn sled_schedule(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64) -> Event {
+        if self.active.is_none() {
+            self.active = self.sled_queue.pop_front();
+            if let Some(id) = self.active {
+                // Since the sled left the media (0 straight from the previous request).
+                let idle_before_ms = (t - self.idle_since_ms).max(0.0);
                 let r = self.req(id);
-                r.media_done_to = r.next_end;
-                let start_read_transfer = !r.incoming.is_write && !r.bus_pending;
-                if start_read_transfer {
-                    r.bus_pending = true;
-                }
-                let media_done = r.media_done_to >= r.last;
-                let complete_now = media_done && r.bus_done;
-                if media_done {
-                    r.media_done = true;
-                }
-                let r = *r;
-                if start_read_transfer {
-                    self.push(t, Kind::BusInitiate.of(id));
-                }
-                if complete_now {
-                    self.send_up(t, Cause::Completion, id, Delay::WriteCompletion);
-                }
-                if media_done {
-                    self.active = None;
-                    self.idle_since_ms = t;
-                    host.served(&ServedRequest {
-                        slot: r.incoming.slot,
-                        start_ms: r.start_ms,
-                        end_ms: t,
-                        energy_j: r.energy_mj / 1000.0,
-                        idle_before_ms: r.idle_before_ms,
-                        lbn: r.incoming.lbn,
-                        blocks: r.incoming.blocks,
-                        is_write: r.incoming.is_write,
-                    });
-                    self.forget_completed();
-                }
-                self.then(t, Kind::Sled(SledStep::Schedule).of(0))
+                r.start_ms = t;
+                r.idle_before_ms = idle_before_ms;
             }
         }
+        let Some(id) = self.active else {
+            self.sled_running = false;
+            self.idle_since_ms = t;
+            host.sled_idle(t);
+            return NOTHING;
+        };
+        let sled = &service.sled;
+        let r = *self.req(id);
+        let first = if r.media_done_to == -1 { r.incoming.lbn } else { r.media_done_to + 1 };
+        let ready = (r.incoming.is_write).then_some(r.bus_done_to);
+        let end = sled.pass_end(first, r.last, ready);
+        (self.up, self.dn) = sled.position(first);
+        self.tips = (end - first + 1) as i32 * sled.tip_sectors_per_lbn;
+        let req = self.req(id);
+        req.next_start = first;
+        req.next_end = end;
+        self.then(t, Step::SledSeek.of(0))
+    }
+
+    /// `mems_sled_seek`: to the pass's start, up or down, whichever is sooner.
+    fn sled_seek(&mut self, service: &MemsService, t: f64) -> Event {
+        let sled = &service.sled;
+        let (target, seek) = if sled.bidirectional {
+            let (seek_up, seek_dn) = sled.seek_both(self.pos, self.up.servo_start, self.dn.servo_start);
+            if seek_up.total_ms < seek_dn.total_ms { (self.up, seek_up) } else { (self.dn, seek_dn) }
+        } else {
+            (self.up, sled.seek(self.pos, self.up.servo_start))
+        };
+        self.target = target;
+        self.pos = target.servo_start;
+        let energy = service.seek_energy_mj(&seek);
+        let id = self.active.expect("seeking for a request");
+        self.req(id).energy_mj += energy;
+        self.then_at(t + seek.total_ms, Step::SledServo.of(0))
+    }
+
+    /// `mems_sled_servo`: the servo burst before the data.
+    fn sled_servo(&mut self, service: &MemsService, t: f64) -> Event {
+        let dt = service.sled.media_ms(self.pos, self.target.tipsector_start);
+        let id = self.active.expect("a servo burst for a request");
+        let r = *self.req(id);
+        // DiskSim's "weird special case": a write none of whose pass has crossed the bus
+        // reads the servo with one tip and goes back to scheduling.
+        let next = if r.incoming.is_write && r.next_start > r.bus_done_to {
+            self.tips = 1;
+            Step::SledSchedule
+        } else {
+            Step::SledData
+        };
+        self.pos = self.target.tipsector_start;
+        self.req(id).energy_mj += (service.sled_power_w + service.tip_power_w * self.tips as f64) * dt;
+        self.then_at(t + dt, next.of(0))
+    }
+
+    /// `mems_sled_data`: the pass over the media.
+    fn sled_data(&mut self, service: &MemsService, t: f64) -> Event {
+        let dt = service.sled.media_ms(self.pos, self.target.tipsector_end);
+        let id = self.active.expect("data for a request");
+        self.pos = self.target.tipsector_end;
+        self.req(id).energy_mj += (service.sled_power_w + service.tip_power_w * self.tips as f64) * dt;
+        self.then_at(t + dt, Step::SledUpdate.of(0))
+    }
+
+    /// `mems_sled_update`: the pass is done; a read's data may go up, a request whose media and
+    /// bus are both done completes, and a request whose media is done leaves the sled.
+    fn sled_update(&mut self, host: &mut impl MemsHost, t: f64) -> Event {
+        let id = self.active.expect("an update for a request");
+        let r = self.req(id);
+        r.media_done_to = r.next_end;
+        let start_read_transfer = !r.incoming.is_write && !r.bus_pending;
+        if start_read_transfer {
+            r.bus_pending = true;
+        }
+        let media_done = r.media_done_to >= r.last;
+        let complete_now = media_done && r.bus_done;
+        if media_done {
+            r.media_done = true;
+        }
+        let r = *r;
+        if start_read_transfer {
+            self.push(t, Step::BusInitiate.of(id));
+        }
+        if complete_now {
+            self.send_up(t, Cause::Completion, id, Delay::WriteCompletion);
+        }
+        if media_done {
+            self.active = None;
+            self.idle_since_ms = t;
+            host.served(&ServedRequest {
+                slot: r.incoming.slot,
+                start_ms: r.start_ms,
+                end_ms: t,
+                energy_j: r.energy_mj / 1000.0,
+                idle_before_ms: r.idle_before_ms,
+                lbn: r.incoming.lbn,
+                blocks: r.incoming.blocks,
+                is_write: r.incoming.is_write,
+            });
+            self.forget_completed();
+        }
+        self.then(t, Step::SledSchedule.of(0))
     }
 
     /// `mems_bus_update`: one sector has crossed. While the transfer goes on and nothing else is
@@ -860,7 +844,7 @@ impl MemsEvents {
             }
             let next_ms = t + service.sector_transfer_ms;
             if !self.is_next(next_ms) {
-                self.push(t, Kind::BusTransfer.of(id));
+                self.push(t, Step::BusTransfer.of(id));
                 return;
             }
             // MEMS_BUS_TRANSFER at t, then MEMS_BUS_UPDATE at the next sector.
