@@ -261,7 +261,7 @@ impl Ord for Scheduled {
 /// places for speed (about 50 events a request): events for the present time in a FIFO (most
 /// are: the hops of an interrupt), the sled's one chain of events and the one bus transfer's in
 /// a slot each, the rest in a heap. The order they come out in is the single queue's.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct EventQueue {
     seq: u64,
     now_ms: f64,
@@ -269,6 +269,23 @@ struct EventQueue {
     later: BinaryHeap<Scheduled>,
     sled: Option<Scheduled>,
     transfer: Option<Scheduled>,
+    /// The earliest time in `later`, `sled` and `transfer` (infinite when they are empty): most
+    /// handlers ask whether anything is due by a time, and one comparison answers it.
+    horizon_ms: f64,
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue {
+            seq: 0,
+            now_ms: 0.0,
+            present: VecDeque::new(),
+            later: BinaryHeap::new(),
+            sled: None,
+            transfer: None,
+            horizon_ms: f64::INFINITY,
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -294,14 +311,30 @@ impl EventQueue {
             step if step.is_sled() => {
                 debug_assert!(self.sled.is_none(), "the sled has one event at a time");
                 self.sled = Some(next);
+                self.horizon_ms = self.horizon_ms.min(time_ms);
             }
             Step::BusTransfer | Step::BusUpdate => {
                 debug_assert!(self.transfer.is_none(), "one transfer has the bus at a time");
                 self.transfer = Some(next);
+                self.horizon_ms = self.horizon_ms.min(time_ms);
             }
             _ if time_ms == self.now_ms => self.present.push_back(next),
-            _ => self.later.push(next),
+            _ => {
+                self.later.push(next);
+                self.horizon_ms = self.horizon_ms.min(time_ms);
+            }
         }
+    }
+
+    /// Whether nothing is queued for `at_ms` or before.
+    #[inline(always)]
+    fn clear_until(&self, at_ms: f64) -> bool {
+        self.present.is_empty() && self.horizon_ms > at_ms
+    }
+
+    fn update_horizon(&mut self) {
+        let time = |e: Option<&Scheduled>| e.map_or(f64::INFINITY, |e| e.time_ms);
+        self.horizon_ms = time(self.later.peek()).min(time(self.sled.as_ref())).min(time(self.transfer.as_ref()));
     }
 
     /// Where the first event is, if it comes before `(time_ms, seq)`.
@@ -325,11 +358,24 @@ impl EventQueue {
     /// Takes the first event if it comes before `(time_ms, seq)`.
     #[inline(always)]
     fn pop_before(&mut self, time_ms: f64, seq: u64) -> Option<Scheduled> {
+        if let Some(front) = self.present.front() {
+            // Events for the present time wait in the FIFO, and nothing elsewhere is due as soon:
+            // the front is first (most pops).
+            if self.horizon_ms > front.time_ms {
+                return if front.before(time_ms, seq) { self.present.pop_front() } else { None };
+            }
+        }
         let next = match self.first_before(time_ms, seq)? {
             Source::Present => self.present.pop_front(),
-            Source::Later => self.later.pop(),
-            Source::Sled => self.sled.take(),
-            Source::Transfer => self.transfer.take(),
+            source => {
+                let next = match source {
+                    Source::Later => self.later.pop(),
+                    Source::Sled => self.sled.take(),
+                    _ => self.transfer.take(),
+                };
+                self.update_horizon();
+                next
+            }
         }?;
         self.now_ms = next.time_ms;
         Some(next)
@@ -502,12 +548,7 @@ impl MemsEvents {
     /// once instead of queued (the same order, without the queue's work).
     #[inline(always)]
     fn is_next(&self, at_ms: f64) -> bool {
-        let q = &self.queue;
-        self.limit_ms > at_ms
-            && q.present.is_empty()
-            && q.later.peek().is_none_or(|e| e.time_ms > at_ms)
-            && q.sled.as_ref().is_none_or(|e| e.time_ms > at_ms)
-            && q.transfer.as_ref().is_none_or(|e| e.time_ms > at_ms)
+        self.limit_ms > at_ms && self.queue.clear_until(at_ms)
     }
 
     /// A handler's last event, for the same time: handled at once if it is next, else queued.
@@ -520,14 +561,26 @@ impl MemsEvents {
     /// else comes first, else queued.
     #[inline(always)]
     fn then_at(&mut self, at_ms: f64, event: Event) -> Event {
-        if self.is_next(at_ms) {
-            self.queue.reserve();
-            self.queue.now_ms = at_ms;
+        if self.take_next(at_ms) {
             event
         } else {
             self.push(at_ms, event);
             NOTHING
         }
+    }
+
+    /// Whether a handler's last event, for `at_ms`, is next: then its order is taken and the
+    /// clock moved there, and the handler calls the event's own handler at once. Where the event
+    /// that follows is always the same, a call the processor foresees replaces a trip through
+    /// the dispatch's jump, which it mostly does not.
+    #[inline(always)]
+    fn take_next(&mut self, at_ms: f64) -> bool {
+        let next = self.is_next(at_ms);
+        if next {
+            self.queue.reserve();
+            self.queue.now_ms = at_ms;
+        }
+        next
     }
 
     fn handle(&mut self, service: &MemsService, host: &mut impl MemsHost, next: Scheduled) {
@@ -544,55 +597,22 @@ impl MemsEvents {
     fn handle_one(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, event: Event) -> Event {
         let id = event.id;
         match event.step() {
-            Step::GrantedToController => {
-                // The controller sends the request down at once (delay 0) and forgets the bus,
-                // which stays owned: the device takes it over (`controller_disown_busno`).
-                self.then(t, Step::AccessAtDevice.of(id))
-            }
-            Step::GrantedToDevice => {
-                self.device_owns_bus = true;
-                self.then_at(t + event.delay().ms(), Event::interrupt(Step::InterruptAtController, id, event.cause()))
-            }
-            Step::AccessAtDevice => {
-                self.device_owns_bus = true;
-                self.then_at(t + service.command_overhead_ms, Step::OverheadComplete.of(id))
-            }
-            Step::AcknowledgeAtDevice => match event.cause() {
-                Cause::Disconnect | Cause::Completion if self.device_owns_bus => {
-                    self.device_owns_bus = false;
-                    self.release_bus(t)
-                }
-                Cause::Disconnect | Cause::Completion => NOTHING,
-                Cause::Reconnect => {
-                    let id = self.transferring.expect("a reconnect is for the transfer that has the bus");
-                    self.then(t, Step::BusTransfer.of(id))
-                }
-            },
-            // The hops of an interrupt to the driver, and of its acknowledgement back: when
-            // nothing else is due at this time they follow one another at once.
-            Step::InterruptAtController => {
-                // Up to the driver's handler nothing is added but the next hop: when the first
-                // is next, so are the others, and they are taken in one go (orders reserved).
-                if self.is_next(t) {
-                    self.queue.reserve();
-                    self.queue.reserve();
-                    self.queue.reserve();
-                    return self.interrupt_complete(host, t, event.cause(), id);
-                }
-                self.push(t, Event::interrupt(Step::InterruptAtDriver, id, event.cause()));
-                NOTHING
-            }
+            Step::GrantedToController => self.granted_to_controller(service, host, t, id),
+            Step::GrantedToDevice => self.granted_to_device(service, host, t, id, event.cause(), event.delay()),
+            Step::AccessAtDevice => self.access_at_device(service, host, t, id),
+            Step::AcknowledgeAtDevice => self.acknowledge_at_device(service, t, event.cause()),
+            Step::InterruptAtController => self.interrupt_at_controller(service, host, t, id, event.cause()),
             Step::InterruptAtDriver => self.then(t, Event::interrupt(Step::InterruptTaken, id, event.cause())),
             Step::InterruptTaken => self.then(t, Event::interrupt(Step::InterruptComplete, id, event.cause())),
-            Step::InterruptComplete => self.interrupt_complete(host, t, event.cause(), id),
+            Step::InterruptComplete => self.interrupt_complete(service, host, t, event.cause(), id),
             Step::OverheadComplete => {
                 self.overhead_complete(service, host, t, id);
                 NOTHING
             }
             Step::SledSchedule => self.sled_schedule(service, host, t),
-            Step::SledSeek => self.sled_seek(service, t),
-            Step::SledServo => self.sled_servo(service, t),
-            Step::SledData => self.sled_data(service, t),
+            Step::SledSeek => self.sled_seek(service, host, t),
+            Step::SledServo => self.sled_servo(service, host, t),
+            Step::SledData => self.sled_data(service, host, t),
             Step::SledUpdate => self.sled_update(host, t),
             Step::BusInitiate => {
                 if self.transferring.is_none() {
@@ -603,7 +623,7 @@ impl MemsEvents {
                 }
                 NOTHING
             }
-            Step::BusTransfer => self.then_at(t + service.sector_transfer_ms, Step::BusUpdate.of(id)),
+            Step::BusTransfer => self.bus_transfer(service, t, id),
             Step::BusUpdate => {
                 self.bus_update(service, t, id);
                 NOTHING
@@ -612,9 +632,88 @@ impl MemsEvents {
         }
     }
 
+    /// The controller has the bus: it sends the request down at once (delay 0) and forgets the
+    /// bus, which stays owned: the device takes it over (`controller_disown_busno`).
+    fn granted_to_controller(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, id: u64) -> Event {
+        if self.take_next(t) {
+            return self.access_at_device(service, host, t, id);
+        }
+        self.push(t, Step::AccessAtDevice.of(id));
+        NOTHING
+    }
+
+    /// The device has the bus for an interrupt, which reaches the controller after its delay.
+    fn granted_to_device(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, id: u64, cause: Cause, delay: Delay) -> Event {
+        self.device_owns_bus = true;
+        let at_ms = t + delay.ms();
+        if self.take_next(at_ms) {
+            return self.interrupt_at_controller(service, host, at_ms, id, cause);
+        }
+        self.push(at_ms, Event::interrupt(Step::InterruptAtController, id, cause));
+        NOTHING
+    }
+
+    /// The request reaches the device, which holds the bus through its command overhead.
+    fn access_at_device(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, id: u64) -> Event {
+        self.device_owns_bus = true;
+        let at_ms = t + service.command_overhead_ms;
+        if self.take_next(at_ms) {
+            self.overhead_complete(service, host, at_ms, id);
+        } else {
+            self.push(at_ms, Step::OverheadComplete.of(id));
+        }
+        NOTHING
+    }
+
+    /// The driver's acknowledgement reaches the device: a disconnect or a completion lets the
+    /// bus go, a reconnect starts the transfer.
+    fn acknowledge_at_device(&mut self, service: &MemsService, t: f64, cause: Cause) -> Event {
+        match cause {
+            Cause::Disconnect | Cause::Completion if self.device_owns_bus => {
+                self.device_owns_bus = false;
+                self.release_bus(t)
+            }
+            Cause::Disconnect | Cause::Completion => NOTHING,
+            Cause::Reconnect => {
+                let id = self.transferring.expect("a reconnect is for the transfer that has the bus");
+                if self.take_next(t) {
+                    return self.bus_transfer(service, t, id);
+                }
+                self.push(t, Step::BusTransfer.of(id));
+                NOTHING
+            }
+        }
+    }
+
+    /// The hops of an interrupt to the driver, and of its acknowledgement back: when nothing else
+    /// is due at this time they follow one another at once.
+    fn interrupt_at_controller(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, id: u64, cause: Cause) -> Event {
+        // Up to the driver's handler nothing is added but the next hop: when the first is next,
+        // so are the others, and they are taken in one go (orders reserved).
+        if self.is_next(t) {
+            self.queue.reserve();
+            self.queue.reserve();
+            self.queue.reserve();
+            return self.interrupt_complete(service, host, t, cause, id);
+        }
+        self.push(t, Event::interrupt(Step::InterruptAtDriver, id, cause));
+        NOTHING
+    }
+
+    /// `MEMS_BUS_TRANSFER`: the next sector goes; it has crossed a sector's time later.
+    fn bus_transfer(&mut self, service: &MemsService, t: f64, id: u64) -> Event {
+        let at_ms = t + service.sector_transfer_ms;
+        if self.take_next(at_ms) {
+            self.bus_update(service, at_ms, id);
+        } else {
+            self.push(at_ms, Step::BusUpdate.of(id));
+        }
+        NOTHING
+    }
+
     /// IO_INTERRUPT_COMPLETE: the driver takes a completion (the request's response ends here)
     /// and acknowledges every interrupt to the device.
-    fn interrupt_complete(&mut self, host: &mut impl MemsHost, t: f64, cause: Cause, id: u64) -> Event {
+    fn interrupt_complete(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, cause: Cause, id: u64) -> Event {
         if cause == Cause::Completion {
             let r = self.req(id);
             r.complete = true;
@@ -623,7 +722,11 @@ impl MemsEvents {
             host.completed(slot, from, t);
             self.forget_completed();
         }
-        self.then(t, Event::interrupt(Step::AcknowledgeAtDevice, id, cause))
+        if self.take_next(t) {
+            return self.acknowledge_at_device(service, t, cause);
+        }
+        self.push(t, Event::interrupt(Step::AcknowledgeAtDevice, id, cause));
+        NOTHING
     }
 
     /// Drops completed requests from the front of the list.
@@ -721,11 +824,15 @@ impl MemsEvents {
         let req = self.req(id);
         req.next_start = first;
         req.next_end = end;
-        self.then(t, Step::SledSeek.of(0))
+        if self.take_next(t) {
+            return self.sled_seek(service, host, t);
+        }
+        self.push(t, Step::SledSeek.of(0));
+        NOTHING
     }
 
     /// `mems_sled_seek`: to the pass's start, up or down, whichever is sooner.
-    fn sled_seek(&mut self, service: &MemsService, t: f64) -> Event {
+    fn sled_seek(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64) -> Event {
         let sled = &service.sled;
         let (target, seek) = if sled.bidirectional {
             let (seek_up, seek_dn) = sled.seek_both(self.pos, self.up.servo_start, self.dn.servo_start);
@@ -738,11 +845,16 @@ impl MemsEvents {
         let energy = service.seek_energy_mj(&seek);
         let id = self.active.expect("seeking for a request");
         self.req(id).energy_mj += energy;
-        self.then_at(t + seek.total_ms, Step::SledServo.of(0))
+        let at_ms = t + seek.total_ms;
+        if self.take_next(at_ms) {
+            return self.sled_servo(service, host, at_ms);
+        }
+        self.push(at_ms, Step::SledServo.of(0));
+        NOTHING
     }
 
     /// `mems_sled_servo`: the servo burst before the data.
-    fn sled_servo(&mut self, service: &MemsService, t: f64) -> Event {
+    fn sled_servo(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64) -> Event {
         let dt = service.sled.media_ms(self.pos, self.target.tipsector_start);
         let id = self.active.expect("a servo burst for a request");
         let r = *self.req(id);
@@ -756,16 +868,26 @@ impl MemsEvents {
         };
         self.pos = self.target.tipsector_start;
         self.req(id).energy_mj += (service.sled_power_w + service.tip_power_w * self.tips as f64) * dt;
-        self.then_at(t + dt, next.of(0))
+        let at_ms = t + dt;
+        if next == Step::SledData && self.take_next(at_ms) {
+            return self.sled_data(service, host, at_ms);
+        }
+        // The special case's schedule goes back through the loop: it may repeat many times.
+        self.then_at(at_ms, next.of(0))
     }
 
     /// `mems_sled_data`: the pass over the media.
-    fn sled_data(&mut self, service: &MemsService, t: f64) -> Event {
+    fn sled_data(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64) -> Event {
         let dt = service.sled.media_ms(self.pos, self.target.tipsector_end);
         let id = self.active.expect("data for a request");
         self.pos = self.target.tipsector_end;
         self.req(id).energy_mj += (service.sled_power_w + service.tip_power_w * self.tips as f64) * dt;
-        self.then_at(t + dt, Step::SledUpdate.of(0))
+        let at_ms = t + dt;
+        if self.take_next(at_ms) {
+            return self.sled_update(host, at_ms);
+        }
+        self.push(at_ms, Step::SledUpdate.of(0));
+        NOTHING
     }
 
     /// `mems_sled_update`: the pass is done; a read's data may go up, a request whose media and
