@@ -248,6 +248,9 @@ impl Sled {
         base + self.settle_time_s()
     }
 
+    // Inlined, so that the seeks up and down (square roots and divisions, waiting on each other's
+    // results otherwise) overlap in the pipeline.
+    #[inline(always)]
     fn seek_with_x(&self, begin: Coord, end: Coord, x_seek_s: impl FnOnce() -> f64) -> Seek {
         if begin == end {
             return Seek::default();

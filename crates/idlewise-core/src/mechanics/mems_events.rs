@@ -773,8 +773,8 @@ impl MemsEvents {
     /// `mems_device_overhead_complete`.
     fn overhead_complete(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, id: u64) {
         self.sled_queue.push_back(id);
-        let r = *self.req(id);
-        if r.incoming.is_write {
+        let incoming = self.req(id).incoming;
+        if incoming.is_write {
             // A write keeps the bus to stream its sectors into the device.
             self.push(t, Step::BusInitiate.of(id));
             self.req(id).bus_pending = true;
@@ -782,7 +782,7 @@ impl MemsEvents {
             self.send_up(t, Cause::Disconnect, id, Delay::None);
         }
         let idle = (!self.sled_running).then_some((self.idle_since_ms, self.pos));
-        if let Some((start, start_ms)) = host.noticed(&r.incoming, t, idle) {
+        if let Some((start, start_ms)) = host.noticed(&incoming, t, idle) {
             let sled = &service.sled;
             match start {
                 SledStart::Idle { elapsed_ms } => self.pos = sled.idle_sweep(self.pos, elapsed_ms),
@@ -815,7 +815,7 @@ impl MemsEvents {
             return NOTHING;
         };
         let sled = &service.sled;
-        let r = *self.req(id);
+        let r = self.req(id);
         let first = if r.media_done_to == -1 { r.incoming.lbn } else { r.media_done_to + 1 };
         let ready = (r.incoming.is_write).then_some(r.bus_done_to);
         let end = sled.pass_end(first, r.last, ready);
@@ -857,7 +857,7 @@ impl MemsEvents {
     fn sled_servo(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64) -> Event {
         let dt = service.sled.media_ms(self.pos, self.target.tipsector_start);
         let id = self.active.expect("a servo burst for a request");
-        let r = *self.req(id);
+        let r = self.req(id);
         // DiskSim's "weird special case": a write none of whose pass has crossed the bus
         // reads the servo with one tip and goes back to scheduling.
         let next = if r.incoming.is_write && r.next_start > r.bus_done_to {
