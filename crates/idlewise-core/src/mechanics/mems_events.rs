@@ -977,3 +977,67 @@ impl MemsEvents {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What a test does to the queue: add an event (its kind and how far after the present), or
+    /// take the first one.
+    #[derive(Debug, Clone)]
+    enum Op {
+        Push { kind: u8, after_ms: f64 },
+        Pop,
+    }
+
+    fn ops() -> impl Strategy<Value = Vec<Op>> {
+        // Few distinct delays, so that equal times (the order of addition decides) are common.
+        let push = (0u8..4, prop::sample::select(vec![0.0, 0.0, 0.001, 0.5, 1.0, 2.5])).prop_map(|(kind, after_ms)| Op::Push { kind, after_ms });
+        prop::collection::vec(prop_oneof![2 => push, 1 => Just(Op::Pop)], 1..300)
+    }
+
+    proptest! {
+        /// The four places give events in the order of one queue sorted by time and then by the
+        /// order they were added, whatever is added when.
+        #[test]
+        fn the_four_places_give_the_order_of_one_queue(ops in ops()) {
+            let mut queue = EventQueue::default();
+            let mut single: Vec<(f64, u64)> = Vec::new();
+            let mut id = 0u64;
+            let take = |queue: &mut EventQueue, single: &mut Vec<(f64, u64)>| {
+                let got = queue.pop_before(f64::INFINITY, u64::MAX).map(|e| (e.time_ms, e.event.id));
+                let first = single.iter().enumerate().min_by(|a, b| a.1.0.total_cmp(&b.1.0).then(a.1.1.cmp(&b.1.1))).map(|(i, _)| i);
+                let want = first.map(|i| single.remove(i));
+                assert_eq!(got, want);
+                assert_eq!(queue.horizon_ms, {
+                    let time = |e: Option<&Scheduled>| e.map_or(f64::INFINITY, |e| e.time_ms);
+                    time(queue.later.peek()).min(time(queue.sled.as_ref())).min(time(queue.transfer.as_ref()))
+                });
+            };
+            for op in ops {
+                match op {
+                    Op::Push { kind, after_ms } => {
+                        // The sled and the transfer have one event at a time; the rest may pile up.
+                        let step = match kind {
+                            0 if queue.sled.is_none() => Step::SledSeek,
+                            1 if queue.transfer.is_none() => Step::BusUpdate,
+                            2 => Step::OverheadComplete,
+                            _ => Step::InterruptAtController,
+                        };
+                        let at_ms = queue.now_ms + after_ms;
+                        // Events are numbered in the order added, as the queue numbers them.
+                        single.push((at_ms, id));
+                        queue.push(at_ms, step.of(id));
+                        id += 1;
+                    }
+                    Op::Pop => take(&mut queue, &mut single),
+                }
+            }
+            while !single.is_empty() {
+                take(&mut queue, &mut single);
+            }
+            prop_assert!(queue.pop_before(f64::INFINITY, u64::MAX).is_none());
+        }
+    }
+}
