@@ -364,6 +364,8 @@ impl EventQueue {
             if self.horizon_ms > front.time_ms {
                 return if front.before(time_ms, seq) { self.present.pop_front() } else { None };
             }
+        } else if self.horizon_ms > time_ms {
+            return None; // nothing is due before the limit (the next arrival, mostly)
         }
         let next = match self.first_before(time_ms, seq)? {
             Source::Present => self.present.pop_front(),
