@@ -63,9 +63,9 @@ def engine_format(format: str, path: str, mapping: dict | None, write_flag) -> s
     """What the engine's text reader is told to read: ``format``, or a mapped CSV's mapping."""
     if not mapping:
         return format
-    from .readers.mapped_csv import engine_format as mapped
+    from .readers.mapped_csv import mapped_spec
 
-    return mapped(path, mapping, write_flag)
+    return mapped_spec(path, mapping, write_flag)
 
 
 def raw_batches(format: str, path: str, mapping, write_flag):

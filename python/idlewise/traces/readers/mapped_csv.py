@@ -4,7 +4,7 @@ may be spelled ``R``/``W``, ``read``/``write`` (any case) or a 0/1 flag (``--wri
 says which value is a write); the offset may be left out (every request at offset 0).
 
 The engine parses the file (``readers/mapped_csv.rs``) as it parses the simple CSV, streamed or
-whole, in one pass over the bytes: this module spells the mapping for it (:func:`engine_format`)
+whole, in one pass over the bytes: this module spells the mapping for it (:func:`mapped_spec`)
 and sniffs the header's delimiter. A value that is not a plain ASCII number, or an operation
 spelled otherwise than the first record's, is reported with its line and column."""
 
@@ -84,7 +84,7 @@ def mapped_format(mapping: dict) -> str:
     return "csv (mapped: " + ",".join(f"{k}={v}" for k, v in mapping.items()) + ")"
 
 
-def engine_format(path: str | os.PathLike, mapping: dict, write_flag: str | int | None = None, delimiter: str | None = None) -> str:
+def mapped_spec(path: str | os.PathLike, mapping: dict, write_flag: str | int | None = None, delimiter: str | None = None) -> str:
     """The engine's name for this file read through ``mapping`` (checked by :func:`parse_columns`):
     the columns with their units in seconds and bytes, the write flag and the header's delimiter,
     as JSON after ``mapped-csv:``. The engine reads it as it reads every text format: one pass
@@ -112,7 +112,7 @@ def iter_mapped_batches(path: str | os.PathLike, columns: dict[str, str] | str, 
     mapping, flag = _mapping(columns, write_flag)
     path = os.fspath(path)
     try:
-        batches = _core.TextBatches(path, engine_format(path, mapping, flag, delimiter))
+        batches = _core.TextBatches(path, mapped_spec(path, mapping, flag, delimiter))
         try:
             yield from batches
         finally:
@@ -129,8 +129,8 @@ def read_mapped_csv(path: str | os.PathLike, columns: dict[str, str] | str, *, w
     operation column, the value that means a write. ``delimiter``: default, the header's."""
     path = os.fspath(path)
     mapping, flag = _mapping(columns, write_flag)
-    return read_text_trace(path, engine_format(path, mapping, flag, delimiter), sort=sort, name=name,
+    return read_text_trace(path, mapped_spec(path, mapping, flag, delimiter), sort=sort, name=name,
                            shown_as=mapped_format(mapping))
 
 
-__all__ = ["KEYS", "engine_format", "iter_mapped_batches", "mapped_format", "parse_columns", "read_mapped_csv"]
+__all__ = ["KEYS", "iter_mapped_batches", "mapped_format", "mapped_spec", "parse_columns", "read_mapped_csv"]
