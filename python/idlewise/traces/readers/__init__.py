@@ -71,4 +71,5 @@ def read_trace(path, *, format: str = "auto", sort: bool = False, stream: "int |
     return trace if stream is None else trace.select_stream(stream)
 
 
-__all__ = ["FORMATS", "READERS", "detect_format", "read_mapped_csv", "read_trace", "write_parquet"] + [r[0].__name__ for r in READERS.values()]
+__all__ = ["FORMATS", "READERS", "detect_format", "read_mapped_csv", "read_trace", "write_parquet"]
+__all__ += [r[0].__name__ for r in READERS.values()]
