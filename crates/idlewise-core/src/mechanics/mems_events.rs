@@ -258,7 +258,7 @@ impl Ord for Scheduled {
 }
 
 /// DiskSim's event queue, ordered by time and then by the order events were added, kept in four
-/// places for speed (about 50 events a request): events for the present time in a FIFO (most
+/// places for speed (about 42 events a request): events for the present time in a FIFO (most
 /// are: the hops of an interrupt), the sled's one chain of events and the one bus transfer's in
 /// a slot each, the rest in a heap. The order they come out in is the single queue's.
 #[derive(Debug, Clone)]
