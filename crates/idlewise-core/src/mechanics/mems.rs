@@ -226,15 +226,16 @@ impl Sled {
 
     /// Positioning time from `begin` to `end` (DiskSim `mems_seek_time`).
     pub fn seek(&self, begin: Coord, end: Coord) -> Seek {
-        self.seek_with_x(begin, end, || self.x_seek_s(begin.x, end.x))
+        self.seek_with_x(begin, end, self.x_seek_s(begin.x, end.x))
     }
 
-    /// Seeks to the up and the down position of the same block: one X seek serves both.
+    /// Seeks to the up and the down position of the same block (one cylinder): one X seek serves
+    /// both.
     #[inline(always)]
     pub fn seek_both(&self, begin: Coord, up: Coord, dn: Coord) -> (Seek, Seek) {
-        let mut x = None;
-        let mut x_once = || *x.get_or_insert_with(|| self.x_seek_s(begin.x, up.x));
-        (self.seek_with_x(begin, up, &mut x_once), self.seek_with_x(begin, dn, &mut x_once))
+        debug_assert_eq!(up.x, dn.x, "a block's two ends lie in one cylinder");
+        let x_s = self.x_seek_s(begin.x, up.x);
+        (self.seek_with_x(begin, up, x_s), self.seek_with_x(begin, dn, x_s))
     }
 
     /// X seek plus settle (s); zero when X does not change.
@@ -256,13 +257,12 @@ impl Sled {
     // Inlined, so that the seeks up and down (square roots and divisions, waiting on each other's
     // results otherwise) overlap in the pipeline.
     #[inline(always)]
-    fn seek_with_x(&self, begin: Coord, end: Coord, x_seek_s: impl FnOnce() -> f64) -> Seek {
+    fn seek_with_x(&self, begin: Coord, end: Coord, x_s: f64) -> Seek {
         if begin == end {
             return Seek::default();
         }
         let bit = self.bit_length_nm as f64;
         let v = self.access_velocity_nm_s();
-        let x_s = x_seek_s();
         let (turn_s, turnarounds) = self.turnarounds(begin, end);
         let from = begin.y as f64 * bit;
         let to = end.y as f64 * bit;
