@@ -442,6 +442,21 @@ pub struct MemsEvents {
     last_completion: Option<(u64, f64)>,
 }
 
+/// A handler's last event, for `$at`, that is always handled by `$handle`: the handler is
+/// called at once when the event is next (`take_next`), else the event is queued. A macro, not a
+/// function taking a closure: written as a closure the loop ran 5–10 % slower.
+macro_rules! then_call {
+    ($self:ident, $at:expr, $event:expr, $handle:expr) => {{
+        let at_ms = $at;
+        if $self.take_next(at_ms) {
+            $handle
+        } else {
+            $self.push(at_ms, $event);
+            NOTHING
+        }
+    }};
+}
+
 impl MemsEvents {
     /// A device whose sled is at `pos`, idle since `start_ms` (the host says in what mode).
     pub fn new(pos: Coord, start_ms: f64) -> Self {
@@ -640,11 +655,7 @@ impl MemsEvents {
     /// bus, which stays owned: the device takes it over (`controller_disown_busno`).
     #[inline(always)]
     fn granted_to_controller(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, id: u64) -> Event {
-        if self.take_next(t) {
-            return self.access_at_device(service, host, t, id);
-        }
-        self.push(t, Step::AccessAtDevice.of(id));
-        NOTHING
+        then_call!(self, t, Step::AccessAtDevice.of(id), self.access_at_device(service, host, t, id))
     }
 
     /// The device has the bus for an interrupt, which reaches the controller after its delay.
@@ -652,11 +663,7 @@ impl MemsEvents {
     fn granted_to_device(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, id: u64, cause: Cause, delay: Delay) -> Event {
         self.device_owns_bus = true;
         let at_ms = t + delay.ms();
-        if self.take_next(at_ms) {
-            return self.interrupt_at_controller(service, host, at_ms, id, cause);
-        }
-        self.push(at_ms, Event::interrupt(Step::InterruptAtController, id, cause));
-        NOTHING
+        then_call!(self, at_ms, Event::interrupt(Step::InterruptAtController, id, cause), self.interrupt_at_controller(service, host, at_ms, id, cause))
     }
 
     /// The request reaches the device, which holds the bus through its command overhead.
@@ -664,12 +671,10 @@ impl MemsEvents {
     fn access_at_device(&mut self, service: &MemsService, host: &mut impl MemsHost, t: f64, id: u64) -> Event {
         self.device_owns_bus = true;
         let at_ms = t + service.command_overhead_ms;
-        if self.take_next(at_ms) {
+        then_call!(self, at_ms, Step::OverheadComplete.of(id), {
             self.overhead_complete(service, host, at_ms, id);
-        } else {
-            self.push(at_ms, Step::OverheadComplete.of(id));
-        }
-        NOTHING
+            NOTHING
+        })
     }
 
     /// The driver's acknowledgement reaches the device: a disconnect or a completion lets the
@@ -684,11 +689,7 @@ impl MemsEvents {
             Cause::Disconnect | Cause::Completion => NOTHING,
             Cause::Reconnect => {
                 let id = self.transferring.expect("a reconnect is for the transfer that has the bus");
-                if self.take_next(t) {
-                    return self.bus_transfer(service, t, id);
-                }
-                self.push(t, Step::BusTransfer.of(id));
-                NOTHING
+                then_call!(self, t, Step::BusTransfer.of(id), self.bus_transfer(service, t, id))
             }
         }
     }
@@ -713,12 +714,10 @@ impl MemsEvents {
     #[inline(always)]
     fn bus_transfer(&mut self, service: &MemsService, t: f64, id: u64) -> Event {
         let at_ms = t + service.sector_transfer_ms;
-        if self.take_next(at_ms) {
+        then_call!(self, at_ms, Step::BusUpdate.of(id), {
             self.bus_update(service, at_ms, id);
-        } else {
-            self.push(at_ms, Step::BusUpdate.of(id));
-        }
-        NOTHING
+            NOTHING
+        })
     }
 
     /// IO_INTERRUPT_COMPLETE: the driver takes a completion (the request's response ends here)
@@ -733,11 +732,7 @@ impl MemsEvents {
             host.completed(slot, from, t);
             self.forget_completed();
         }
-        if self.take_next(t) {
-            return self.acknowledge_at_device(service, t, cause);
-        }
-        self.push(t, Event::interrupt(Step::AcknowledgeAtDevice, id, cause));
-        NOTHING
+        then_call!(self, t, Event::interrupt(Step::AcknowledgeAtDevice, id, cause), self.acknowledge_at_device(service, t, cause))
     }
 
     /// Drops completed requests from the front of the list.
@@ -841,11 +836,7 @@ impl MemsEvents {
         let req = self.req(id);
         req.next_start = first;
         req.next_end = end;
-        if self.take_next(t) {
-            return self.sled_seek(service, host, t);
-        }
-        self.push(t, Step::SledSeek.of(0));
-        NOTHING
+        then_call!(self, t, Step::SledSeek.of(0), self.sled_seek(service, host, t))
     }
 
     /// `mems_sled_seek`: to the pass's start, up or down, whichever is sooner.
@@ -864,11 +855,7 @@ impl MemsEvents {
         let id = self.active.expect("seeking for a request");
         self.req(id).energy_mj += energy;
         let at_ms = t + seek.total_ms;
-        if self.take_next(at_ms) {
-            return self.sled_servo(service, host, at_ms);
-        }
-        self.push(at_ms, Step::SledServo.of(0));
-        NOTHING
+        then_call!(self, at_ms, Step::SledServo.of(0), self.sled_servo(service, host, at_ms))
     }
 
     /// `mems_sled_servo`: the servo burst before the data.
@@ -903,11 +890,7 @@ impl MemsEvents {
         self.pos = self.target.tipsector_end;
         self.req(id).energy_mj += (service.sled_power_w + service.tip_power_w * self.tips as f64) * dt;
         let at_ms = t + dt;
-        if self.take_next(at_ms) {
-            return self.sled_update(host, at_ms);
-        }
-        self.push(at_ms, Step::SledUpdate.of(0));
-        NOTHING
+        then_call!(self, at_ms, Step::SledUpdate.of(0), self.sled_update(host, at_ms))
     }
 
     /// `mems_sled_update`: the pass is done; a read's data may go up, a request whose media and
