@@ -445,6 +445,8 @@ pub struct Device {
     policy_routes: Vec<Option<RouteId>>,
     /// `gap_options[mode]`: Pareto set by increasing round trip and decreasing `fixed_j`.
     gap_options: Vec<Vec<GapOption>>,
+    /// Every simple path down from the ready mode, for the last gap of a run (no wake-up after it).
+    tail_routes: Vec<RouteId>,
 }
 
 /// The index of the ready mode: the first mode in the description.
@@ -908,6 +910,10 @@ impl Device {
         let gap_options = (0..n)
             .map(|m| if m == READY { Vec::new() } else { gap_options(m, &modes, &transitions, &mut route_table) })
             .collect();
+        let tail_routes = (1..n)
+            .flat_map(|m| simple_paths(READY, m, n, &transitions))
+            .map(|hops| push_route(&mut route_table, &transitions, hops))
+            .collect();
         let mut warnings = Vec::new();
         for mode in modes.iter().skip(1) {
             if mode.power_w > modes[READY].power_w {
@@ -961,6 +967,7 @@ impl Device {
             route_table,
             policy_routes,
             gap_options,
+            tail_routes,
         })
     }
 
@@ -1038,6 +1045,36 @@ impl Device {
                 if c.energy_j < best.energy_j {
                     best = c;
                 }
+            }
+        }
+        best
+    }
+
+    /// The offline optimum for the last gap of a run, `gap_s` long and followed by no request:
+    /// nothing wakes the device, so the cheapest is to stay ready or to set off at once down
+    /// one path and stay where it ends (`mode` is the path's destination; a short gap may end
+    /// before it gets there). The energy is charged as a run's end charges it: a hop
+    /// begun before the end is paid whole, one not begun is not.
+    pub fn best_choice_for_tail(&self, gap_s: f64) -> GapChoice {
+        let mut best = GapChoice { mode: READY, energy_j: self.modes[READY].power_w * gap_s, down: None, up: None };
+        for &id in &self.tail_routes {
+            let route = self.route_by_id(id);
+            let (mut t, mut energy_j, mut mode) = (0.0, 0.0, READY);
+            for &h in &route.hops {
+                if t >= gap_s {
+                    break;
+                }
+                let hop = &self.transitions[h];
+                energy_j += hop.energy_j;
+                t += hop.time_s;
+                mode = hop.to;
+            }
+            if t < gap_s {
+                energy_j += self.modes[mode].power_w * (gap_s - t);
+            }
+            if energy_j < best.energy_j {
+                let destination = self.transitions[*route.hops.last().expect("a route has a hop")].to;
+                best = GapChoice { mode: destination, energy_j, down: Some(id), up: None };
             }
         }
         best

@@ -413,8 +413,14 @@ impl<'p> DeviceSim<'p> {
     /// `gap_s` is the gap's length when known (trace replay), infinite otherwise.
     #[inline]
     fn open_gap(&mut self, gap_s: f64) {
+        self.open_gap_ending(gap_s, false);
+    }
+
+    /// As [`DeviceSim::open_gap`]; `ends_run`: no request follows the gap.
+    #[inline]
+    fn open_gap_ending(&mut self, gap_s: f64, ends_run: bool) {
         self.plan.clear();
-        self.policy.plan_gap(&GapStart { time_s: self.free_at, gap_s }, &mut self.plan);
+        self.policy.plan_gap(&GapStart { time_s: self.free_at, gap_s, ends_run }, &mut self.plan);
         self.gap = Some(OpenGap { start_s: self.free_at, start_mode: self.serving_mode });
     }
 
@@ -818,7 +824,9 @@ impl<'p> DeviceSim<'p> {
         let mems = self.mems.take();
         let end_s = end_s.max(self.free_at).max(self.last_completion_s);
         if self.gap.is_none() && end_s > self.free_at {
-            self.open_gap(f64::INFINITY);
+            // The last gap's length is known (the run ends at `end_s`) and no request wakes the
+            // device after it: the oracle plans it as such, online policies as any other gap.
+            self.open_gap_ending(end_s - self.free_at, true);
         }
         if let Some(gap) = self.gap.take() {
             let mut sink = Charge::from(&mut self.ledger, gap.start_s);

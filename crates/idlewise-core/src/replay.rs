@@ -613,6 +613,24 @@ mod tests {
         assert_eq!(timeline.segments[2].2.label(&two_state()), "idle→sleep");
     }
 
+    /// The last gap, followed by no request: the oracle goes down at once if that is cheaper
+    /// than staying, and pays no wake-up (the run ends where the plan took the device).
+    #[test]
+    fn oracle_spends_the_idle_after_the_last_request_at_its_cheapest() {
+        let at = |tail_s: f64, spec: &str| run(spec, &[0.0], &[ONE_SECOND], &ReplayOptions { tail_s, ..Default::default() }).energy_j;
+        // 1 s of service (2 J), then 10 s idle: down 1 s / 1 J, asleep 9 s at 0 W.
+        assert!(close(at(10.0, "oracle"), 2.0 + 1.0), "{}", at(10.0, "oracle"));
+        assert!(close(at(10.0, "timeout:2s"), 2.0 + 2.0 + 1.0));
+        assert!(close(at(10.0, "always-on"), 2.0 + 10.0));
+        // 0.5 s idle: the way down alone (1 J) costs more than staying ready (0.5 J).
+        assert!(close(at(0.5, "oracle"), 2.0 + 0.5));
+        // 1.5 s idle: down (1 J) and 0.5 s asleep beats 1.5 J ready.
+        assert!(close(at(1.5, "oracle"), 2.0 + 1.0));
+        let r = run("oracle", &[0.0], &[ONE_SECOND], &ReplayOptions { tail_s: 10.0, ..Default::default() });
+        assert_eq!((r.wakeups, r.delayed_requests), (0, 0));
+        assert!(close(r.makespan_s, 11.0));
+    }
+
     #[test]
     fn idle_gaps_start_at_completion() {
         let d = two_state();

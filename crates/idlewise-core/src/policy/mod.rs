@@ -72,6 +72,8 @@ pub struct GapStart {
     /// Length of the gap until the next arrival. Future knowledge: only offline policies
     /// (the oracle) may read it; online policies learn gap lengths through [`Policy::end_gap`].
     pub gap_s: f64,
+    /// The gap ends the run: no request follows it, so nothing need wake the device.
+    pub ends_run: bool,
 }
 
 /// Run-wide facts a policy may use when it is built.

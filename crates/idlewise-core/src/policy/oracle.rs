@@ -3,7 +3,8 @@
 //! the least energy `E_down + E_up + P·(T − T_down − T_up)` (or `P_ready·T` to stay), goes there
 //! at once and wakes early so the device is ready exactly at the next arrival: it adds no delay. Gaps are independent because every
 //! request needs the ready mode, so the sum of per-gap optima is the optimum over schedules that
-//! add no delay.
+//! add no delay. The run's last gap, after which no request comes, needs no wake-up: there it
+//! takes the cheapest path down at once, or stays ready ([`Device::best_choice_for_tail`]).
 
 use super::{BuildContext, Family, GapStart, Plan, Policy, PolicySpec, Step};
 use crate::device::{Device, READY};
@@ -34,6 +35,13 @@ impl Policy for Oracle {
         true
     }
     fn plan_gap(&mut self, gap: &GapStart, plan: &mut Plan) {
+        if gap.ends_run {
+            let choice = self.device.best_choice_for_tail(gap.gap_s);
+            if choice.mode != READY {
+                plan.steps.push(Step { at_s: 0.0, mode: choice.mode, route: choice.down });
+            }
+            return;
+        }
         let choice = self.device.best_choice_for_gap(gap.gap_s);
         if choice.mode != READY {
             plan.steps.push(Step { at_s: 0.0, mode: choice.mode, route: choice.down });
