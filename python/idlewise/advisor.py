@@ -211,7 +211,7 @@ def _replayed(trace, device, specs, progress, read_options) -> tuple["_Recording
     the recording was. A path in a format read in time order is replayed as it is read, so memory
     stays bounded however long the recording; diskstats and biosnoop files are read whole."""
     from .traces import Trace, read_trace
-    from .traces.formats import READ_WHOLE
+    from .traces.formats import reads_whole
 
     if not isinstance(trace, Trace):
         import os
@@ -224,7 +224,7 @@ def _replayed(trace, device, specs, progress, read_options) -> tuple["_Recording
             from .traces.detect import detect_format
 
             format = detect_format(path)
-        if format in READ_WHOLE or read_options.get("sort"):
+        if reads_whole(path, format) or read_options.get("sort"):
             trace = read_trace(path, **{**read_options, "format": format})
         else:
             return _replayed_as_read(path, device, specs, progress, {**read_options, "format": format})

@@ -268,6 +268,13 @@ fn parse_duration_s(text: &str) -> PyResult<f64> {
     idlewise_core::units::parse_duration_s(text).map_err(IdlewiseError::new_err)
 }
 
+/// A Linux device's stream number, as the engine's readers key devices
+/// (`idlewise_core::readers::makedev`); `None` for a part out of range.
+#[pyfunction]
+fn makedev(major: i64, minor: i64) -> Option<i64> {
+    ((0..1 << 31).contains(&major) && (0..1 << 32).contains(&minor)).then(|| idlewise_core::readers::makedev(major, minor))
+}
+
 #[pyfunction]
 fn parse_power_w(text: &str) -> PyResult<f64> {
     idlewise_core::units::parse_power_w(text).map_err(IdlewiseError::new_err)
@@ -1245,6 +1252,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;
     m.add_function(wrap_pyfunction!(parse_power_w, m)?)?;
+    m.add_function(wrap_pyfunction!(makedev, m)?)?;
     m.add_function(wrap_pyfunction!(read_text, m)?)?;
     m.add_function(wrap_pyfunction!(check_policy, m)?)?;
     m.add_function(wrap_pyfunction!(policy_families, m)?)?;

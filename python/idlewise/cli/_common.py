@@ -157,7 +157,7 @@ def _streamable(args) -> bool:
     read in time order, unless sorting is asked; a mapped CSV is read as it goes too, a transform
     is applied as the trace is read (its ``stream:K`` picks the device read, as ``--stream K``),
     and per-request rows are written as they come."""
-    from ..traces.formats import READ_WHOLE
+    from ..traces.formats import reads_whole
 
     if getattr(args, "sort", None):
         return False
@@ -167,7 +167,7 @@ def _streamable(args) -> bool:
         from ..traces.detect import detect_format
 
         args.format = detect_format(args.trace)
-    return args.format not in READ_WHOLE
+    return not reads_whole(args.trace, args.format)
 
 
 def _picked(args, trace) -> dict:

@@ -114,9 +114,9 @@ def _idle_period_counts(gaps_s: np.ndarray) -> np.ndarray:
 
 def _read_whole(path, format: str) -> bool:
     from ..traces.detect import detect_format
-    from ..traces.formats import READ_WHOLE
+    from ..traces.formats import reads_whole
 
-    return (detect_format(os.fspath(path)) if format == "auto" else format) in READ_WHOLE
+    return reads_whole(os.fspath(path), detect_format(os.fspath(path)) if format == "auto" else format)
 
 
 def _survey_file(path: str, format: str, stream, base) -> tuple[str, bool, np.ndarray]:

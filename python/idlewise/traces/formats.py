@@ -22,5 +22,26 @@ DESCRIPTIONS = {
 #: SRT) are streamed a batch of records at a time, the others a chunk of lines at a time.
 READ_WHOLE = ("diskstats", "biosnoop")
 FORMATS = tuple(DESCRIPTIONS)
+#: The Parquet metadata key of a recording's end (a diskstats file converted): such a file is
+#: read whole as its source was, so every device's run lasts until the recording's end.
+END_KEY = b"idlewise.end_time_s"
 
-__all__ = ["DESCRIPTIONS", "FORMATS", "READ_WHOLE"]
+
+def reads_whole(path, format: str) -> bool:
+    """Whether a file in ``format`` is read whole rather than as it streams: diskstats and
+    biosnoop, and a Parquet file converted from one (it carries the recording's end)."""
+    if format in READ_WHOLE:
+        return True
+    if format != "parquet" or path is None:
+        return False
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        metadata = pq.read_schema(path).metadata or {}
+    except (pa.ArrowException, OSError, ValueError):
+        return False  # the reader says what is wrong with the file
+    return END_KEY in metadata
+
+
+__all__ = ["DESCRIPTIONS", "END_KEY", "FORMATS", "READ_WHOLE", "reads_whole"]

@@ -49,9 +49,9 @@ def file_format(path: str, format: str = "auto", columns=None, write_flag=None, 
         from .detect import detect_format
 
         format = detect_format(path)
-    from .formats import READ_WHOLE
+    from .formats import reads_whole
 
-    if whole is not None and format in READ_WHOLE:
+    if whole is not None and reads_whole(path, format):
         raise IdlewiseError(f"{path}: {format} files are read whole; use {whole}")
     if isinstance(stream, str) and not stream.isdigit():
         raise IdlewiseError(f"{path}: a device name ('{stream}') selects a device of a diskstats or biosnoop file; "
@@ -240,6 +240,7 @@ def convert_to_parquet(read: "FileRead", out: str) -> None:
     import pyarrow.parquet as pq
 
     from ..output import written_whole
+    from .readers.parquet import metadata_of
 
     with written_whole(os.fspath(out)) as temporary:
         writer = None
@@ -249,8 +250,7 @@ def convert_to_parquet(read: "FileRead", out: str) -> None:
                            "is_write": np.asarray(batch.is_write).astype(bool)}
                 if batch.stream is not None:
                     columns["stream"] = batch.stream
-                table = pa.table(columns).replace_schema_metadata(
-                    {"idlewise.name": os.path.basename(read.path), "idlewise.source_format": read.format})
+                table = pa.table(columns).replace_schema_metadata(metadata_of(os.path.basename(read.path), read.format))
                 writer = writer or pq.ParquetWriter(temporary, table.schema)
                 writer.write_table(table)
             if writer is None:

@@ -276,6 +276,11 @@ class Trace:
         """The records of one device, as a single-device trace. ``stream`` is the device's number,
         or its name where the file names devices (diskstats, biosnoop)."""
         if self.stream is None:
+            # A single-device trace whose file names its device (a one-disk recording, or its
+            # Parquet conversion) answers to that device's name and number.
+            (number, name), = self.stream_names.items() if self.stream_names and len(self.stream_names) == 1 else ((None, None),)
+            if str(stream) in (str(number), name):
+                return self
             raise TraceError(f"{self.path or self.name}: the trace has a single device; there is no stream {stream} to select")
         number = self._stream_number(stream)
         mask = self.stream == number

@@ -6,7 +6,7 @@
 //! starting `CPU`, `Total`, `Throughput`, `Events` or `Skips`, up to the next event line) is
 //! counted as summary lines; a stray summary line in the middle does not end the events. Any
 //! other line that is not an event is an error naming it. Each `maj,min` device is a stream
-//! (`maj·256 + min`).
+//! (`makedev(maj, min)`, see `readers::makedev`).
 
 use super::{Columns, Field, Line, ReadError, ReadResult, Separator};
 
@@ -141,7 +141,7 @@ impl super::LineFormat for Blkparse {
             Some((major, minor)) => (major as i64, minor as i64),
             None => (f("major", e.device.0).int("a device major number")?, f("minor", e.device.1).int("a device minor number")?),
         };
-        let stream = super::device_number(major, minor, f("major", e.device.0))?;
+        let stream = super::device_number(major, minor, f("major", e.device.0), f("minor", e.device.1))?;
         match (self.arrivals, queued) {
             (Arrivals::Undecided, true) | (Arrivals::Queued, true) | (Arrivals::Issued, false) => {
                 self.kept += 1;

@@ -8,7 +8,7 @@
 //! | `msr` | `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime` | FILETIME 100 ns ticks; Read/Write; bytes |
 //! | `alibaba` | `device_id,opcode,offset,length,timestamp` | R/W; bytes; microseconds |
 //! | `tencent` | `Timestamp,Offset,Size,IOType,VolumeID` | seconds; sectors; 0 = read, 1 = write |
-//! | `fiu` | `ts_ns pid process lba size_sectors R\|W major minor md5` (white space) | ns; sectors; device `major·256 + minor` |
+//! | `fiu` | `ts_ns pid process lba size_sectors R\|W major minor md5` (white space) | ns; sectors; device as `makedev(major, minor)` |
 //!
 //! Trailing fields are ignored where the format says so (SPC, SPC ASCII); elsewhere a line
 //! must have exactly the format's fields.
@@ -55,6 +55,9 @@ pub(super) struct Positional<'f> {
     streaming: bool,
     origin: Option<i64>,
     origin_s: Option<f64>,
+    /// MSR: the host of the first record and its line. Devices are keyed by disk number, so a
+    /// file that mixes hosts (`hm` disk 0 and `prn` disk 0) would merge two disks: refused.
+    host: Option<(Vec<u8>, u64)>,
 }
 
 /// Fields kept per line; the formats have at most nine (and SPC's trailing ones are ignored).
@@ -83,6 +86,7 @@ impl<'f> Positional<'f> {
             streaming,
             origin: None,
             origin_s: None,
+            host: None,
         })
     }
 
@@ -136,7 +140,9 @@ impl super::LineFormat for Positional<'_> {
             Kind::Tencent => self.origin_s.is_some(),
             _ => true,
         };
-        (!self.streaming || origin_known).then(|| self.clone())
+        // Every chunk compares its hosts with the first record's, streamed or whole.
+        let host_known = self.kind != Kind::Msr || self.host.is_some();
+        ((!self.streaming || origin_known) && host_known).then(|| self.clone())
     }
 
     fn finish(&mut self, c: &mut Columns) -> ReadResult<()> {
@@ -197,6 +203,21 @@ impl Positional<'_> {
             }
             Kind::Msr => {
                 let raw = f(0).int("a FILETIME timestamp (100 ns ticks)")?;
+                match &self.host {
+                    None => self.host = Some((parts[1].to_vec(), line)),
+                    Some((host, first)) if host.as_slice() != parts[1] => {
+                        return Err(ReadError {
+                            line,
+                            field: Some(names[1].to_string()),
+                            message: format!(
+                                "host {} after host {} (line {first}): MSR disks are keyed by number, so two hosts' disk 0 would be replayed as one disk; split the file by host (each published MSR trace holds one host)",
+                                super::shown(parts[1]),
+                                super::shown(host)
+                            ),
+                        })
+                    }
+                    Some(_) => {}
+                }
                 let disk = f(2).int("a disk number")?;
                 let write = f(3).one_of([("Read", false), ("Write", true)], "'Read' or 'Write'")?;
                 let offset = f(4).int("a byte offset")?;
@@ -221,7 +242,7 @@ impl Positional<'_> {
                 let size = f(4).scaled("a size in 512-byte sectors", SECTOR)?;
                 let write = f(5).one_of([("R", false), ("W", true)], "'R' or 'W'")?;
                 let (major, minor) = (f(6).int("a device major number")?, f(7).int("a device minor number")?);
-                let device = super::device_number(major, minor, f(6))?;
+                let device = super::device_number(major, minor, f(6), f(7))?;
                 let t = self.epoch_time(f(0), raw, 1e-9)?;
                 c.push(line, t, offset, size, write, Some(device));
             }
@@ -276,6 +297,10 @@ mod tests {
 
     #[test]
     fn epochs_near_the_ends_of_int64_are_made_relative_exactly() {
+        // Two hosts' disk 0 would be one disk: refused at the first record of the second host.
+        let e = read_format("msr", b"1,hm,0,Read,0,4096,1\n2,hm,1,Read,0,4096,1\n3,prn,0,Read,0,4096,1\n").unwrap_err();
+        assert_eq!((e.line, e.field.as_deref()), (3, Some("hostname")), "{e}");
+        assert!(e.message.contains("host 'prn' after host 'hm' (line 1)"), "{e}");
         let c = read_format("msr", b"9223372036854775000,hm,0,Read,0,4096,1\n9223372036854775807,hm,0,Write,0,4096,1\n").unwrap();
         assert_eq!(c.time_s, vec![0.0, 807e-7]);
         let c = read_format("alibaba", b"1,R,0,4096,-9223372036854775808\n1,W,0,4096,-9223372036854775800\n").unwrap();
@@ -288,6 +313,13 @@ mod tests {
         assert_eq!(c.time_s, vec![0.0, 1e-3]);
         assert_eq!((c.offset_bytes.clone(), c.size_bytes.clone(), c.is_write.clone()), (vec![904994888 * 512, 904994896 * 512], vec![4096, 8192], vec![1, 0]));
         assert_eq!(c.stream, vec![6 * 256, 8 * 256 + 16]);
+        // Devices are keyed as glibc's makedev keys them: 8,256 and 9,0 stay two devices.
+        let c = read_format("fiu", b"1 2 p 3 8 W 8 256 abc\n2 2 p 3 8 W 9 0 abc\n3 2 p 3 8 W 2147483647 4294967295 abc\n").unwrap();
+        assert_eq!(c.stream, vec![1_050_624, 2304, 0x7fff_ffff_ffff_ffff]);
+        for (line, field) in [(&b"1 2 p 3 8 W -1 0 abc\n"[..], "major"), (b"1 2 p 3 8 W 1 -1 abc\n", "minor"), (b"1 2 p 3 8 W 2147483648 0 abc\n", "major"), (b"1 2 p 3 8 W 1 4294967296 abc\n", "minor")] {
+            let e = read_format("fiu", line).unwrap_err();
+            assert!(e.to_string().contains(&format!("field '{field}'")), "{e}");
+        }
         let e = read_format("fiu", b"1 2 Web Content 3 8 W 6 0 abc\n").unwrap_err();
         assert!(e.to_string().starts_with("line 1: expected 9 fields"), "{e}");
         let e = read_format("fiu", b"1 2 p 3 8 X 6 0 abc\n").unwrap_err();

@@ -704,10 +704,25 @@ fn trim(field: &[u8]) -> &[u8] {
     &field[start..end]
 }
 
-/// A Linux `major,minor` device as one stream number, `major·256 + minor` (blkparse, FIU);
-/// too large a major is an error naming its field.
-fn device_number(major: i64, minor: i64, major_field: Field) -> ReadResult<i64> {
-    major.checked_mul(256).and_then(|m| m.checked_add(minor)).ok_or_else(|| major_field.error("a device number below 2^55"))
+/// A Linux `major,minor` device as one stream number (blkparse, FIU, diskstats), encoded as
+/// glibc's `makedev` encodes a `dev_t`: `(minor & 0xff) | (major & 0xfff) << 8 | (minor & !0xff)
+/// << 12 | (major & !0xfff) << 32`. Distinct devices get distinct numbers (`major·256 + minor`
+/// made `8,256` and `9,0` one device), and a device below major 4096 and minor 256, every
+/// disk in practice, keeps `major·256 + minor`. A negative part, a major of 2^31 or more, or a
+/// minor of 2^32 or more is an error naming its field.
+fn device_number(major: i64, minor: i64, major_field: Field, minor_field: Field) -> ReadResult<i64> {
+    if !(0..1 << 31).contains(&major) {
+        return Err(major_field.error("a device major number from 0 to 2^31 - 1"));
+    }
+    if !(0..1 << 32).contains(&minor) {
+        return Err(minor_field.error("a device minor number from 0 to 2^32 - 1"));
+    }
+    Ok(makedev(major, minor))
+}
+
+/// glibc's `makedev` of a major below 2^31 and a minor below 2^32 (see [`device_number`]).
+pub const fn makedev(major: i64, minor: i64) -> i64 {
+    (minor & 0xff) | (major & 0xfff) << 8 | (minor & !0xff) << 12 | (major & !0xfff) << 32
 }
 
 /// Shows a field in an error, shortened if long.

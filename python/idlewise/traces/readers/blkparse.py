@@ -3,7 +3,7 @@
 Arrivals are the Q (queued) events when the trace has any, else the D (issued) events; other
 actions, events that are neither reads nor writes, events without data and the summary blkparse
 prints are skipped and counted (``trace.skipped``). A stray summary line in the middle does not
-end the events. Each ``maj,min`` device becomes a stream (``maj·256 + min``). A malformed event
+end the events. Each ``maj,min`` device becomes a stream (glibc's ``makedev(maj, min)``: ``maj·256 + min`` below minor 256). A malformed event
 line is an error naming the line. Parsed by the engine (``readers/blkparse.rs``).
 """
 

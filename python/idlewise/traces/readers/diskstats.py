@@ -22,8 +22,9 @@ is therefore busy throughout at the snapshot resolution, and the idle periods, t
 spin-down decision depends on, are measured to within one interval. Discards are replayed as
 writes (the drive must be awake to take them); flushes carry no data and are not replayed.
 Offsets are unknown and set to 0. Time 0 is the first snapshot, and the trace ends at the last
-(:attr:`Trace.end_time_s`), idle or not. Each device is a stream numbered ``major·256 + minor``
-(blkparse's numbering) and named as the kernel names it.
+(:attr:`Trace.end_time_s`), idle or not. Each device is a stream numbered as blkparse's and FIU's
+are, glibc's ``makedev(major, minor)`` (``major·256 + minor`` below minor 256; ``8,256`` and
+``9,0`` are two devices), and named as the kernel names it.
 
 Counters that go down mark a reset: a reboot (a recording kept across it, ``idlewise record
 --append``), a re-attached disk, or a 32-bit counter wrapping on an old kernel. What the disk did
@@ -39,6 +40,7 @@ import os
 
 import numpy as np
 
+from ... import _core
 from ...errors import TraceError
 from ..trace import Trace
 from ._fields import non_negative, whole_number
@@ -155,7 +157,7 @@ def _requests(path: str, name: str, times: np.ndarray, counters: np.ndarray, lin
 
 
 def read_diskstats(path, *, disk: str | None = None, sort: bool = False, name: str | None = None) -> Trace:
-    """Reads a diskstats recording. Every device is a stream (``major·256 + minor``, named as the
+    """Reads a diskstats recording. Every device is a stream (``makedev(major, minor)``, named as the
     kernel names it); ``disk`` keeps one device by name."""
     path = os.fspath(path)
     devices, snapshots = _parse(path)
@@ -174,7 +176,10 @@ def read_diskstats(path, *, disk: str | None = None, sort: bool = False, name: s
         _check(path, device, lines, times, counters, snapshots)
         resets += int(_resets(counters).sum())
         t, size, is_write, line = _requests(path, device, times, counters, np.asarray(lines, dtype=np.int64), origin)
-        number = major * 256 + minor
+        number = _core.makedev(major, minor)
+        if number is None:
+            raise TraceError(f"{path}: line {lines[0]}: device {name} is {major},{minor}; a Linux device has a major "
+                             "below 2^31 and a minor below 2^32")
         names[number] = device
         parts.append((t, size, is_write, line, np.full(len(t), number, dtype=np.int64)))
     t, size, is_write, line, stream = (np.concatenate(columns) for columns in zip(*parts))

@@ -1,7 +1,7 @@
 """FIU block traces (SRCMap and I/O deduplication, SNIA IOTTA): ``ts_ns pid process lba
 size_sectors R|W major minor md5``, separated by white space; nanoseconds from an arbitrary
 origin, 512-byte sectors. Times are made relative to the earliest record in exact integer
-arithmetic; each ``major,minor`` device becomes a stream (``major·256 + minor``, as blkparse's).
+arithmetic; each ``major,minor`` device becomes a stream (glibc's ``makedev(major, minor)``, as blkparse's).
 A process name holding a space makes the line's field count wrong, and the line is named."""
 
 from __future__ import annotations

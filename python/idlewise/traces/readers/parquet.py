@@ -1,6 +1,8 @@
 """Parquet, the native format: columns ``time_s`` (double), ``offset_bytes`` (int64),
 ``size_bytes`` (int64), ``is_write`` (bool) and, for multi-device traces, ``stream`` (int64).
-Writing then reading gives identical columns."""
+Writing then reading gives identical columns, and keeps in the file's metadata what else a replay
+depends on: the devices' names (``idlewise.stream_names``, JSON) and a recording's end
+(``idlewise.end_time_s``: a diskstats recording's idle after its last request)."""
 
 from __future__ import annotations
 
@@ -21,11 +23,48 @@ def write_parquet(trace: Trace, path) -> None:
                "is_write": trace.is_write.astype(bool)}
     if trace.stream is not None:
         columns["stream"] = trace.stream
-    table = pa.table(columns).replace_schema_metadata({"idlewise.name": trace.name, "idlewise.source_format": trace.format})
+    table = pa.table(columns).replace_schema_metadata(metadata_of(trace.name, trace.format, trace.stream_names, trace.end_time_s))
     from ...output import written_whole
 
     with written_whole(os.fspath(path)) as temporary:
         pq.write_table(table, temporary)
+
+
+def metadata_of(name: str, source_format: str, stream_names=None, end_time_s=None) -> dict:
+    """The schema metadata of a trace written to Parquet: where it came from, and what a replay
+    needs beyond the columns (device names, a recording's end)."""
+    import json
+
+    from ..formats import END_KEY
+
+    metadata = {"idlewise.name": name, "idlewise.source_format": source_format}
+    if stream_names:
+        metadata["idlewise.stream_names"] = json.dumps({str(int(k)): v for k, v in stream_names.items()})
+    if end_time_s is not None:
+        metadata[END_KEY.decode()] = repr(float(end_time_s))
+    return metadata
+
+
+def _restored(path: str, meta: dict) -> dict:
+    """The device names and recording end that :func:`metadata_of` kept, checked."""
+    import json
+    import math
+
+    from ..formats import END_KEY
+
+    restored = {}
+    try:
+        if b"idlewise.stream_names" in meta:
+            names = json.loads(meta[b"idlewise.stream_names"])
+            restored["stream_names"] = {int(k): str(v) for k, v in names.items()}
+        if END_KEY in meta:
+            end = float(meta[END_KEY])
+            if not math.isfinite(end):
+                raise ValueError(f"not finite: {end}")
+            restored["end_time_s"] = end
+    except (ValueError, TypeError, AttributeError) as e:
+        raise TraceError(f"{path}: the file's idlewise metadata cannot be read ({e}); convert the trace again") from None
+    return restored
 
 
 def _stream(path: str, table):
@@ -108,7 +147,7 @@ def read_parquet(path, *, sort: bool = False, name: str | None = None) -> Trace:
         table.column("time_s").to_numpy(), table.column("size_bytes").to_numpy(),
         offset_bytes=table.column("offset_bytes").to_numpy(), is_write=table.column("is_write").to_numpy(zero_copy_only=False),
         stream=_stream(path, table),
-        name=name or os.path.basename(path), path=path, lines=None, sort=sort, format=described)
+        name=name or os.path.basename(path), path=path, lines=None, sort=sort, format=described, **_restored(path, meta))
 
 
 #: Records a batch when a Parquet trace is replayed as it is read (about 30 MB of columns).
