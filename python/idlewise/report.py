@@ -683,6 +683,19 @@ def report(trace, devices, policies, out, *, window=None, base_power_w: float = 
     return _write(render(content), out)
 
 
+def _partial(path: Path) -> str | None:
+    """What an interrupted sweep's rows say of themselves (``296 of 1184 runs``), or None for a
+    whole sweep's: a Parquet file's ``idlewise.partial`` metadata; a CSV has none, and is known
+    by the name the sweep gave it (``runs.partial.csv``)."""
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        metadata = pq.read_schema(path).metadata or {}
+        if b"idlewise.partial" in metadata:
+            return metadata[b"idlewise.partial"].decode("utf-8", "replace")
+    return "runs missing" if ".partial." in path.name else None
+
+
 def report_from_rows(path, out, *, title: str | None = None) -> Path:
     """A report of a sweep's rows (``idlewise sweep --out runs.parquet``, or its CSV)."""
     import pandas as pd
@@ -705,7 +718,11 @@ def report_from_rows(path, out, *, title: str | None = None) -> Path:
     devices = sorted(set(rows["device"].astype(str))) if "device" in rows else []
     summary = [("runs", f"{len(rows):,} from {path.name}"), ("traces", ", ".join(traces) or "-"),
                ("devices", ", ".join(devices) or "-")]
-    content = ReportContent(title=title or f"idlewise report: {path.name}", summary=summary)
+    partial = _partial(path)
+    if partial:
+        summary.insert(0, ("PARTIAL", f"an interrupted sweep's rows ({partial}): the runs it did not finish are "
+                                      "missing, so no comparison here covers the whole sweep"))
+    content = ReportContent(title=title or f"idlewise report: {path.name}" + (" (partial)" if partial else ""), summary=summary)
     content.sections.append(Section("Idle gaps and mode timeline", note=(
         "A sweep's rows hold results, not the trace: run idlewise report TRACE --device ... --policy ... for the "
         "idle-gap histogram and the mode timeline.")))

@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Sequence, Union
 
 from . import _core
 from .devices import Device, load_device
 from .errors import IdlewiseError
+from .labels import distinct_labels
 from .results import Results
 from .traces import Trace, apply_transform, read_trace
 from .traces.transforms import split_selection
 from .simulate import normalize_to_untransformed
-from .traces.formats import READ_WHOLE
+from .traces.formats import reads_whole
 from .policies import expand_spec
 from .output import save_figure, written_whole
 
@@ -41,9 +42,13 @@ class TraceSource:
     #: of a task rides on the one pass): None (the default) wherever the file's format and the
     #: transform allow, True to insist (an error where they do not), False to read it whole.
     chunks: Optional[bool] = None
+    #: The rows' name for the trace, set by plan() where two inputs' own names agree.
+    name: Optional[str] = None
 
     @property
     def label(self) -> str:
+        if self.name is not None:
+            return self.name
         return self.trace.name if self.trace is not None else os.path.basename(self.path or "")
 
 
@@ -70,6 +75,8 @@ class Task:
     response_from: str = "issue"
     #: Replayed as the file is read (see TraceSource.chunks), decided by plan().
     streamed: bool = False
+    #: The rows' name for the device where two devices' own names agree (else the device's name).
+    device_label: Optional[str] = None
     #: ``(k, n)``: only the file's volumes numbered ``k`` modulo ``n`` (a streamed group split
     #: among workers, or run in turn to bound memory); None for all.
     volume_part: Optional[tuple] = None
@@ -98,6 +105,8 @@ def run_task(task: Task, threads: int = 1) -> list[dict]:
         for spec, r in zip(task.specs, records, strict=True):
             r.update(spec=spec, trace=task.source.label, stream=stream, transform=task.transform, family=r["policy"].split(":")[0],
                      response_from=task.response_from, **read)
+            if task.device_label is not None:
+                r["device"] = task.device_label
             if stream is not None:
                 r["stream_name"] = trace.stream_label(stream)
             rows.append(r)
@@ -113,7 +122,10 @@ def _run_streamed(task: Task, threads: int) -> list[dict]:
                             transform=task.transform)
     rows = results.to_dicts()
     for r in rows:
-        r.update(transform=task.transform, family=r["policy"].split(":")[0], response_from=task.response_from)
+        r.update(transform=task.transform, family=r["policy"].split(":")[0], response_from=task.response_from,
+                 trace=task.source.label)
+        if task.device_label is not None:
+            r["device"] = task.device_label
     return rows
 
 
@@ -128,6 +140,9 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
         raise IdlewiseError(f"response_from must be 'issue' or 'original', got {response_from!r}")
     sources = [t if isinstance(t, TraceSource) else TraceSource(trace=t) if isinstance(t, Trace)
                else TraceSource(path=os.fspath(t), chunks=chunks) for t in traces]
+    # Two inputs are two groups of rows, told apart by their labels.
+    labels = distinct_labels([s.label for s in sources], [s.path for s in sources])
+    sources = [s if label == s.label else replace(s, name=label) for s, label in zip(sources, labels)]
     for s in sources:
         if s.path is not None and not os.path.exists(s.path):
             raise IdlewiseError(f"{s.path}: no such file")
@@ -135,8 +150,10 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
     if not specs:
         raise IdlewiseError("no policy given")
     device_refs = [d if isinstance(d, Device) or (isinstance(d, str) and not d.endswith(".toml")) else os.fspath(d) for d in devices]
-    for d in device_refs:
-        device = load_device(d)
+    loaded = [load_device(d) for d in device_refs]
+    device_labels = distinct_labels([d.name for d in loaded],
+                                    [r if isinstance(r, str) and r.endswith(".toml") else None for r in device_refs])
+    for d, device in zip(device_refs, loaded):
         for spec in specs:
             _core.check_policy(spec, device, float(base_power_w))
     for t in transforms:
@@ -145,14 +162,15 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
         for s in sources:
             split_selection(t, s.stream, f"{s.label}: ")  # two devices picked fail here, before any work
     for s in sources:
-        if s.chunks and (s.path is None or _format(s) in READ_WHOLE):
+        if s.chunks and (s.path is None or reads_whole(s.path, _format(s))):
             raise IdlewiseError(f"{s.label}: only a text, Parquet or SRT trace file can be replayed as it is read")
-    groups = [(s, t, d, part) for s in sources for t in transforms for d in device_refs
-              for part in _volume_parts(s, t, volume_parts)]
+    groups = [(s, t, (d, None if label == device.name else label), part) for s in sources for t in transforms
+              for d, device, label in zip(device_refs, loaded, device_labels) for part in _volume_parts(s, t, volume_parts)]
     chunks = max(1, min(len(specs), math.ceil(workers / len(groups)))) if workers > 1 else 1
     size = math.ceil(len(specs) / chunks)
-    return [Task(s, t, d, tuple(specs[i:i + size]), float(base_power_w), response_from, streamed=_streams(s, t), volume_part=part)
-            for s, t, d, part in groups for i in range(0, len(specs), size)]
+    return [Task(s, t, d, tuple(specs[i:i + size]), float(base_power_w), response_from, streamed=_streams(s, t),
+                 device_label=label, volume_part=part)
+            for s, t, (d, label), part in groups for i in range(0, len(specs), size)]
 
 
 def _volume_parts(source: TraceSource, transform: str, parts: int) -> list:
@@ -161,6 +179,26 @@ def _volume_parts(source: TraceSource, transform: str, parts: int) -> list:
     if parts == 1 or not _streams(source, transform) or split_selection(transform, source.stream)[0] is not None:
         return [None]
     return [(k, parts) for k in range(parts)]
+
+
+def _devices_known(source: TraceSource) -> Optional[int]:
+    """How many devices a source holds, where that is known before it is read: an in-memory
+    trace's, one for a device picked or a file whose format has no device column."""
+    if source.trace is not None:
+        return max(1, len(source.trace.streams()))
+    if source.stream is not None:
+        return 1
+    format = _format(source)
+    if format == "csv":
+        return 1
+    if format == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            return None if "stream" in pq.read_schema(source.path).names else 1
+        except Exception:  # the reader says what is wrong with the file
+            return None
+    return None
 
 
 def _format(source: TraceSource) -> str:
@@ -175,7 +213,7 @@ def _streams(source: TraceSource, transform: str) -> bool:
     """Whether a group is replayed as its file is read: wherever it can be, unless told not to."""
     if source.chunks is not None:
         return source.chunks
-    return source.path is not None and _format(source) not in READ_WHOLE
+    return source.path is not None and not reads_whole(source.path, _format(source))
 
 
 def _progress_bar(total: int, show: bool):
@@ -224,7 +262,7 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
     results: list[list[dict]] = [[] for _ in tasks]
     # A multi-device trace gives one run per device and spec; how many devices is known only once
     # a task has read it, so the bar's total grows as each source reports.
-    devices_in: dict = {}
+    devices_in: dict = {id(t.source): n for t in tasks if (n := _devices_known(t.source)) is not None}
 
     def planned() -> int:
         return sum(len(t.specs) * devices_in.get(id(t.source), 1) for t in tasks)
@@ -249,7 +287,7 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
                 done(i, run_task(task, threads=workers))
     except KeyboardInterrupt as e:
         finished = [row for rows in results for row in rows]
-        stop = SweepInterrupted(finished, planned())
+        stop = SweepInterrupted(finished, planned(), exact=all(id(t.source) in devices_in for t in tasks))
         stop.signal = getattr(e, "signal", None)
         raise stop from None
     finally:
@@ -279,13 +317,20 @@ def _in_volume_order(tasks: list, results: list) -> list[dict]:
 
 class SweepInterrupted(KeyboardInterrupt):
     """A sweep stopped by Ctrl-C (or SIGTERM): ``rows`` of the runs it finished, of
-    ``runs_planned`` (as known so far: a multi-device trace's devices count once it is read)."""
+    ``runs_planned``: exact once every trace has been read (``exact``); before, a file not yet
+    read counts one device, so the sweep plans at least that many runs."""
 
-    def __init__(self, rows: list[dict], runs_planned: int):
+    def __init__(self, rows: list[dict], runs_planned: int, exact: bool = True):
         super().__init__(f"{len(rows)} runs finished")
         self.rows = rows
         self.runs_done = len(rows)
         self.runs_planned = runs_planned
+        self.exact = exact
+
+    @property
+    def of_planned(self) -> str:
+        """``N of M runs`` or, before every trace was read, ``N of at least M runs``."""
+        return f"{self.runs_done:,} of {'' if self.exact else 'at least '}{self.runs_planned:,} runs"
 
 
 #: Frontier points a summary shows per group at most.
@@ -428,16 +473,16 @@ def plot_tradeoff(results: Results, path: str) -> None:
         plt.close(fig)
 
 
-def write_rows(results: Results, path: str, partial_of: Optional[int] = None) -> None:
+def write_rows(results: Results, path: str, partial_of: Optional[str] = None) -> None:
     """Writes rows to ``.parquet`` or ``.csv`` (per-mode figures become ``energy_by_mode_j.<mode>``
     columns), whole or not at all (see :func:`idlewise.output.written_whole`). ``partial_of``: the
-    rows are those an interrupted sweep finished of that many; a Parquet file says so in its
+    rows are those an interrupted sweep finished (``"296 of 1184 runs"``); a Parquet file says so in its
     metadata (``idlewise.partial``)."""
     if not path.endswith((".parquet", ".csv")):
         raise IdlewiseError(f"{path}: --out must end in .parquet or .csv")
     table = results.to_arrow()
     if partial_of is not None:
-        table = table.replace_schema_metadata({"idlewise.partial": f"{len(results)} of {partial_of} runs"})
+        table = table.replace_schema_metadata({"idlewise.partial": partial_of})
     with written_whole(path) as temporary:
         if path.endswith(".parquet"):
             import pyarrow.parquet as pq

@@ -227,6 +227,14 @@ def run_cache(trace: AppTrace, *, storage=DEFAULT_STORAGE, network=DEFAULT_NETWO
         raise IdlewiseError(f"knob must be between 0 and 100, got {knob}")
     storage_dev = load_device(storage)
     network_dev = load_device(network) if network is not None else None
+    # The cache manager fetches from a card through its round trips and beacons: a disk in the
+    # card's place would be charged as no disk is (and come out below its own lower bound).
+    if storage_dev.kind == "network":
+        raise IdlewiseError(f"storage: {storage_dev.name} is a network card; the storage device is a disk, flash card or "
+                            "MEMS device (idlewise devices lists each with its kind)")
+    if network_dev is not None and network_dev.kind != "network":
+        raise IdlewiseError(f"network: {network_dev.name} is a {network_dev.kind}, not a network card; "
+                            "name an 802.11 card (idlewise devices lists each with its kind)")
     adaptive = cache == "adaptive"
     sp = storage_policy or (f"stpm:knob={knob:g}" if adaptive else STATIC_STORAGE_POLICY)
     np_ = network_policy or (f"stpm:knob={knob:g}" if adaptive else STATIC_NETWORK_POLICY)

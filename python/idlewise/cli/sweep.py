@@ -22,10 +22,10 @@ def cmd_sweep(args) -> int:
                         jobs=args.jobs, scheduler=args.scheduler, response_from=args.response_from,
                         volume_parts=args.volume_parts)
     except SweepInterrupted as stop:
-        stop.detail = f"{stop.runs_done:,} of {stop.runs_planned:,} runs finished"
+        stop.detail = f"{stop.of_planned} finished"
         if args.out and stop.rows:
             partial = partial_path(args.out)
-            write_rows(Results(stop.rows, "partial"), str(partial), partial_of=stop.runs_planned)
+            write_rows(Results(stop.rows, "partial"), str(partial), partial_of=stop.of_planned.replace(",", ""))
             stop.detail += f"; their rows are in {partial} (marked partial), {args.out} was not written"
         raise
     if args.out:
