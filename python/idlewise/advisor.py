@@ -218,7 +218,9 @@ def _replayed(trace, device, specs, progress, read_options) -> tuple["_Recording
 
         if not isinstance(trace, (str, os.PathLike)):
             raise IdlewiseError(f"advise() needs a Trace or a trace file's path, got {type(trace).__name__}")
-        path = os.fspath(trace)
+        from .traces.inputs import local_path
+
+        path = local_path(trace, fresh=True)
         format = read_options.get("format", "auto")
         if format == "auto" and not read_options.get("columns"):
             from .traces.detect import detect_format

@@ -113,7 +113,9 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     """
     from .traces.streaming import BATCHED, batches_of, engine_format, file_format  # NumPy loads with a replay, not with `import idlewise`
 
-    path = os.fspath(path)
+    from .traces.inputs import local_path
+
+    path = local_path(path, fresh=True)  # standard input or a pipe: copied once, so no reader loses its head
     device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
                                                            response_from, tail_s, transition_seed)
     format, mapping = file_format(path, format, columns, write_flag, stream, whole="read_trace() and simulate()")

@@ -138,8 +138,12 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
         raise IdlewiseError(f"volume_parts must be a whole number of parts, at least 1, got {volume_parts!r}")
     if response_from not in ("issue", "original"):
         raise IdlewiseError(f"response_from must be 'issue' or 'original', got {response_from!r}")
+    from .traces.inputs import local_path
+
     sources = [t if isinstance(t, TraceSource) else TraceSource(trace=t) if isinstance(t, Trace)
                else TraceSource(path=os.fspath(t), chunks=chunks) for t in traces]
+    # Standard input or a pipe: copied once here, so each task reads the same bytes.
+    sources = [replace(s, path=local_path(s.path, fresh=True)) if s.path is not None else s for s in sources]
     # Two inputs are two groups of rows, told apart by their labels.
     labels = distinct_labels([s.label for s in sources], [s.path for s in sources])
     sources = [s if label == s.label else replace(s, name=label) for s, label in zip(sources, labels)]

@@ -341,8 +341,8 @@ pub fn evaluate_file(
     if let Some((index, of)) = part {
         runs = runs.with_part(index, of)?;
     }
-    let file = std::fs::File::open(path).map_err(|e| Error::Read(format!("cannot read: {e}")))?;
-    let size = file.metadata().ok().map(|m| m.len());
+    let input = crate::readers::input::open(path, None).map_err(|e| Error::Read(format!("cannot read: {e}")))?;
+    let (file, size) = (input.reader, input.size_hint);
     // The file is parsed on its own thread while the chunk before is replayed; two chunks wait
     // at most, so memory stays bounded. Chunks are replayed in file order, so the first error
     // (a replay's, or the reader's after the chunks before it) is the one a sequential run meets.

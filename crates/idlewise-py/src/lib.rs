@@ -268,6 +268,49 @@ fn parse_duration_s(text: &str) -> PyResult<f64> {
     idlewise_core::units::parse_duration_s(text).map_err(IdlewiseError::new_err)
 }
 
+/// A trace file's bytes as the formats read them, decompressed where it is compressed (gzip,
+/// zstd, bzip2, xz, by magic bytes): `read(n)` for Python's readers and format detection, so
+/// one opener serves the engine and them alike (`idlewise.traces.inputs` wraps it as a file).
+#[pyclass(module = "idlewise._core")]
+struct InputFile {
+    reader: Option<Box<dyn std::io::Read + Send>>,
+    #[pyo3(get)]
+    compression: &'static str,
+}
+
+#[pymethods]
+impl InputFile {
+    #[new]
+    fn new(path: std::path::PathBuf) -> PyResult<Self> {
+        let input = idlewise_core::readers::input::open(&path, None).map_err(|e| IdlewiseError::new_err(format!("cannot read: {e}")))?;
+        Ok(InputFile { reader: Some(input.reader), compression: input.compression.name() })
+    }
+
+    /// Up to `n` bytes (fewer only at the end); empty at the end.
+    fn read<'py>(&mut self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        let Some(reader) = self.reader.as_mut() else { return Err(IdlewiseError::new_err("cannot read: the input is closed")) };
+        let mut buffer = vec![0u8; n];
+        let mut filled = 0;
+        let result = py.allow_threads(|| {
+            while filled < n {
+                match reader.read(&mut buffer[filled..]) {
+                    Ok(0) => break,
+                    Ok(got) => filled += got,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(())
+        });
+        result.map_err(|e| IdlewiseError::new_err(format!("cannot read: {e}")))?;
+        Ok(pyo3::types::PyBytes::new_bound(py, &buffer[..filled]))
+    }
+
+    fn close(&mut self) {
+        self.reader = None;
+    }
+}
+
 /// A Linux device's stream number, as the engine's readers key devices
 /// (`idlewise_core::readers::makedev`); `None` for a part out of range.
 #[pyfunction]
@@ -290,7 +333,7 @@ fn read_text<'py>(py: Python<'py>, path: std::path::PathBuf, format: &str, progr
     let counter = progress.map(|p| Arc::clone(&p.done));
     let columns = py
         .allow_threads(|| {
-            idlewise_core::readers::read_file_counted(format, &path, counter.as_deref()).map_err(|e| e.to_string())
+            idlewise_core::readers::read_file_counted(format, &path, counter).map_err(|e| e.to_string())
         })
         .map_err(IdlewiseError::new_err)?;
     let d = PyDict::new_bound(py);
@@ -337,8 +380,8 @@ type Batch<'py> = (
 impl TextBatches {
     #[new]
     fn new(path: std::path::PathBuf, format: &str) -> PyResult<Self> {
-        let file = std::fs::File::open(&path).map_err(|e| IdlewiseError::new_err(format!("cannot read: {e}")))?;
-        let size = file.metadata().ok().map(|m| m.len());
+        let input = idlewise_core::readers::input::open(&path, None).map_err(|e| IdlewiseError::new_err(format!("cannot read: {e}")))?;
+        let (file, size) = (input.reader, input.size_hint);
         let format = format.to_string();
         let (sender, chunks) = std::sync::mpsc::sync_channel::<idlewise_core::readers::Columns>(2);
         let reader = std::thread::spawn(move || {
@@ -1242,6 +1285,7 @@ fn run_system<'py>(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Device>()?;
+    m.add_class::<InputFile>()?;
     m.add_class::<Progress>()?;
     m.add_class::<System>()?;
     m.add_class::<StreamedRuns>()?;

@@ -248,12 +248,29 @@ def _print_warning(message, category, filename, lineno, file=None, line=None):
     print(f"idlewise: warning: {message}", file=sys.stderr if file is None else file)
 
 
+def _read_once(args) -> None:
+    """Standard input (``-``) and pipes given as traces are copied once, as they arrive, before
+    any command looks at them: a format is then recognised and the records read from the same
+    bytes (see :mod:`idlewise.traces.inputs`)."""
+    paths = [getattr(args, option, None) for option in ("trace", "input")] + list(getattr(args, "traces", None) or [])
+    if not any(isinstance(p, str) for p in paths):
+        return
+    from ..traces.inputs import local_path
+
+    for option in ("trace", "input"):
+        if isinstance(getattr(args, option, None), str):
+            setattr(args, option, local_path(getattr(args, option), fresh=True))
+    if getattr(args, "traces", None):
+        args.traces = [local_path(p, fresh=True) for p in args.traces]
+
+
 def main(argv: list[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminate)
     warnings.showwarning = _print_warning
     args = build_parser().parse_args(argv)
     try:
+        _read_once(args)
         # Every file a command will write is checked before its work, which can take hours.
         for option in ("out", "plot", "per_request"):
             if getattr(args, option, None):

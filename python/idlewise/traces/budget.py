@@ -54,9 +54,19 @@ def _bytes(text: str) -> int:
         raise IdlewiseError(f"IDLEWISE_MEMORY_BUDGET: a number of bytes, or with a unit (8GB, 512MiB), got {text!r}") from None
 
 
+#: How many times its size a compressed text trace is taken to hold: text traces compress 5-15
+#: times; a budget refuses on the safe side.
+COMPRESSION_RATIO = 15
+
+
 def estimated_records(path: str, format: str) -> int:
     """About how many records a file holds: a Parquet file's own count, an SRT file's size over
-    its record's, a text file's size over the mean line of its first megabyte."""
+    its record's, a text file's size over the mean line of its first megabyte (a compressed
+    text file's size taken as :data:`COMPRESSION_RATIO` times its own)."""
+    from .inputs import compression_of, local_path, open_input
+
+    if format in ("parquet", "srt"):
+        path = local_path(path, seekable=True)
     size = os.path.getsize(path)
     if format == "parquet":
         import pyarrow.parquet as pq
@@ -67,7 +77,9 @@ def estimated_records(path: str, format: str) -> int:
             return 0
     if format == "srt":
         return size // 52
-    with open(path, "rb") as f:
+    if compression_of(path) != "plain":
+        size *= COMPRESSION_RATIO
+    with open_input(path) as f:
         sample = f.read(SAMPLE_BYTES)
     lines = sample.count(b"\n")
     return size if not lines else int(size * lines / len(sample))

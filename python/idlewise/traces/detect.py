@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 
+from .. import _core
 from ..errors import TraceError
 from .formats import FORMATS
 
@@ -15,11 +16,14 @@ BLKPARSE_EVENT = re.compile(r"^\s*(\d+),(\d+)\s+\d+\s+\d+\s+(\d+\.\d+)\s+\d+\s+(
 
 
 def head_bytes(path: str, n: int = 65536) -> bytes:
-    try:
-        with open(path, "rb") as f:
+    """The first ``n`` bytes as the formats read them (decompressed; a pipe's from its copy)."""
+    from .inputs import open_input
+
+    with open_input(path) as f:
+        try:
             return f.read(n)
-    except OSError as e:
-        raise TraceError(f"{path}: cannot read: {e.strerror}") from None
+        except _core.IdlewiseError as e:
+            raise TraceError(f"{path}: {e}") from None
 
 
 _INT = re.compile(r"[+-]?[0-9]+", re.ASCII)

@@ -37,8 +37,10 @@ def reads_whole(path, format: str) -> bool:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from .inputs import local_path
+
     try:
-        metadata = pq.read_schema(path).metadata or {}
+        metadata = pq.read_schema(local_path(path, seekable=True)).metadata or {}
     except (pa.ArrowException, OSError, ValueError):
         return False  # the reader says what is wrong with the file
     return END_KEY in metadata

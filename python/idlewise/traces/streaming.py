@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _core
 from ..errors import IdlewiseError
+from .inputs import local_path
 
 #: Binary formats streamed a batch of records at a time.
 BATCHED = ("parquet", "srt")
@@ -80,7 +81,7 @@ def raw_batches(format: str, path: str, mapping, write_flag):
                 read += len(t)
         yield read, []
         return
-    batches = _core.TextBatches(path, engine_format(format, path, mapping, write_flag))
+    batches = _core.TextBatches(local_path(path), engine_format(format, path, mapping, write_flag))
     try:
         for t, o, s, w, v, lines in batches:
             yield t, o, s, w, v, lines, "line"

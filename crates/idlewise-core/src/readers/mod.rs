@@ -11,6 +11,7 @@ mod blkparse;
 mod bytemap;
 mod csv;
 mod formats;
+pub mod input;
 mod mapped_csv;
 
 use bytemap::{ByteMap, Line, Separator};
@@ -343,34 +344,16 @@ pub fn read_file(format: &str, path: &std::path::Path) -> ReadResult<Columns> {
 }
 
 /// [`read_file`], adding the bytes read so far to `progress` (another thread draws a bar).
-pub fn read_file_counted(format: &str, path: &std::path::Path, progress: Option<&AtomicU64>) -> ReadResult<Columns> {
+pub fn read_file_counted(format: &str, path: &std::path::Path, progress: Option<std::sync::Arc<AtomicU64>>) -> ReadResult<Columns> {
     read_file_with(format, path, parse_threads(), progress)
 }
 
 /// [`read_file_counted`] with `threads` parsers.
-pub fn read_file_with(format: &str, path: &std::path::Path, threads: usize, progress: Option<&AtomicU64>) -> ReadResult<Columns> {
-    let file = std::fs::File::open(path).map_err(|e| whole_file(format!("cannot read: {e}")))?;
-    let size = file.metadata().ok().map(|m| m.len());
+pub fn read_file_with(format: &str, path: &std::path::Path, threads: usize, progress: Option<std::sync::Arc<AtomicU64>>) -> ReadResult<Columns> {
+    let input = input::open(path, progress).map_err(|e| whole_file(format!("cannot read: {e}")))?;
     let mut columns = Columns::default();
-    read_chunks(format, Counted { inner: file, progress }, size, false, threads, &mut columns, |_| Ok(()))?;
+    read_chunks(format, input.reader, input.size_hint, false, threads, &mut columns, |_| Ok(()))?;
     Ok(columns)
-}
-
-/// A reader that counts the bytes it hands on (one atomic add per read call: a chunk's worth).
-struct Counted<'a, R> {
-    inner: R,
-    progress: Option<&'a AtomicU64>,
-}
-
-impl<R: std::io::Read> std::io::Read for Counted<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        if !crate::progress::advance(self.progress, n as u64) {
-            // Not `Interrupted`, which readers retry.
-            return Err(std::io::Error::other("stopped on request"));
-        }
-        Ok(n)
-    }
 }
 
 /// Reads the named format from `source` in chunks of about [`CHUNK_BYTES`], with memory bounded

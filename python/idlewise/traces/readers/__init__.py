@@ -52,7 +52,9 @@ def read_trace(path, *, format: str = "auto", sort: bool = False, stream: "int |
     names devices (``sda`` in a diskstats recording or biosnoop output). ``columns`` reads a
     CSV with its own column names (``"time_ms=ts,size_bytes=len,op=rw"``, see
     :func:`read_mapped_csv`); ``write_flag`` says which 0/1 value of its op column is a write."""
-    path = os.fspath(path)
+    from ..inputs import local_path
+
+    path = local_path(path, fresh=True)  # standard input or a pipe: copied once, so no reader loses its head
     if not os.path.exists(path):
         raise TraceError(f"{path}: no such file")
     check_mapping_options(path, format, columns, write_flag)

@@ -11,6 +11,7 @@ import sys
 from ... import _core
 from ...errors import TraceError
 from ..detect import head_bytes
+from ..inputs import local_path
 from ..trace import LineNumbers, Trace
 
 
@@ -21,7 +22,7 @@ def read_text_trace(path, format_name: str, *, sort: bool = False, name: str | N
     the read takes over a second (default: when stderr is a terminal)."""
     from ...progress import run_with_progress
 
-    path = os.fspath(path)
+    path = local_path(path)
     show = sys.stderr.isatty() if progress is None else bool(progress)
     try:
         size = os.path.getsize(path)

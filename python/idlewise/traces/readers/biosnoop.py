@@ -22,6 +22,7 @@ import os
 import numpy as np
 
 from ...errors import TraceError
+from ..inputs import open_input
 from ..trace import Trace
 from ._fields import non_negative, whole_number
 
@@ -44,10 +45,8 @@ def read_biosnoop(path, *, sort: bool = True, name: str | None = None) -> Trace:
     """Reads biosnoop output; requests are placed at their arrival and sorted (``sort`` is
     always in effect: biosnoop lists requests in completion order)."""
     path = os.fspath(path)
-    try:
-        text = open(path, "rb").read().decode("utf-8", "replace")
-    except OSError as e:
-        raise TraceError(f"{path}: cannot read: {e.strerror}") from None
+    with open_input(path) as f:
+        text = f.read().decode("utf-8", "replace")
     queued = csv = None
     times, offsets, sizes, writes, disks, lines = [], [], [], [], [], []
     skipped = {"biosnoop messages": 0, "flush-only requests (no data)": 0}

@@ -42,6 +42,7 @@ import numpy as np
 
 from ... import _core
 from ...errors import TraceError
+from ..inputs import open_input
 from ..trace import Trace
 from ._fields import non_negative, whole_number
 
@@ -57,11 +58,7 @@ def _parse(path: str):
     times in file order with the line each starts on."""
     devices: dict = {}
     snapshots: list = []  # (time, first line)
-    try:
-        f = open(path, "rb")
-    except OSError as e:
-        raise TraceError(f"{path}: cannot read: {e.strerror}") from None
-    with f:
+    with open_input(path) as f:
         for number, raw in enumerate(f, start=1):
             try:
                 text = raw.decode("ascii")

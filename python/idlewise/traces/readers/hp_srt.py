@@ -16,6 +16,7 @@ import re
 import numpy as np
 
 from ...errors import TraceError
+from ..inputs import local_path
 from ..trace import Trace
 
 
@@ -64,7 +65,11 @@ class _Layout:
         """Records ``first`` to ``first + count`` as rows of big-endian words, sizes checked."""
         f.seek(self.body_offset + first * self.record_bytes)
         words = self.record_bytes // 4
-        records = np.fromfile(f, dtype=">u4", count=count * words).reshape(count, words)
+        records = np.fromfile(f, dtype=">u4", count=count * words)
+        if len(records) != count * words:  # the file shrank since its size was read
+            raise TraceError(f"{path}: truncated while read: record {first + len(records) // words} of {self.count} "
+                             "is missing (was the file being written or cut?)")
+        records = records.reshape(count, words)
         bad = np.nonzero(records[:, 0] != self.record_bytes)[0]
         if len(bad):
             raise TraceError(f"{path}: record {first + int(bad[0])}: size field {int(records[bad[0], 0])}, expected {self.record_bytes}")
@@ -88,7 +93,7 @@ def read_srt(path: str | os.PathLike, *, disk: int | None = None, sort: bool = F
     """Reads an HP SRT trace; each disk (DiskSim's ``(devno >> 8) & 0xff`` mapping) is a stream.
     ``disk`` keeps one disk only; records of other disks are counted in ``trace.skipped``."""
     path = os.fspath(path)
-    with open(path, "rb") as f:
+    with open(local_path(path, seekable=True), "rb") as f:
         layout = _Layout(path, f)
         records = layout.read(path, f, 0, layout.count)
     disks = _disks(records)
@@ -114,7 +119,7 @@ def iter_srt_batches(path, batch_records: int | None = None):
     """An SRT trace's records in batches, as NumPy columns (time_s, offset_bytes, size_bytes,
     is_write as uint8, disk), read one batch at a time: memory stays a batch's."""
     path = os.fspath(path)
-    with open(path, "rb") as f:
+    with open(local_path(path, seekable=True), "rb") as f:
         layout = _Layout(path, f)
         step = batch_records or BATCH_RECORDS
         for first in range(0, layout.count, step):

@@ -56,13 +56,14 @@ def _header(path: str, delimiter: str | None) -> tuple[str, str, list[str]]:
     semicolon, tab and bar) and its column names."""
     import csv
 
-    try:
-        with open(path, encoding="utf-8", errors="replace", newline="") as f:
-            line = f.readline()
-    except FileNotFoundError:
-        raise TraceError(f"{path}: no such file") from None
-    except OSError as e:
-        raise TraceError(f"{path}: cannot read: {e.strerror}") from None
+    import io
+
+    from ..inputs import open_input
+
+    if not os.path.exists(path) and path != "-":
+        raise TraceError(f"{path}: no such file")
+    with io.TextIOWrapper(open_input(path), encoding="utf-8", errors="replace", newline="") as f:
+        line = f.readline()
     if delimiter is None:
         try:
             delimiter = csv.Sniffer().sniff(line, delimiters=",;\t|").delimiter
@@ -109,8 +110,10 @@ def iter_mapped_batches(path: str | os.PathLike, columns: dict[str, str] | str, 
     size_bytes, is_write as uint8, stream or None, each record's line). Memory stays a chunk's."""
     from ... import _core
 
+    from ..inputs import local_path
+
     mapping, flag = _mapping(columns, write_flag)
-    path = os.fspath(path)
+    path = local_path(path)
     try:
         batches = _core.TextBatches(path, mapped_spec(path, mapping, flag, delimiter))
         try:

@@ -82,6 +82,9 @@ def _open(path: str, streaming: bool = False):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from ..inputs import local_path
+
+    path = local_path(path, seekable=True)  # Parquet seeks: a compressed or piped file is copied plain
     # Read batch by batch, Arrow's defaults pre-buffer whole row groups' pages and keep them:
     # 350 MB held for a 280 MB file. Unbuffered 1 MiB reads hold a batch's worth.
     options = {"pre_buffer": False, "buffer_size": 1 << 20} if streaming else {}

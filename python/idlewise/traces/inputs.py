@@ -1,0 +1,141 @@
+"""Traces as they are published and passed around: compressed (gzip, zstd, bzip2, xz, recognised
+by their magic bytes whatever the file is called), piped (``-`` for standard input, a named pipe,
+``<(zcat t.csv.gz)``).
+
+Every reader opens a trace through here or through the engine's opener
+(``idlewise_core::readers::input``), which decompresses as it reads, in a decoder's memory.
+Input that cannot be read twice (standard input, a pipe) is copied once, as it arrives and as it
+came (compressed stays compressed), to a temporary file that lives until the process ends: a
+format is recognised from the head of that copy and the records are read from the whole of it,
+so no byte read to recognise the input is lost, whichever reader then reads it. Parquet and SRT
+files, which are read by seeking, are decompressed into such a file when they come compressed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import io
+import os
+import re
+import shutil
+import stat
+import tempfile
+
+from .. import _core
+from ..errors import TraceError
+
+#: The path that means standard input.
+STDIN = "-"
+#: Bytes copied from a pipe at a time (memory stays this, however long the input).
+COPY_BYTES = 1 << 20
+
+
+class _Raw(io.RawIOBase):
+    """The engine's decompressing reader as a Python raw file."""
+
+    def __init__(self, path: str):
+        self._path = path
+        try:
+            self._input = _core.InputFile(path)
+        except _core.IdlewiseError as e:
+            raise TraceError(f"{path}: {_plain(e)}") from None
+        self.compression = self._input.compression
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        try:
+            data = self._input.read(len(buffer))
+        except _core.IdlewiseError as e:
+            raise TraceError(f"{self._path}: {_plain(e)}") from None
+        buffer[:len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._input.close()
+        super().close()
+
+
+def open_input(path) -> io.BufferedReader:
+    """``path``'s bytes as the formats read them: decompressed, from a regular file (a pipe is
+    copied first, see :func:`local_path`). Errors name the file."""
+    return io.BufferedReader(_Raw(local_path(path)), COPY_BYTES)
+
+
+def compression_of(path) -> str:
+    """``"plain"``, ``"gzip"``, ``"zstd"``, ``"bzip2"`` or ``"xz"``, from the magic bytes."""
+    with _Raw(local_path(path)) as raw:
+        return raw.compression
+
+
+def _plain(error) -> str:
+    """An engine I/O error as the readers word theirs: without Rust's ``(os error 2)``."""
+    return re.sub(r" \(os error \d+\)", "", str(error))
+
+
+_COPIES: dict = {}
+_FOLDER: list = []
+
+
+def _folder() -> str:
+    if not _FOLDER:
+        _FOLDER.append(tempfile.mkdtemp(prefix="idlewise-input-"))
+        atexit.register(shutil.rmtree, _FOLDER[0], True)
+    return _FOLDER[0]
+
+
+def local_path(path, *, seekable: bool = False, fresh: bool = False) -> str:
+    """A regular file holding ``path``'s records: ``path`` itself when it is one; standard input
+    (``-``), a named pipe or ``/dev/fd/N`` copied into a temporary file, once: later calls get
+    the same copy (a pipe can be read only once), until a call with ``fresh``, which a command
+    or an API function makes when it is given the path, reads the pipe again. With ``seekable``,
+    a compressed file decompressed into one. The copy keeps the file's name (``stdin`` for
+    ``-``), so rows are labelled as the input was."""
+    path = os.fspath(path)
+    if fresh and _is_stream(path):
+        for key in [k for k in _COPIES if k[0] == path]:
+            del _COPIES[key]
+    if (path, seekable) in _COPIES:
+        return _COPIES[(path, seekable)]
+    given = path
+    if path not in _COPIES.values() and _is_stream(path):
+        if (path, False) not in _COPIES:
+            _COPIES[(path, False)] = _copy_stream(path)
+        path = _COPIES[(path, False)]
+    if seekable and compression_of(path) != "plain":
+        decompressed = os.path.join(tempfile.mkdtemp(dir=_folder()), os.path.basename(path))
+        with open_input(path) as source, open(decompressed, "wb") as out:
+            shutil.copyfileobj(source, out, COPY_BYTES)
+        path = decompressed
+    _COPIES[(given, seekable)] = path
+    return path
+
+
+def _is_stream(path: str) -> bool:
+    """Standard input, a named pipe, a character device or a socket: bytes that come once."""
+    if path == STDIN:
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False  # opening it says why
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _copy_stream(path: str) -> str:
+    name = "stdin" if path == STDIN else os.path.basename(path) or "input"
+    copy = os.path.join(tempfile.mkdtemp(dir=_folder()), name)
+    try:
+        source = os.fdopen(os.dup(0), "rb", closefd=True) if path == STDIN else open(path, "rb")
+    except OSError as e:
+        raise TraceError(f"{path}: cannot read: {e.strerror}") from None
+    with source, open(copy, "wb") as out:
+        try:
+            shutil.copyfileobj(source, out, COPY_BYTES)
+        except OSError as e:
+            raise TraceError(f"{path}: cannot read: {e.strerror}") from None
+    return copy
+
+
+__all__ = ["STDIN", "compression_of", "local_path", "open_input"]

@@ -1,0 +1,173 @@
+"""Traces as they are published (issue 40 §3-4; issue 39's piped input): gzip, zstd, bzip2 and xz
+recognised by their magic bytes whatever the name, standard input (`-`), named pipes and
+`<(...)`. A compressed or piped trace gives exactly the rows of the same trace read from a plain
+file, for every format idlewise reads, whole and streamed, with inputs larger than any buffer
+used to recognise the format."""
+
+import bz2
+import gzip
+import json
+import lzma
+import os
+import shutil
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import idlewise
+from conftest import DISKSIM, SPC_ASCII, SRT, TRACES
+from idlewise.traces import read_trace, write_parquet
+from test_readers import SAMPLES
+from test_recordings import BIOSNOOP
+
+def _zstd(data: bytes) -> bytes:
+    if shutil.which("zstd") is None:  # Debian's zstd is on every machine of this project's kind
+        pytest.skip("no zstd command to compress with")
+    return subprocess.run(["zstd", "-q", "-c"], input=data, stdout=subprocess.PIPE, check=True).stdout
+
+
+COMPRESSORS = {"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress, "zstd": _zstd}
+
+
+def _columns(trace):
+    return (trace.time_s.tolist(), trace.offset_bytes.tolist(), trace.size_bytes.tolist(), trace.is_write.tolist(),
+            None if trace.stream is None else trace.stream.tolist(), trace.records_read, dict(trace.skipped))
+
+
+def _plain_files(tmp_path):
+    """One file of every format idlewise reads: the readers' samples, a mapped CSV, diskstats,
+    biosnoop, SRT and Parquet."""
+    files = {}
+    for fmt, (body, *_) in SAMPLES.items():
+        files[fmt] = tmp_path / f"sample.{fmt}"
+        files[fmt].write_text(body)
+    files["diskstats"] = TRACES / "diskstats" / "build-vm.diskstats"
+    files["biosnoop"] = tmp_path / "io.biosnoop"
+    files["biosnoop"].write_text(BIOSNOOP)
+    files["srt"] = SRT
+    files["parquet"] = tmp_path / "t.parquet"
+    write_parquet(read_trace(SPC_ASCII), files["parquet"])
+    return files
+
+
+@pytest.fixture(scope="module")
+def plain_files(tmp_path_factory):
+    return _plain_files(tmp_path_factory.mktemp("plain"))
+
+
+@pytest.mark.parametrize("compression", COMPRESSORS)
+def test_a_compressed_trace_reads_as_the_plain_one_in_every_format(plain_files, tmp_path, compression):
+    for fmt, plain in plain_files.items():
+        # The name says nothing of the compression: the magic bytes do.
+        packed = tmp_path / f"{fmt}-trace"
+        packed.write_bytes(COMPRESSORS[compression](open(plain, "rb").read()))
+        assert idlewise.traces.detect_format(packed) == fmt
+        assert _columns(read_trace(packed)) == _columns(read_trace(plain)), (fmt, compression)
+
+
+@pytest.mark.parametrize("compression", COMPRESSORS)
+def test_a_compressed_trace_replays_as_read_as_the_plain_one(plain_files, tmp_path, compression):
+    policies = ["always-on", "timeout:2s", "oracle"]
+    for fmt in ("csv", "disksim", "spc", "msr", "blkparse", "fiu", "parquet", "srt"):
+        plain = plain_files[fmt]
+        packed = tmp_path / f"{fmt}.{compression}"
+        packed.write_bytes(COMPRESSORS[compression](open(plain, "rb").read()))
+        keep = ("stream", "policy", "requests", "energy_j", "mean_response_s", "makespan_s", "records_read")
+        a = idlewise.simulate_file(plain, "hitachi-microdrive-1gb", policies, progress=False).to_dicts()
+        b = idlewise.simulate_file(packed, "hitachi-microdrive-1gb", policies, progress=False).to_dicts()
+        assert [{k: r.get(k) for k in keep} for r in a] == [{k: r.get(k) for k in keep} for r in b], (fmt, compression)
+
+
+def test_a_mapped_csv_reads_compressed(tmp_path):
+    body = "ts,len,rw\n" + "".join(f"{i * 7},{4096 * (1 + i % 3)},{'RW'[i % 2]}\n" for i in range(2000))
+    plain, packed = tmp_path / "m.csv", tmp_path / "m.csv.gz"
+    plain.write_text(body)
+    packed.write_bytes(gzip.compress(body.encode()))
+    columns = "time_ms=ts,size_bytes=len,op=rw"
+    assert _columns(read_trace(packed, columns=columns)) == _columns(read_trace(plain, columns=columns))
+    a = idlewise.simulate_file(plain, "hitachi-microdrive-1gb", ["timeout:1s"], columns=columns, progress=False).to_dicts()
+    b = idlewise.simulate_file(packed, "hitachi-microdrive-1gb", ["timeout:1s"], columns=columns, progress=False).to_dicts()
+    assert a[0]["energy_j"] == b[0]["energy_j"]
+
+
+@pytest.mark.parametrize("compression", COMPRESSORS)
+def test_a_truncated_compressed_trace_is_an_error_naming_the_file(tmp_path, compression):
+    data = COMPRESSORS[compression](open(DISKSIM, "rb").read())
+    path = tmp_path / "cut.trace"
+    path.write_bytes(data[:len(data) // 2])
+    with pytest.raises(idlewise.IdlewiseError, match=rf"cut\.trace.*{compression}"):
+        read_trace(path)
+    with pytest.raises(idlewise.IdlewiseError, match=rf"cut\.trace.*{compression}"):
+        idlewise.simulate_file(path, "hitachi-microdrive-1gb", ["always-on"], progress=False)
+
+
+def _big_csv(path, n=250_000):
+    """A few MB: far more than the 64 KiB format detection reads, or any reader's chunk."""
+    rng = np.random.default_rng(3)
+    t = np.cumsum(rng.exponential(0.05, n))
+    with open(path, "w") as f:
+        f.write("time_s,offset_bytes,size_bytes,op\n")
+        f.writelines(f"{t[i]:.6f},{4096 * int(rng.integers(0, 1 << 20))},4096,{'RW'[i % 3 == 0]}\n" for i in range(n))
+    return path
+
+
+def _cli_rows(argv, stdin=None):
+    done = subprocess.run([sys.executable, "-m", "idlewise.cli", *argv, "--json"], stdin=stdin, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, timeout=300)
+    assert done.returncode == 0, done.stderr.decode()
+    return [{k: r[k] for k in ("policy", "requests", "energy_j", "mean_response_s", "stream")} for r in json.loads(done.stdout)]
+
+
+@pytest.mark.parametrize("source", ["csv", "disksim", "gzip"])
+def test_standard_input_and_named_pipes_lose_nothing(tmp_path, source):
+    path = _big_csv(tmp_path / "big.csv") if source != "disksim" else DISKSIM
+    if source == "gzip":
+        packed = tmp_path / "big.csv.gz"
+        packed.write_bytes(gzip.compress(open(path, "rb").read(), compresslevel=1))
+    data = open(packed if source == "gzip" else path, "rb").read()
+    assert len(data) > 1 << 20 or source == "gzip"
+    argv = ["--device", "hitachi-microdrive-1gb", "--policy", "timeout:1s", "--policy", "oracle"]
+    want = _cli_rows(["simulate", str(path), *argv])
+    with open(packed if source == "gzip" else path, "rb") as f:
+        assert _cli_rows(["simulate", "-", *argv], stdin=f) == want
+    # A named pipe, written while it is read; sorted read whole too.
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: open(fifo, "wb").write(data))
+    writer.start()
+    assert _cli_rows(["simulate", str(fifo), *argv, "--sort"]) == want
+    writer.join()
+    # The API takes `-` as the command line does.
+    read, write = os.pipe()
+    threading.Thread(target=_write_all, args=(write, data)).start()
+    saved = os.dup(0)
+    os.dup2(read, 0)
+    try:
+        trace = read_trace("-")
+    finally:
+        os.dup2(saved, 0)
+        os.close(read)
+    assert _columns(trace)[:5] == _columns(read_trace(packed if source == "gzip" else path))[:5]
+
+
+def _write_all(fd, data):
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+
+
+def test_a_report_and_a_sweep_take_standard_input(tmp_path):
+    path = _big_csv(tmp_path / "big.csv", 20_000)
+    out = tmp_path / "r.html"
+    with open(path, "rb") as f:
+        done = subprocess.run([sys.executable, "-m", "idlewise.cli", "sweep", "-", "--device", "hitachi-microdrive-1gb",
+                               "--policy", "timeout:1s", "--json"], stdin=f, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert done.returncode == 0, done.stderr.decode()
+    assert json.loads(done.stdout)[0]["trace"] == "stdin"
+    with open(path, "rb") as f:
+        done = subprocess.run([sys.executable, "-m", "idlewise.cli", "report", "-", "--device", "hitachi-microdrive-1gb",
+                               "--out", str(out)], stdin=f, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert done.returncode == 0, done.stderr.decode()
+    assert out.exists()
