@@ -20,10 +20,15 @@ def test_version_is_the_package_version(capsys):
     with pytest.raises(SystemExit) as e:
         main(["--version"])
     assert e.value.code == 0
-    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    # One place holds the version: the workspace's Cargo.toml; the package takes it from there.
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and "version" in project["dynamic"]
     cargo = tomllib.loads((ROOT / "Cargo.toml").read_text())["workspace"]["package"]["version"]
-    assert capsys.readouterr().out.strip() == f"idlewise {pyproject}"
-    assert idlewise.__version__ == pyproject == cargo
+    assert capsys.readouterr().out.strip() == f"idlewise {cargo}"
+    assert idlewise.__version__ == cargo
+    from importlib.metadata import version
+
+    assert version("idlewise") == cargo
 
 
 @pytest.mark.parametrize("width", [80, 100])

@@ -24,6 +24,12 @@ _LAZY = {"Trace": ".traces", "read_csv": ".traces", "read_srt": ".traces", "read
 
 
 def __getattr__(name: str):
+    if name == "__version__":
+        # One home for the version: the workspace's Cargo.toml, compiled into the engine (and
+        # read from there by maturin for the package's metadata).
+        from ._core import __version__
+
+        return __version__
     if name in _LAZY:
         import importlib
 
@@ -31,8 +37,6 @@ def __getattr__(name: str):
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Device", "IdlewiseError", "Results", "Trace", "TraceError", "TraceSource", "catalog_names", "hybrid", "hybrid_file", "hybrid_names",

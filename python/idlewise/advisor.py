@@ -32,6 +32,7 @@ from .errors import IdlewiseError
 from .simulate import simulate
 from .output import save_figure
 from .traces.trace import span_text
+from ._compat import zip_exact
 
 SECONDS_PER_YEAR = 365.25 * 86400
 JOULES_PER_KWH = 3.6e6
@@ -289,11 +290,11 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
 
     rows = []
     tried = [r for r in results if r["policy"] not in ("always-on", "oracle")][:len(candidates)]
-    for (spec, setting), result in zip(candidates, tried, strict=True):
+    for (spec, setting), result in zip_exact(candidates, tried):
         figures = _figures(result, reference, seconds, limits.price_per_kwh)
         broken = _breaks(figures, limits, budgets)
         rows.append({"policy": result["policy"], **setting, **figures, "meets_limits": not broken, "breaks": broken})
-    hd_idle_rows = {spec: r for spec, r in zip(hd_idle_specs, results[2 + len(candidates):], strict=True)}
+    hd_idle_rows = {spec: r for spec, r in zip_exact(hd_idle_specs, results[2 + len(candidates):])}
 
     always_on_j_per_year = reference["energy_j"] * SECONDS_PER_YEAR / seconds
     eligible = [r for r in rows if r["meets_limits"] and r["energy_j_saved_per_year"] > 0]

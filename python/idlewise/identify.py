@@ -12,12 +12,12 @@ import os
 import re
 import shutil
 import subprocess
-import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Optional
 
 from .errors import IdlewiseError
+from ._compat import tomllib
 
 #: Where sysfs is; tests point it at a tree of their own.
 SYSFS_ENV = "IDLEWISE_SYSFS_ROOT"

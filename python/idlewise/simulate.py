@@ -17,6 +17,7 @@ from .policies import expand_specs
 from .progress import run_with_progress
 from .results import Results
 from . import traces
+from ._compat import zip_exact
 
 def _power_w(value) -> float:
     """A base power: a number of watts or a string with its unit ('1.44W', '500mW')."""
@@ -183,7 +184,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     name = os.path.basename(path)
     records = []
     for volume, _, rows in volumes:
-        for spec, r in zip(specs, rows, strict=True):
+        for spec, r in zip_exact(specs, rows):
             r["spec"] = spec
             # Streamed traces are not transformed: each row is normalised against its own always-on run.
             r.update(trace=name, stream=volume, transform="none", read_report=report,
@@ -271,7 +272,7 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
     bases = {volume: rows[0] for volume, _, rows in base[0]} if base is not None else {}
     records = []
     for volume, _, rows in done[0]:
-        for spec, r in zip(specs, rows, strict=True):
+        for spec, r in zip_exact(specs, rows):
             r["spec"] = spec
             r.update(trace=name, stream=volume, transform=transform, read_report=report,
                      records_skipped=sum(n for _, n in skipped), normalized_against="always-on")
@@ -491,7 +492,7 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     normalize_to_untransformed(records, trace, device, base_power_w=float(base_power_w), initial_mode=mode_index,
                                replay=replay, fold_offsets=bool(fold_offsets), tail_s=float(tail_s),
                                transition_seed=transition_seed, threads=threads)
-    for spec, r in zip(specs, records, strict=True):
+    for spec, r in zip_exact(specs, records):
         r["spec"] = spec  # as the user wrote it (a range expanded); "policy" is the engine's full label
         r["trace"] = label
         r["transform"] = transform or "none"

@@ -27,6 +27,7 @@ from .simulate import normalize_to_untransformed
 from .traces.formats import reads_whole
 from .policies import expand_spec
 from .output import save_figure, written_whole
+from ._compat import zip_exact
 
 
 
@@ -102,7 +103,7 @@ def run_task(task: Task, threads: int = 1) -> list[dict]:
                                  tail_s=transformed.idle_tail_s, threads=threads)
         normalize_to_untransformed(records, transformed, device, base_power_w=task.base_power_w, tail_s=transformed.idle_tail_s,
                                    threads=threads)
-        for spec, r in zip(task.specs, records, strict=True):
+        for spec, r in zip_exact(task.specs, records):
             r.update(spec=spec, trace=task.source.label, stream=stream, transform=task.transform, family=r["policy"].split(":")[0],
                      response_from=task.response_from, **read)
             if task.device_label is not None:

@@ -1284,6 +1284,7 @@ fn run_system<'py>(
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<Device>()?;
     m.add_class::<InputFile>()?;
     m.add_class::<Progress>()?;

@@ -26,6 +26,7 @@ from ..simulate import simulate
 from ..traces import Trace, read_trace
 from ..traces.stats import idle_gaps_s
 from ..output import save_figure
+from .._compat import zip_exact
 
 DEFAULT_DEVICE = "ibm-mems-seed004"
 #: Seed 004 section 5.1: 0-10 ms in 1 ms steps, then 10 ms steps up to 50 ms.
@@ -156,7 +157,7 @@ def _timeout_rows_of_file(path, name, format, stream, base, folded, replay) -> l
     for shutdown in SHUTDOWNS:
         results = simulate_file(path, base.with_mems_shutdown(shutdown), specs, format=format, stream=stream,
                                 fold_offsets=folded, replay=replay, progress=False)
-        rows += [_timeout_row(name, base, ms, shutdown, folded, r) for ms, r in zip(TIMEOUTS_MS, results, strict=True)]
+        rows += [_timeout_row(name, base, ms, shutdown, folded, r) for ms, r in zip_exact(TIMEOUTS_MS, results)]
     return rows
 
 
@@ -167,7 +168,7 @@ def _timeout_rows(trace, base, folded=False, replay="open") -> list[dict]:
     for shutdown in SHUTDOWNS:
         d = base.with_mems_shutdown(shutdown)
         results = simulate(trace, d, specs, fold_offsets=folded, replay=replay, progress=False)
-        rows += [_timeout_row(trace.name, base, ms, shutdown, folded, r) for ms, r in zip(TIMEOUTS_MS, results, strict=True)]
+        rows += [_timeout_row(trace.name, base, ms, shutdown, folded, r) for ms, r in zip_exact(TIMEOUTS_MS, results)]
     return rows
 
 
@@ -265,7 +266,7 @@ def _plot_optimum(rows, path) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.4))
-    markers = dict(zip(LOCALITIES, ("o", "s", "^", "D"), strict=True))
+    markers = dict(zip_exact(LOCALITIES, ("o", "s", "^", "D")))
     for locality in LOCALITIES:
         for shutdown, style in (("pe", "-"), ("ee", "--")):
             mine = [r for r in rows if r["locality"] == locality and r["shutdown"] == shutdown]
