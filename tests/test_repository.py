@@ -56,3 +56,38 @@ def test_bundled_traces_have_their_licences():
                            ("spc/financial1-prefix.ascii", "spc/LICENSE.ssdsim"),
                            ("web/nasa_19950801.tsv", "web/LICENSE.md")]:
         assert (data / trace).is_file() and (data / licence).is_file(), trace
+
+
+def _version(text: str) -> tuple:
+    parts = [int(part) for part in text.split(".")]
+    return tuple(parts + [0] * (3 - len(parts)))
+
+
+def test_the_declared_rust_version_builds_every_dependency():
+    # rust-version is the oldest toolchain that builds the package: no locked dependency of the
+    # library or the bindings may need a newer one (clippy's incompatible_msrv checks our own
+    # code against it: `cargo clippy -p idlewise-core -p idlewise-py`).
+    import json
+    import shutil
+    import subprocess
+    import tomllib
+
+    if shutil.which("cargo") is None:
+        import pytest
+
+        pytest.skip("no cargo: the suite runs against an installed wheel")
+    root = Path(__file__).resolve().parent.parent
+    declared = tomllib.loads((root / "Cargo.toml").read_text())["workspace"]["package"]["rust-version"]
+    for crate in ("idlewise-core", "idlewise-py", "idlewise-benchmarks"):
+        manifest = tomllib.loads((root / ("benchmarks" if crate.endswith("benchmarks") else f"crates/{crate}") / "Cargo.toml").read_text())
+        assert manifest["package"].get("rust-version") == {"workspace": True}, crate
+    tree = subprocess.run(["cargo", "tree", "-p", "idlewise-py", "-e", "normal,build", "--prefix", "none", "--offline"],
+                          cwd=root, capture_output=True, text=True, check=True).stdout
+    used = {tuple(line.split()[:2]) for line in tree.splitlines() if line.strip()}
+    metadata = json.loads(subprocess.run(["cargo", "metadata", "--format-version", "1", "--offline"], cwd=root,
+                                         capture_output=True, text=True, check=True).stdout)
+    needs = {(p["name"], p["rust_version"]) for p in metadata["packages"]
+             if (p["name"], "v" + p["version"]) in used and p.get("rust_version")}
+    assert needs, "no dependency read"
+    newest = max(needs, key=lambda n: _version(n[1]))
+    assert _version(newest[1]) <= _version(declared), f"{newest[0]} needs Rust {newest[1]}; rust-version says {declared}"

@@ -67,7 +67,7 @@ pub fn open(path: &Path, progress: Option<Arc<AtomicU64>>) -> io::Result<Input> 
         if metadata.is_dir() {
             return Err(io::Error::other("a directory, not a trace file"));
         }
-        (Box::new(file), metadata.is_file().then(|| metadata.len()))
+        (Box::new(file), metadata.is_file().then_some(metadata.len()))
     };
     if let Some(progress) = progress {
         source = Box::new(Counted { inner: source, progress });
