@@ -171,3 +171,45 @@ def test_a_report_and_a_sweep_take_standard_input(tmp_path):
                                "--out", str(out)], stdin=f, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert done.returncode == 0, done.stderr.decode()
     assert out.exists()
+
+
+@pytest.mark.parametrize("compression", ["", "gz", "xz", "zst"])
+def test_an_archive_of_traces_reads_as_the_files_it_holds(plain_files, tmp_path, compression):
+    import tarfile
+
+    members = {"msr/hm_0.csv": plain_files["msr"], "one.csv": plain_files["csv"], "spc/financial.spc": plain_files["spc"]}
+    archive = tmp_path / "traces.tar"
+    with tarfile.open(archive, "w") as tar:
+        for name, source in members.items():
+            tar.add(source, arcname=name)
+    if compression == "gz":
+        archive.write_bytes(gzip.compress(archive.read_bytes()))
+    elif compression == "xz":
+        archive.write_bytes(lzma.compress(archive.read_bytes()))
+    elif compression == "zst":
+        archive.write_bytes(_zstd(archive.read_bytes()))
+    trace = read_trace(archive)
+    assert trace.format == "tar"
+    # One device per device of each file, named by the member's path in the archive.
+    expected = {}
+    for name, source in members.items():
+        parts = read_trace(source).split_streams()
+        for number, part in parts.items():
+            expected[name if len(parts) == 1 else f"{name}#{number}"] = part
+    assert sorted(trace.stream_names.values()) == sorted(expected)
+    for number, name in trace.stream_names.items():
+        got, want = trace.select_stream(number), expected[name]
+        assert (got.time_s.tolist(), got.size_bytes.tolist(), got.offset_bytes.tolist()) == \
+            (want.time_s.tolist(), want.size_bytes.tolist(), want.offset_bytes.tolist()), name
+    rows = idlewise.simulate(read_trace(archive, stream="one.csv"), "hitachi-microdrive-1gb", ["timeout:2s"]).to_dicts()
+    assert rows[0]["energy_j"] == idlewise.simulate(read_trace(plain_files["csv"]), "hitachi-microdrive-1gb", ["timeout:2s"]).to_dicts()[0]["energy_j"]
+
+
+def test_a_recording_inside_an_archive_is_refused_not_cut_short(tmp_path):
+    import tarfile
+
+    archive = tmp_path / "r.tgz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(TRACES / "diskstats" / "build-vm.diskstats", arcname="vm.diskstats")
+    with pytest.raises(idlewise.IdlewiseError, match="member vm.diskstats is a recording with an end of its own"):
+        read_trace(archive)

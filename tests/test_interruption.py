@@ -15,6 +15,7 @@ import pytest
 
 import idlewise
 from idlewise import _core
+from idlewise import IdlewiseError
 from idlewise.cli import main
 from idlewise.output import written_whole
 from idlewise.traces.trace import Trace
@@ -112,7 +113,8 @@ def test_an_unwritable_destination_is_refused_before_the_work(tmp_path, capsys):
 
 def test_a_failed_write_leaves_no_file(tmp_path):
     target = tmp_path / "rows.parquet"
-    with pytest.raises(OSError):
+    # A full disk is an error naming the file asked for (not the temporary one).
+    with pytest.raises(IdlewiseError, match=r"rows\.parquet: cannot write: No space left on device"):
         with written_whole(target) as temporary:
             with open(temporary, "wb") as f:
                 f.write(b"PAR1 half a file")

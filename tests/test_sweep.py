@@ -204,7 +204,7 @@ def test_volume_parts_are_planned_only_where_a_file_streams(tmp_path):
     # One device picked, a trace in memory: not split.
     assert all(p is None for *_, p in parts[6:])
     for bad in (0, -2, 1.5, True):
-        with pytest.raises(IdlewiseError, match="volume_parts must be a whole number of parts"):
+        with pytest.raises(IdlewiseError, match="volume_parts must be (a whole number )?from 1 to 1,024"):
             plan([path], ["hitachi-microdrive-1gb"], ["timeout:1s"], volume_parts=bad)
     with pytest.raises(IdlewiseError, match=r"volume_part must be \(k, n\) with 0 <= k < n"):
         idlewise.simulate_file(path, "hitachi-microdrive-1gb", ["timeout:1s"], volume_part=(3, 3))

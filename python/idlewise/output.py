@@ -17,6 +17,10 @@ from pathlib import Path
 from .errors import IdlewiseError
 
 
+#: What a figure may be written as (matplotlib's formats that need no extra library).
+FIGURE_SUFFIXES = (".png", ".pdf", ".svg", ".svgz", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
+
+
 def check_destination(path, suffixes: tuple[str, ...] = ()) -> Path:
     """Refuses, before any work, a destination that cannot be written: a wrong suffix, a missing
     or read-only directory, a directory in the file's place."""
@@ -24,7 +28,8 @@ def check_destination(path, suffixes: tuple[str, ...] = ()) -> Path:
     if p.is_dir():
         raise IdlewiseError(f"{path}: is a directory; give a file name")
     if suffixes and p.suffix.lower() not in suffixes:
-        raise IdlewiseError(f"{path}: the file must end in {' or '.join(suffixes)}")
+        listed = ", ".join(suffixes[:-1]) + (" or " if len(suffixes) > 1 else "") + suffixes[-1]
+        raise IdlewiseError(f"{path}: the file must end in {listed}")
     parent = p.parent
     if not parent.is_dir():
         raise IdlewiseError(f"{path}: cannot write: the directory {parent} does not exist")
@@ -45,6 +50,11 @@ def written_whole(path):
     try:
         yield str(temporary)
         os.replace(temporary, p)
+    except OSError as e:
+        # A full disk, a quota: the message names the file the user asked for, not the
+        # temporary one, and nothing half-written is left.
+        temporary.unlink(missing_ok=True)
+        raise IdlewiseError(f"{path}: cannot write: {e.strerror or e}") from None
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise

@@ -35,14 +35,20 @@ def _name(line: str) -> Optional[str]:
     return fields[2] if len(fields) > 3 else None
 
 
+#: The shortest time between snapshots: /proc/diskstats counts I/O completions, which a disk
+#: makes at best every ~0.1 ms; at 1 ns a minute wrote gigabytes of the same counters.
+MIN_INTERVAL_S = 0.01
+
+
 def record(out: str, *, disks: Optional[list[str]] = None, interval_s: float = 1.0, duration_s: Optional[float] = None,
            source: str = DISKSTATS, clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
            progress: Optional[Callable[[int, float], None]] = None, append: bool = False) -> int:
     """Records snapshots of ``source`` every ``interval_s`` for ``duration_s`` (None: until
     interrupted) into ``out``; keeps only ``disks`` when given; ``append`` adds to an existing
     recording. Returns the snapshots written."""
-    if not (math.isfinite(interval_s) and interval_s > 0):
-        raise IdlewiseError(f"--interval must be a positive duration, got {interval_s!r}")
+    if not (math.isfinite(interval_s) and interval_s >= MIN_INTERVAL_S):
+        raise IdlewiseError(f"--interval must be at least {MIN_INTERVAL_S * 1e3:g} ms (the kernel's counters do not move "
+                            f"faster, and each snapshot is a line per disk), got {interval_s!r} s")
     if duration_s is not None and not (math.isfinite(duration_s) and duration_s >= 0):
         raise IdlewiseError(f"--duration must be a non-negative duration, got {duration_s!r}")
     wanted = None if not disks else set(disks)

@@ -642,6 +642,10 @@ def report(trace, devices, policies, out, *, window=None, base_power_w: float = 
                     for part in device_parts(path, read, transform) if part is not None and len(part)]
             return np.concatenate(kept) if kept else np.zeros(0)
     offset = window or survey.busiest
+    span_s = survey.stats[0]["span_s"]
+    if window is not None and window[0] > span_s:
+        raise IdlewiseError(f"window {_fmt_time(window[0])}..{_fmt_time(window[1])} starts after the trace's last request, "
+                            f"{_fmt_time(span_s)} ({span_s:,.1f} s) from its first: choose one within it")
     window_s = (survey.first_s + offset[0], survey.first_s + offset[1])
     in_window = arrivals_in(window_s)
     frames, sections_timeline = [], []

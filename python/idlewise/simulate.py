@@ -37,9 +37,9 @@ def threads_for(requests: int, runs: int, threads: int | None) -> int:
     """The engine's threads for a call: as asked, else every core when there is enough work to
     share (a thread costs ~0.1 ms to start; a short trace does not pay for it)."""
     if threads is not None:
-        if int(threads) < 1:
-            raise IdlewiseError(f"threads must be at least 1, got {threads}")
-        return int(threads)
+        from .arguments import thread_count
+
+        return thread_count(threads)
     return (os.cpu_count() or 1) if requests * runs >= 1_000_000 else 1
 
 
@@ -123,6 +123,10 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     from .traces.transforms import split_selection
 
     stream, transform = split_selection(transform, stream, f"{path}: ")  # a chain's stream:K is the device read
+    if stream is not None:
+        from .arguments import device_number
+
+        stream = device_number(stream, f"{path}: stream")
     window = _timeline_window(timeline_s)
     if volume_part is not None:
         try:
@@ -297,7 +301,9 @@ class _PerRequestFiles:
 
         self.path, self.device, self.response_from, self.runs = os.fspath(path), device.name, response_from, runs
         self.folder = tempfile.mkdtemp(prefix=".idlewise-per-request-", dir=os.path.dirname(os.path.abspath(self.path)))
-        self.files: dict = {}  # (device number, run) -> [writer, temporary file]
+        # (device number, run) -> its temporary files in order, one a part, each closed once
+        # written: a trace of thousands of devices under many policies holds no file open.
+        self.files: dict = {}
         self.labels: dict = {}  # run -> the engine's policy label
         self.activities = None
         # Responses measured from original times: each device's original times fed and not yet
@@ -336,10 +342,9 @@ class _PerRequestFiles:
             self.written[key] = done + n
             table = pa.table({"arrival_s": d["arrival_s"], "start_s": d["start_s"], "finish_s": wanted + d["response_s"],
                               "response_s": d["response_s"], "at_arrival": np.asarray(d["at_arrival"], np.int32)})
-            if key not in self.files:
-                name = os.path.join(self.folder, f"{len(self.files)}.parquet")
-                self.files[key] = [pq.ParquetWriter(name, table.schema), name]
-            self.files[key][0].write_table(table)
+            name = os.path.join(self.folder, f"{sum(map(len, self.files.values()))}.parquet")
+            pq.write_table(table, name)
+            self.files.setdefault(key, []).append(name)
         for volume in {volume for volume, _, _ in taken} & self.originals.keys():
             # Original times every run has written are let go: memory is what is outstanding.
             kept = self.originals[volume]
@@ -350,22 +355,35 @@ class _PerRequestFiles:
 
     def write(self) -> int:
         """Joins the runs into the output file; returns the rows written."""
+        import pyarrow as pa
+
+        from .output import written_whole
+
+        labels = pa.array(self.activities or [], pa.string())
+        order = sorted(self.files.items(), key=lambda kv: (kv[0][0] is not None, kv[0][0] or 0, kv[0][1]))
+        with written_whole(self.path) as temporary:
+            out: list = []  # the writer, once the first table gives the schema
+            try:
+                rows = self._join(order, labels, temporary, out)
+            finally:
+                if out:
+                    out[0].close()  # also when interrupted: written_whole then removes the file
+            if not rows:
+                raise IdlewiseError(f"{self.path}: no per-request records to write")
+        self.files = {}
+        return rows
+
+    def _join(self, order, labels, temporary: str, out: list) -> int:
+        """Every run's records, device by device and run by run, into ``temporary``."""
         import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
         import pyarrow.parquet as pq
 
-        from .output import written_whole
-
-        for writer, _ in self.files.values():
-            writer.close()
         rows = 0
-        labels = pa.array(self.activities or [], pa.string())
-        order = sorted(self.files.items(), key=lambda kv: (kv[0][0] is not None, kv[0][0] or 0, kv[0][1]))
-        with written_whole(self.path) as temporary:
-            out = None
-            for (volume, run), (_, name) in order:
-                request = 0
+        for (volume, run), names in order:
+            request = 0
+            for name in names:
                 for batch in pq.ParquetFile(name).iter_batches(batch_size=1 << 20):
                     n = batch.num_rows
                     stream = {} if volume is None else {"stream": pa.array(np.full(n, volume, np.int64))}
@@ -381,14 +399,11 @@ class _PerRequestFiles:
                         "wait_s": pc.subtract(batch.column("start_s"), batch.column("arrival_s")),
                         "mode_at_arrival": pa.DictionaryArray.from_arrays(batch.column("at_arrival"), labels),
                     })
-                    out = out or pq.ParquetWriter(temporary, table.schema)
-                    out.write_table(table)
+                    if not out:
+                        out.append(pq.ParquetWriter(temporary, table.schema))
+                    out[0].write_table(table)
                     request += n
                     rows += n
-            if out is None:
-                raise IdlewiseError(f"{self.path}: no per-request records to write")
-            out.close()
-        self.files = {}
         return rows
 
     def discard(self) -> None:

@@ -135,14 +135,20 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
     """Expands specs, checks every spec against every device up front, and splits the work: a
     streamed group into ``volume_parts`` tasks by volume, then into chunks of specs as far as
     needed to keep every worker busy."""
-    if not (isinstance(volume_parts, int) and not isinstance(volume_parts, bool) and volume_parts >= 1):
-        raise IdlewiseError(f"volume_parts must be a whole number of parts, at least 1, got {volume_parts!r}")
+    from .arguments import VOLUME_PARTS_MAX, device_number, whole
+
+    if isinstance(volume_parts, str):
+        raise IdlewiseError(f"volume_parts must be a whole number from 1 to {VOLUME_PARTS_MAX:,}, got {volume_parts!r}")
+    volume_parts = whole(volume_parts, "volume_parts", 1, VOLUME_PARTS_MAX)
     if response_from not in ("issue", "original"):
         raise IdlewiseError(f"response_from must be 'issue' or 'original', got {response_from!r}")
     from .traces.inputs import local_path
 
     sources = [t if isinstance(t, TraceSource) else TraceSource(trace=t) if isinstance(t, Trace)
                else TraceSource(path=os.fspath(t), chunks=chunks) for t in traces]
+    for s in sources:
+        if s.stream is not None and not (isinstance(s.stream, str) and not s.stream.lstrip("-").isdigit()):
+            device_number(s.stream, f"{s.label}: stream")
     # Standard input or a pipe: copied once here, so each task reads the same bytes.
     sources = [replace(s, path=local_path(s.path, fresh=True)) if s.path is not None else s for s in sources]
     # Two inputs are two groups of rows, told apart by their labels.
@@ -176,6 +182,21 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
     return [Task(s, t, d, tuple(specs[i:i + size]), float(base_power_w), response_from, streamed=_streams(s, t),
                  device_label=label, volume_part=part)
             for s, t, (d, label), part in groups for i in range(0, len(specs), size)]
+
+
+def _client(scheduler: str):
+    """A client of the Dask cluster at ``scheduler`` (``tcp://HOST:PORT``), or an error saying
+    what is wrong with the address or why the cluster did not answer."""
+    import re
+
+    if not isinstance(scheduler, str) or not re.fullmatch(r"([a-z]+://)?[^\s/:]+(:\d{1,5})", scheduler.strip()):
+        raise IdlewiseError(f"scheduler {scheduler!r}: expected a Dask scheduler's address, tcp://HOST:PORT")
+    from dask.distributed import Client
+
+    try:
+        return Client(scheduler.strip(), timeout="10s")
+    except (OSError, ValueError, TimeoutError) as e:
+        raise IdlewiseError(f"scheduler {scheduler}: no Dask scheduler answered ({e})") from None
 
 
 def _volume_parts(source: TraceSource, transform: str, parts: int) -> list:
@@ -255,11 +276,11 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
     """
     import sys
 
-    workers = jobs or os.cpu_count() or 1
-    if scheduler:
-        from dask.distributed import Client
+    from .arguments import thread_count
 
-        client = Client(scheduler)
+    workers = thread_count(jobs, "jobs") if jobs is not None else os.cpu_count() or 1
+    if scheduler:
+        client = _client(scheduler)
         workers = max(1, sum(client.nthreads().values()))
     tasks = plan(traces, devices, policies, transforms, base_power_w, workers if scheduler else 1, response_from, chunks,
                  volume_parts)

@@ -215,12 +215,15 @@ impl<'p> Runs<'p> {
 pub fn report(mut run: RunResult, device: &Device, references: &ReferenceResults) -> Result<Report> {
     let ReferenceResults { always_on, oracle } = references;
     run.theoretical_min = always_on.theoretical_min;
-    // Device files are range-checked so this cannot happen; if it ever does, say so rather
-    // than print null energies.
+    // Device files and traces are range-checked so this should not happen; if it does, say so
+    // rather than print null energies, without guessing which of the two is at fault.
     if !(run.energy_j.is_finite() && run.system_energy_j.is_finite() && run.makespan_s.is_finite() && run.mean_response_s.is_finite()) {
         return Err(Error::Option {
-            option: "device".into(),
-            message: format!("device '{}' under '{}' gives non-finite results (energy {} J, makespan {} s); check its values", device.name, run.policy, run.energy_j, run.makespan_s),
+            option: "run".into(),
+            message: format!(
+                "'{}' on device '{}' gives non-finite results (energy {} J, makespan {} s): a value out of any physical range in the trace (a size, a time) or in the device's file",
+                run.policy, device.name, run.energy_j, run.makespan_s
+            ),
         });
     }
     Ok(Report {

@@ -151,10 +151,19 @@ pub(crate) fn check_fits(trace: &TraceView, device: &Device, opts: &ReplayOption
             }
         }
     } else if let Some(capacity) = device.service.seek.as_ref().and_then(|k| k.capacity_bytes) {
-        if opts.fold_offsets {
-            return Ok(());
-        }
         for i in 0..trace.len() {
+            // Folding moves a request's offset onto the disk, never shrinks it: one larger than
+            // the whole disk does not fit anywhere.
+            if opts.fold_offsets {
+                if trace.size_bytes[i] as f64 > capacity {
+                    return Err(Error::TraceRecord {
+                        index: i,
+                        field: "size_bytes",
+                        message: format!("{} bytes do not fit on device '{}' ({capacity:.0} bytes)", trace.size_bytes[i], device.name),
+                    });
+                }
+                continue;
+            }
             let end = trace.offset_bytes[i] as f64 + trace.size_bytes[i] as f64;
             if end > capacity {
                 let what = format!("bytes {}..{}", trace.offset_bytes[i], end as i64 - 1);
@@ -408,6 +417,16 @@ mod tests {
                 assert!(message.contains("--fold-offsets"), "{message}");
             }
             other => panic!("expected a refusal of record 1, got {other:?}"),
+        }
+        // Folded, a request larger than the whole disk still does not fit.
+        match run(&[0, 0], true).map(|_| ()).and_then(|_| {
+            let big = [512i64, 10_001];
+            let trace = TraceView::new(&times, &[0, 0], &big, &ops).unwrap();
+            let mut p = PolicySpec::parse("always-on").unwrap().build(&d, &BuildContext::default()).unwrap();
+            replay(&trace, &d, p.as_mut(), &ReplayOptions { fold_offsets: true, ..ReplayOptions::default() }).map(|_| ())
+        }) {
+            Err(Error::TraceRecord { index: 1, field: "size_bytes", message }) => assert!(message.contains("10001 bytes do not fit"), "{message}"),
+            other => panic!("expected a refusal of record 1's size, got {other:?}"),
         }
         // Folded: offset 46,000 seeks as 6,000 does (6 cylinders from the head at 512).
         let folded = run(&[0, 46_000], true).unwrap();

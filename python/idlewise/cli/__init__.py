@@ -21,7 +21,9 @@ from ..errors import IdlewiseError
 from ..output import check_destination
 from ..traces.formats import FORMATS
 from ._common import DEMO_DEVICE, DEMO_POLICIES, _fmt_time, results_table  # noqa: F401 - re-exported for scripts and tests
-from ._options import _watts, _seconds, _response_option, _stream_key, _stream_option, _wide_option, _trace_options
+from ..arguments import THREADS_MAX, VOLUME_PARTS_MAX
+from ..output import FIGURE_SUFFIXES
+from ._options import _count, _seed, _watts, _seconds, _response_option, _stream_key, _stream_option, _wide_option, _trace_options
 from .advise import cmd_record, cmd_advise
 from .devices import cmd_devices, cmd_policies
 from .experiments import cmd_cache, cmd_experiment
@@ -46,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=cmd_demo)
 
     sim = sub.add_parser("simulate", help="replay a trace on a device under one or more policies")
-    sim.add_argument("trace", help="trace file (simple CSV 'time_s,offset_bytes,size_bytes,op' or HP SRT)")
+    sim.add_argument("trace", help="trace file in any format idlewise reads (idlewise trace formats), compressed or not; "
+                                   "- for standard input")
     sim.add_argument("--device", action="append", required=True, help="catalog name or TOML path (repeatable: each device is simulated)")
     sim.add_argument("--policy", action="append", required=True, help="policy spec, e.g. timeout:2s or a range timeout:0s..10s/2s (repeatable)")
     sim.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power added to system energy")
@@ -149,12 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
                          "pass, wherever its format and the transform allow")
     sw.add_argument("--base-power", type=_watts, default=0.0, metavar="W")
     _response_option(sw)
-    sw.add_argument("--jobs", type=int, help="threads on this machine (default: all cores)")
+    sw.add_argument("--jobs", type=_count("--jobs", THREADS_MAX), help=f"threads on this machine, 1 to {THREADS_MAX:,} (default: all cores)")
     sw.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on an existing Dask cluster instead")
-    sw.add_argument("--volume-parts", type=int, default=1, metavar="N",
+    sw.add_argument("--volume-parts", type=_count("--volume-parts", VOLUME_PARTS_MAX), default=1, metavar="N",
                     help="split each streamed trace's devices (volumes) into N parts, each read from the whole file: on a "
                          "cluster the parts go to different workers; here they run in turn, each in 1/N of the memory "
-                         "(thousands of volumes under many policies). Same rows either way")
+                         f"(thousands of volumes under many policies), at most {VOLUME_PARTS_MAX:,}. Same rows either way")
     sw.add_argument("--out", metavar="FILE", help="write one row per run to FILE.parquet or FILE.csv")
     sw.add_argument("--plot", metavar="FILE", help="draw energy against mean response, normalised to always-on")
     sw.add_argument("--json", action="store_true")
@@ -163,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     wl = sub.add_parser("workload", help="write an application trace: a mail session or a web stream (seed 000)")
     wl.add_argument("kind", choices=("mail", "web"))
-    wl.add_argument("--seed", type=int, default=0, help="random seed (sizes and think times for mail; the cached half for web)")
+    wl.add_argument("--seed", type=_seed, default=0, help="random seed, 0 to 2^64 - 1 (sizes and think times for mail; the cached half for web)")
     wl.add_argument("--log", help="web: the NASA access log (TSV)")
     wl.add_argument("--all-cached", action="store_true", help="web: every object in the disk cache at the start")
     wl.add_argument("--out", required=True, help="CSV with columns time_s,object,size_bytes,op,cached")
@@ -248,6 +251,18 @@ def _print_warning(message, category, filename, lineno, file=None, line=None):
     print(f"idlewise: warning: {message}", file=sys.stderr if file is None else file)
 
 
+#: The longest error message shown: a message that quotes a file's line (a header of any length)
+#: is cut there.
+MESSAGE_CHARS_MAX = 2000
+
+
+def printable(message: str) -> str:
+    """A message fit for a terminal: control characters (an escape sequence in a trace's field)
+    escaped, not acted on, and at most :data:`MESSAGE_CHARS_MAX` characters."""
+    shown = "".join(c if c in "\n\t" or (c.isprintable() and c != "\x7f") else repr(c)[1:-1] for c in message[:MESSAGE_CHARS_MAX])
+    return shown + (f"… ({len(message) - MESSAGE_CHARS_MAX:,} more characters)" if len(message) > MESSAGE_CHARS_MAX else "")
+
+
 def _read_once(args) -> None:
     """Standard input (``-``) and pipes given as traces are copied once, as they arrive, before
     any command looks at them: a format is then recognised and the records read from the same
@@ -272,9 +287,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         _read_once(args)
         # Every file a command will write is checked before its work, which can take hours.
-        for option in ("out", "plot", "per_request"):
+        for option, suffixes in (("out", ()), ("plot", FIGURE_SUFFIXES), ("per_request", (".parquet",))):
             if getattr(args, option, None):
-                check_destination(getattr(args, option))
+                check_destination(getattr(args, option), suffixes)
         if isinstance(getattr(args, "transform", None), str) and hasattr(args, "stream"):
             # A chain's stream:K picks the device the file is read for, as --stream K (the other
             # transforms work on each device apart); sweep's transforms are each their own runs.
@@ -287,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (IdlewiseError, OSError) as e:
-        print(f"idlewise: error: {e}", file=sys.stderr)
+        print(f"idlewise: error: {printable(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:
         # One line, what was finished, and the usual code: 130 for Ctrl-C, 143 for SIGTERM.

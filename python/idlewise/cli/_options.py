@@ -33,7 +33,38 @@ def _response_option(parser) -> None:
 
 def _stream_key(text: str):
     """A device's number, or its name (diskstats and biosnoop files name their devices)."""
-    return int(text) if text.isdigit() else text
+    if not text.isdigit():
+        return text
+    from ..errors import IdlewiseError
+    from ..arguments import device_number
+
+    try:
+        return device_number(text, "")
+    except IdlewiseError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _seed(text: str) -> int:
+    from ..arguments import seed
+    from ..errors import IdlewiseError
+
+    try:
+        return seed(text, "")
+    except IdlewiseError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _count(what: str, high: int):
+    """An argparse type: a whole number from 1 to ``high``."""
+    def parse(text: str) -> int:
+        from ..errors import IdlewiseError
+        from ..arguments import whole
+
+        try:
+            return whole(text, "", 1, high)
+        except IdlewiseError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    return parse
 
 
 def _stream_option(parser) -> None:

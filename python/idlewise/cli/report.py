@@ -12,7 +12,10 @@ from ._common import DEMO_POLICIES, _working, _read_trace, _report_read, _stream
 
 
 def cmd_report(args) -> int:
+    from ..output import check_destination
     from ..report import parse_window, report, report_from_rows
+
+    check_destination(args.out, (".html", ".htm"))  # the report is one HTML page, whatever it is called
 
     if args.from_rows:
         given = [name for name, value in (("TRACE", args.trace), ("--device", args.device), ("--policy", args.policy),

@@ -45,6 +45,8 @@ def detect_format(path) -> str:
     path = os.fspath(path)
     head = head_bytes(path)
     head = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
+    if head[257:262] == b"ustar":  # a tar archive's header (readers/archive.py)
+        return "tar"
     if head.startswith(b"$$TR_IOREC"):
         return "srt"
     if head.startswith(b"PAR1"):

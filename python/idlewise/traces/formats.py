@@ -16,11 +16,12 @@ DESCRIPTIONS = {
     "fiu": "FIU (SRCMap, I/O deduplication): ts_ns pid process lba size_sectors R|W major minor md5",
     "diskstats": "/proc/diskstats snapshots, each line prefixed with its Unix time (idlewise record)",
     "biosnoop": "biosnoop (BCC, libbpf-tools) output: TIME(s) COMM PID DISK T SECTOR BYTES [QUE(ms)] LAT(ms)",
+    "tar": "a tar archive of trace files (.tar, .tgz, .tar.gz, .tar.zst, ...): each file a device, in its own format",
 }
 #: Formats read whole into memory, never in chunks: they need every line before the first request
 #: is known (a diskstats interval, biosnoop's completion order). The binary formats (Parquet,
 #: SRT) are streamed a batch of records at a time, the others a chunk of lines at a time.
-READ_WHOLE = ("diskstats", "biosnoop")
+READ_WHOLE = ("diskstats", "biosnoop", "tar")
 FORMATS = tuple(DESCRIPTIONS)
 #: The Parquet metadata key of a recording's end (a diskstats file converted): such a file is
 #: read whole as its source was, so every device's run lasts until the recording's end.

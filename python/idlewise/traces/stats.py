@@ -217,6 +217,10 @@ def file_stats(path, device=None, *, format: str = "auto", transform: str | None
             devices[stream] = TraceStats(name, device)
         if part is not None:
             devices[stream].push(part)
+    if keep is not None and not read.records:
+        from ..errors import IdlewiseError
+
+        raise IdlewiseError(f"{path}: no records of device {keep} found in {read.records_read:,} records read")
     out = [{**devices[stream].result(), "stream": stream} for stream in sorted(devices, key=lambda s: -1 if s is None else s)]
     return out, read.report()
 

@@ -152,6 +152,8 @@ def _by_device(streams):
     """(device, its records in order) of a batch; one group of all for a single-device file."""
     if streams is None:
         return [(None, slice(None))]
+    if not len(streams):
+        return []  # a batch of none of the kept device's records
     order = np.argsort(streams, kind="stable")
     return [(int(streams[g[0]]), g) for g in np.split(order, np.flatnonzero(np.diff(streams[order])) + 1)]
 

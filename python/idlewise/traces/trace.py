@@ -262,10 +262,10 @@ class Trace:
         return (self.stream_names or {}).get(stream, str(stream))
 
     def _stream_number(self, stream) -> int:
-        if not isinstance(stream, str):
-            return stream
-        if stream.isdigit():
-            return int(stream)
+        from ..arguments import device_number
+
+        if not isinstance(stream, str) or stream.lstrip("-").isdigit():
+            return device_number(stream, f"{self.path or self.name}: stream")
         by_name = {name: number for number, name in (self.stream_names or {}).items()}
         if stream not in by_name:
             known = ", ".join(sorted(by_name)) if by_name else "none: this format numbers its devices"

@@ -198,7 +198,9 @@ class _SelectStream(_Stage):
     def __init__(self, arg: str, spec: str):
         if not re.fullmatch(r"\s*-?\d+\s*", arg):
             raise IdlewiseError(f"transform '{spec}': expected stream:K with an integer K")
-        self.number = int(arg)
+        from ..arguments import device_number
+
+        self.number = device_number(arg, f"transform '{spec}': K")
 
     def push(self, part: Trace) -> Optional[Trace]:
         return part.select_stream(self.number)

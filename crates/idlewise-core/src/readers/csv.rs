@@ -41,7 +41,12 @@ fn header(header_line: u64, header: &[u8]) -> ReadResult<(Vec<String>, [usize; 4
             message += &format!("; missing {}", missing.join(", "));
         }
         if !unknown.is_empty() {
-            message += &format!("; unknown {}", unknown.join(", "));
+            // A header of any length: at most eight names, each shortened.
+            let listed: Vec<String> = unknown.iter().take(8).map(|n| super::shown(n.as_bytes())).collect();
+            message += &format!("; unknown {}", listed.join(", "));
+            if unknown.len() > 8 {
+                message += &format!(" and {} more", unknown.len() - 8);
+            }
         }
         return Err(ReadError { line: header_line, field: None, message });
     }
@@ -109,7 +114,7 @@ mod tests {
         let e = read("csv", b"time_s,time_s,offset_bytes,size_bytes,op\n").unwrap_err();
         assert!(e.to_string().contains("line 1, field 'time_s': the header names this column twice"), "{e}");
         let e = read("csv", b"time_s,size_bytes,op,x\n1,2,R,3\n").unwrap_err();
-        assert!(e.message.contains("missing offset_bytes") && e.message.contains("unknown x"), "{e}");
+        assert!(e.message.contains("missing offset_bytes") && e.message.contains("unknown 'x'"), "{e}");
         let long = format!("time_s,offset_bytes,size_bytes,op\n0.{},0,1,R\n", "1".repeat(200_000));
         assert!(read("csv", long.as_bytes()).is_ok(), "a long but valid number");
         let long = format!("time_s,offset_bytes,size_bytes,op\n0,{},1,R\n", "9".repeat(200_000));

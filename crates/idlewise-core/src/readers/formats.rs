@@ -179,7 +179,7 @@ impl Positional<'_> {
         match self.kind {
             Kind::Disksim => {
                 let t = f(0).real("an arrival time in milliseconds")?;
-                let dev = f(1).int("a device number")?;
+                let dev = f(1).device("a device number")?;
                 let offset = f(2).scaled("a block number (512-byte sectors)", SECTOR)?;
                 let size = f(3).scaled("a size in 512-byte sectors", SECTOR)?;
                 let flags = f(4).int("integer flags (bit 0 = read)")?;
@@ -187,14 +187,14 @@ impl Positional<'_> {
             }
             Kind::SpcAscii => {
                 let ns = f(0).int("an arrival time in nanoseconds")?;
-                let dev = f(1).int("a device number")?;
+                let dev = f(1).device("a device number")?;
                 let offset = f(2).scaled("a sector number (512-byte sectors)", SECTOR)?;
                 let size = f(3).scaled("a size in 512-byte sectors", SECTOR)?;
                 let read = f(4).one_of([("1", true), ("0", false)], "1 (read) or 0 (write)")?;
                 c.push(line, ns as f64 * 1e-9, offset, size, !read, Some(dev));
             }
             Kind::Spc => {
-                let asu = f(0).int("an application storage unit number")?;
+                let asu = f(0).device("an application storage unit number")?;
                 let offset = f(1).scaled("a logical block address (512-byte sectors)", SECTOR)?;
                 let size = f(2).int("a size in bytes")?;
                 let write = f(3).one_of([("r", false), ("R", false), ("w", true), ("W", true)], "'r' or 'w'")?;
@@ -218,7 +218,7 @@ impl Positional<'_> {
                     }
                     Some(_) => {}
                 }
-                let disk = f(2).int("a disk number")?;
+                let disk = f(2).device("a disk number")?;
                 let write = f(3).one_of([("Read", false), ("Write", true)], "'Read' or 'Write'")?;
                 let offset = f(4).int("a byte offset")?;
                 let size = f(5).int("a size in bytes")?;
@@ -227,7 +227,7 @@ impl Positional<'_> {
                 c.push(line, t, offset, size, write, Some(disk));
             }
             Kind::Alibaba => {
-                let dev = f(0).int("a device id")?;
+                let dev = f(0).device("a device id")?;
                 let write = f(1).one_of([("R", false), ("W", true)], "'R' or 'W'")?;
                 let offset = f(2).int("a byte offset")?;
                 let size = f(3).int("a length in bytes")?;
@@ -251,7 +251,7 @@ impl Positional<'_> {
                 let offset = f(1).scaled("an offset in 512-byte sectors", SECTOR)?;
                 let size = f(2).scaled("a size in 512-byte sectors", SECTOR)?;
                 let write = f(3).one_of([("0", false), ("1", true)], "0 (read) or 1 (write)")?;
-                let volume = f(4).int("a volume id")?;
+                let volume = f(4).device("a volume id")?;
                 if self.streaming {
                     let origin = *self.origin_s.get_or_insert(t);
                     if t < origin {

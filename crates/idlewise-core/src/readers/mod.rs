@@ -708,13 +708,15 @@ pub const fn makedev(major: i64, minor: i64) -> i64 {
     (minor & 0xff) | (major & 0xfff) << 8 | (minor & !0xff) << 12 | (major & !0xfff) << 32
 }
 
-/// Shows a field in an error, shortened if long.
+/// Shows a field in an error, shortened if long, its control characters escaped (`\u{1b}`): a
+/// field is echoed to a terminal, where an escape sequence would act rather than show.
 fn shown(field: &[u8]) -> String {
     let text = String::from_utf8_lossy(field);
+    let printable = |s: &str| s.chars().flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect::<String>();
     if text.chars().count() > 40 {
-        format!("'{}…' ({} bytes)", text.chars().take(40).collect::<String>(), field.len())
+        format!("'{}…' ({} bytes)", printable(&text.chars().take(40).collect::<String>()), field.len())
     } else {
-        format!("'{text}'")
+        format!("'{}'", printable(&text))
     }
 }
 
@@ -729,6 +731,17 @@ struct Field<'a> {
 impl<'a> Field<'a> {
     fn error(&self, expected: &str) -> ReadError {
         ReadError { line: self.line, field: Some(self.name.to_string()), message: format!("expected {expected}, got {}", shown(self.text)) }
+    }
+
+    /// A device's number (a DiskSim devno, an SPC ASU, an MSR disk, a volume id): a whole
+    /// number, never negative in any format, so every reader accepts the same devices.
+    #[inline(always)]
+    fn device(&self, expected: &str) -> ReadResult<i64> {
+        let number = self.int(expected)?;
+        if number < 0 {
+            return Err(self.error(&format!("{expected} (0 or more)")));
+        }
+        Ok(number)
     }
 
     #[inline(always)]
@@ -769,7 +782,7 @@ impl<'a> Field<'a> {
         }
         let limit = if negative { 1u64 << 63 } else { i64::MAX as u64 };
         if overflow || magnitude > limit {
-            return Err(self.error(&format!("{expected} within 64 bits")));
+            return Err(self.error(&format!("{expected} within 64 bits (from -2^63 to 2^63 - 1)")));
         }
         Ok(if negative { (magnitude as i64).wrapping_neg() } else { magnitude as i64 })
     }

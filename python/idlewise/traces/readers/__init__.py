@@ -13,6 +13,7 @@ from ..detect import detect_format
 from ..budget import check_whole_read_fits
 from ..formats import DESCRIPTIONS
 from .alibaba import read_alibaba
+from .archive import read_archive
 from .biosnoop import read_biosnoop
 from .blkparse import read_blkparse
 from .disksim import read_disksim
@@ -29,7 +30,7 @@ from .tencent import read_tencent
 _READ = {
     "csv": read_csv, "parquet": read_parquet, "srt": read_srt, "disksim": read_disksim, "spc": read_spc,
     "spc-ascii": read_spc_ascii, "msr": read_msr, "blkparse": read_blkparse, "alibaba": read_alibaba, "tencent": read_tencent,
-    "fiu": read_fiu, "diskstats": read_diskstats, "biosnoop": read_biosnoop,
+    "fiu": read_fiu, "diskstats": read_diskstats, "biosnoop": read_biosnoop, "tar": read_archive,
 }
 #: Format name -> (reader, one-line description).
 READERS = {name: (_READ[name], description) for name, description in DESCRIPTIONS.items()}

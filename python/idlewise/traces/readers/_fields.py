@@ -16,7 +16,8 @@ def whole_number(text: str, path: str, line: int, field: str) -> int:
         raise TraceError(f"{path}: line {line}, field '{field}': expected a whole number, got {text!r}")
     value = int(text)
     if value >= 1 << 63:  # every column is 64-bit, as the engine's readers refuse beyond it too
-        raise TraceError(f"{path}: line {line}, field '{field}': {text} does not fit in 64 bits")
+        raise TraceError(f"{path}: line {line}, field '{field}': expected a whole number of at most "
+                         f"{(1 << 63) - 1:,} (2^63 - 1: the columns are signed 64-bit), got {text}")
     return value
 
 

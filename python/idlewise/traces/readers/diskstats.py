@@ -121,6 +121,20 @@ def _resets(counters: np.ndarray) -> np.ndarray:
 MAX_IOPS = 1e8
 
 
+def _check_fits(path: str, name: str, requests: int) -> None:
+    """Refuses a recording whose counters claim more requests than memory can hold (a counter
+    corrupted on a long interval claimed 10^12), before building them: the budget is
+    ``IDLEWISE_MEMORY_BUDGET`` or the memory available, as for any trace read whole."""
+    from ..budget import BYTES_PER_RECORD, memory_budget_bytes
+
+    budget = memory_budget_bytes()
+    if budget is not None and requests * BYTES_PER_RECORD > budget:
+        raise TraceError(f"{path}: the counters of {name} claim {requests:,} requests, which need about "
+                         f"{requests * BYTES_PER_RECORD / 2**30:,.1f} GiB, more than the {budget / 2**30:,.1f} GiB "
+                         "memory budget (IDLEWISE_MEMORY_BUDGET or the memory available): a corrupted counter, "
+                         "or a recording to cut into parts")
+
+
 def _requests(path: str, name: str, times: np.ndarray, counters: np.ndarray, lines: np.ndarray, origin: float):
     """Each interval's reads then writes, spread evenly over it; none across a reset."""
     delta = np.diff(counters, axis=0)
@@ -137,6 +151,7 @@ def _requests(path: str, name: str, times: np.ndarray, counters: np.ndarray, lin
     write_sectors = delta[:, 3] + delta[:, 5]
     per_interval = reads + writes
     total = int(per_interval.sum())
+    _check_fits(path, name, total)
     interval = np.repeat(np.arange(len(per_interval)), per_interval)
     first = np.repeat(np.cumsum(per_interval) - per_interval, per_interval)
     j = np.arange(total, dtype=np.int64) - first

@@ -67,15 +67,33 @@ def _restored(path: str, meta: dict) -> dict:
     return restored
 
 
-def _stream(path: str, table):
+def _stream(path: str, table, first_record: int = 0):
+    import numpy as np
     import pyarrow as pa
 
     if "stream" not in table.column_names:
         return None
+    nulls = table.column("stream").null_count
+    if nulls:
+        raise TraceError(f"{path}: column 'stream' has {nulls:,} null values; every record names its device")
     try:
-        return table.column("stream").cast(pa.int64()).to_numpy()
+        streams = table.column("stream").cast(pa.int64()).to_numpy()
     except (pa.ArrowException, ValueError) as e:
         raise TraceError(f"{path}: column 'stream' cannot be read as int64: {e}") from None
+    negative = np.flatnonzero(streams < 0)
+    if len(negative):  # as every reader: a device's number is 0 or more
+        i = int(negative[0])
+        raise TraceError(f"{path}: record {first_record + i}, field 'stream': expected a device number (0 or more), got {int(streams[i])}")
+    return streams
+
+
+def _check_count(path: str, records: int, file) -> None:
+    """Every record the file's footer counts was read: a file cut or rewritten while it was read
+    is refused, never replayed as the part that was there."""
+    expected = file.metadata.num_rows
+    if records != expected:
+        raise TraceError(f"{path}: read {records:,} records where the file's footer counts {expected:,}: "
+                         "the file changed while it was read (cut, or still being written)")
 
 
 def _open(path: str, streaming: bool = False):
@@ -139,6 +157,7 @@ def read_parquet(path, *, sort: bool = False, name: str | None = None) -> Trace:
         table = file.read()
     except (pa.ArrowException, OSError, ValueError) as e:
         raise TraceError(f"{path}: not a readable Parquet file: {e}") from None
+    _check_count(path, table.num_rows, file)
     table = _checked(path, table)
     # The trace is this file; a conversion's origin (idlewise trace convert msr.csv msr.parquet)
     # is said in the read report, not taken as the name.
@@ -174,7 +193,8 @@ def iter_parquet_batches(path, batch_records: int | None = None):
                    np.ascontiguousarray(table.column("offset_bytes").to_numpy()),
                    np.ascontiguousarray(table.column("size_bytes").to_numpy()),
                    table.column("is_write").to_numpy(zero_copy_only=False).astype(np.uint8),
-                   _stream(path, table))
+                   _stream(path, table, first))
             first += batch.num_rows
     except (pa.ArrowException, OSError) as e:
         raise TraceError(f"{path}: not a readable Parquet file: {e}") from None
+    _check_count(path, first, file)
