@@ -71,7 +71,7 @@ def test_a_compressed_trace_reads_as_the_plain_one_in_every_format(plain_files, 
 @pytest.mark.parametrize("compression", COMPRESSORS)
 def test_a_compressed_trace_replays_as_read_as_the_plain_one(plain_files, tmp_path, compression):
     policies = ["always-on", "timeout:2s", "oracle"]
-    for fmt in ("csv", "disksim", "spc", "msr", "blkparse", "fiu", "parquet", "srt"):
+    for fmt in ("csv", "disksim", "spc", "spc-ascii", "msr", "alibaba", "tencent", "blkparse", "fiu", "parquet", "srt"):
         plain = plain_files[fmt]
         packed = tmp_path / f"{fmt}.{compression}"
         packed.write_bytes(COMPRESSORS[compression](open(plain, "rb").read()))
