@@ -197,3 +197,30 @@ def test_recording_faster_than_the_counters_move_is_refused(tmp_path):
 
     with pytest.raises(idlewise.IdlewiseError, match="--interval must be at least 10 ms"):
         record(str(tmp_path / "x.diskstats"), interval_s=1e-9, duration_s=1.0)
+
+
+def test_more_devices_than_the_memory_budget_holds_is_refused_with_the_way_out(tmp_path, monkeypatch):
+    # Every device's runs stay until a streamed trace's end: past the budget's worth of devices
+    # the replay stops with the number and how to split them (a million devices aborted in an
+    # allocation failure). 1 MB holds 10 devices under one policy and the two references.
+    path = tmp_path / "many.alibaba"
+    path.write_text("".join(f"{i % 50},R,0,4096,{1_000_000 * (i + 1)}\n" for i in range(500)))
+    monkeypatch.setenv("IDLEWISE_MEMORY_BUDGET", "1MB")
+    with pytest.raises(idlewise.IdlewiseError, match=r"more than 10 devices.*--volume-parts N"):
+        idlewise.simulate_file(path, "hitachi-microdrive-1gb", ["timeout:2s"], progress=False)
+    monkeypatch.setenv("IDLEWISE_MEMORY_BUDGET", "100MB")
+    assert len(idlewise.simulate_file(path, "hitachi-microdrive-1gb", ["timeout:2s"], progress=False).to_dicts()) == 50
+
+
+def test_many_devices_get_a_summary_not_thousands_of_tables(tmp_path, capsys):
+    # trace stats and sweep of 3,000 devices: totals and the busiest devices, in a screenful
+    # (each device's histogram table took 190 s and 800k lines for 100,000 devices).
+    path = tmp_path / "many.alibaba"
+    path.write_text("".join(f"{i % 3000},R,0,4096,{1_000_000 * (i + 1)}\n" for i in range(9000)))
+    assert main(["trace", "stats", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "3,000 devices: 9,000 requests" in out and "the 20 busiest of 3,000" in out
+    assert len(out.splitlines()) < 40 and "--json for all 3,000" in out
+    assert main(["sweep", str(path), "--device", "hitachi-microdrive-1gb", "--policy", "timeout:2s"]) == 0
+    out = capsys.readouterr().out
+    assert "2,800 more rows of the sweep are not shown" in out and len(out.splitlines()) < 230

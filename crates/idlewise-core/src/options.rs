@@ -98,6 +98,10 @@ pub struct ReplayOptions {
     /// MEMS devices: compute seed 004's theoretical minima (`evaluate` does it once, in the
     /// always-on reference run, and gives them to every policy's result).
     pub theoretical_minimum: bool,
+    /// A trace replayed as read keeps every device's runs until its end: beyond this many
+    /// devices (the memory budget's worth) the replay stops with an error saying how to split
+    /// it, rather than fail to allocate. `None`: no limit.
+    pub max_volumes: Option<usize>,
 }
 
 #[cfg(test)]

@@ -274,9 +274,21 @@ impl StreamedRuns {
         }
         let block = block.validated().map_err(at_line)?;
         check_fits(&block, &self.device, &self.opts).map_err(at_line)?;
+        let devices = self.volumes.len();
         let v = match self.volumes.entry(id) {
             std::collections::btree_map::Entry::Occupied(v) => v.into_mut(),
             std::collections::btree_map::Entry::Vacant(slot) => {
+                if let Some(limit) = self.opts.max_volumes.filter(|&limit| devices >= limit) {
+                    return Err(Error::Option {
+                        option: "devices".into(),
+                        message: format!(
+                            "the trace holds more than {limit} devices, as many as the memory budget holds under {} runs each (device {} is the {}th); split them into parts (sweep --volume-parts N, volume_parts=N) or pick one (--stream K)",
+                            self.specs.len() + 2,
+                            id.map_or_else(|| "?".into(), |d| d.to_string()),
+                            limit + 1
+                        ),
+                    });
+                }
                 let runs = Runs::new(&self.device, &self.specs, &self.opts, block.arrival_s[0], 0)?;
                 slot.insert(Volume { runs, last_time_s: f64::NEG_INFINITY, last_line: 0, records: 0 })
             }

@@ -644,7 +644,7 @@ fn did_you_mean(word: &str, known: Vec<String>) -> String {
 /// each volume (device number or None, records kept, report dicts), `kept` a dict describing the
 /// records kept (records, writes, zero_size, first_time_s, last_time_s).
 #[pyfunction]
-#[pyo3(signature = (path, format, device, policies, base_power_w=0.0, initial_mode=0, progress=None, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None, timeline_s=None))]
+#[pyo3(signature = (path, format, device, policies, base_power_w=0.0, initial_mode=0, progress=None, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None, timeline_s=None, max_volumes=None))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_file<'py>(
     py: Python<'py>,
@@ -664,8 +664,9 @@ fn evaluate_file<'py>(
     threads: usize,
     volume_part: Option<(u32, u32)>,
     timeline_s: Option<(f64, f64)>,
+    max_volumes: Option<usize>,
 ) -> PyResult<Streamed<'py>> {
-    let (specs, opts) = streamed_setup(&policies, fold_offsets, ReplayOptions { timeline_s, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)? })?;
+    let (specs, opts) = streamed_setup(&policies, fold_offsets, ReplayOptions { timeline_s, max_volumes, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)? })?;
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;
     let done = py
@@ -712,7 +713,7 @@ struct StreamedRuns {
 #[pymethods]
 impl StreamedRuns {
     #[new]
-    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None, timeline_s=None, keep_per_request=false))]
+    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None, timeline_s=None, keep_per_request=false, max_volumes=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         device: &Device,
@@ -729,11 +730,12 @@ impl StreamedRuns {
         volume_part: Option<(u32, u32)>,
         timeline_s: Option<(f64, f64)>,
         keep_per_request: bool,
+        max_volumes: Option<usize>,
     ) -> PyResult<Self> {
         let (specs, opts) = streamed_setup(
             &policies,
             fold_offsets,
-            ReplayOptions { timeline_s, keep_per_request, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)? },
+            ReplayOptions { timeline_s, keep_per_request, max_volumes, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)? },
         )?;
         // A binary file's records are named by their index (text files are the engine's to read).
         let mut inner = idlewise_core::stream::StreamedRuns::new(&device.inner, &specs, &opts, volume, threads, idlewise_core::stream::Positions::Records)

@@ -55,7 +55,12 @@ def cmd_trace_stats(args) -> int:
         sys.stdout.write("\n")
         return 0
     console = _console()
-    for st in stats:
+    if len(stats) > 1:
+        _print_devices_summary(console, stats)
+    detailed = stats if len(stats) <= DETAILED_DEVICES_MAX else []
+    if not detailed:
+        console.print(f"each device's sizes, gaps and histogram: --json for all {len(stats):,}, --stream K for one")
+    for st in detailed:
         sz, g = st["size_bytes"], st["gaps"]
         console.print(f"[bold]{st['trace']}[/bold]" + (f" device {st['stream']}" if st["stream"] is not None else "")
                       + f": {st['requests']:,} requests over {st['span_s']:,.1f} s; {st['read_fraction']:.1%} reads; "
@@ -78,6 +83,32 @@ def cmd_trace_stats(args) -> int:
     if args.plot:
         console.print(f"wrote {args.plot}")
     return 0
+
+
+#: Devices shown one by one in full (sizes, gaps, histogram); more get the summary table only.
+DETAILED_DEVICES_MAX = 4
+#: Devices the summary lists by name, the busiest first; the rest are counted.
+SUMMARY_ROWS_MAX = 20
+
+
+def _print_devices_summary(console, stats: list) -> None:
+    """A trace of several devices: the totals, then the busiest devices one row each."""
+    requests = sum(st["requests"] for st in stats)
+    span = max(st["span_s"] for st in stats)
+    console.print(f"[bold]{len(stats):,} devices[/bold]: {requests:,} requests over {_fmt_time(span)} ({span:,.1f} s); "
+                  f"{sum(st['bytes_read'] for st in stats) / 1e6:,.1f} MB read, "
+                  f"{sum(st['bytes_written'] for st in stats) / 1e6:,.1f} MB written")
+    busiest = sorted(stats, key=lambda st: -st["requests"])[:SUMMARY_ROWS_MAX]
+    shown = f"the {len(busiest)} busiest of {len(stats):,}" if len(busiest) < len(stats) else "each"
+    table = Table(title=f"devices ({shown}, by requests)", title_justify="left")
+    for column, justify in (("device", "left"), ("requests", "right"), ("reads", "right"), ("span", "right"),
+                            ("median gap", "right"), ("longest gap", "right")):
+        table.add_column(column, justify=justify, no_wrap=True)
+    for st in busiest:
+        g = st["gaps"]
+        table.add_row(str(st["stream"]), f"{st['requests']:,}", f"{st['read_fraction']:.0%}", _fmt_time(st["span_s"]),
+                      _fmt_time(g["median_s"]) if g["count"] else "-", _fmt_time(g["max_s"]) if g["count"] else "-")
+    console.print(table)
 
 
 def cmd_trace_formats(args) -> int:
