@@ -71,7 +71,10 @@ def test_sweep_without_out_prints_its_runs(capsys):
     out = capsys.readouterr().out
     assert "6 runs" in out
     rows = [line for line in out.splitlines() if re.match(r"│ timeout:", line)]
-    assert len(rows) == 6 and sum("compress:64ops" in r for r in rows) == 3  # the transform tells rows apart
+    # The transform tells the groups apart: a table each, headed by it, three runs in each.
+    assert len(rows) == 6
+    assert out.count("transform compress:64ops") == 1 and out.count("transform none") == 1
+    assert out.index("transform none") < out.index("transform compress:64ops")
 
 
 def test_devices_shows_sources_assumptions_seek_curve_and_timers(capsys):
@@ -189,3 +192,37 @@ def test_sweep_works_from_a_script_without_a_main_guard(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert done.stdout.strip() == "4 ['timeout:20s', 'timeout:2s']"  # two devices of the trace x two policies
+
+
+def test_a_notebook_meets_the_whole_api():
+    # dir() lists the names loaded on first use; advise and report of a path are functions of
+    # the package; a Trace shows as a line, not its columns; file objects are traces too.
+    import io
+
+    names = dir(idlewise)
+    for name in ("read_trace", "Trace", "sweep", "advise", "report", "simulate_file", "write_parquet"):
+        assert name in names and callable(getattr(idlewise, name)), name
+    from conftest import DISKSIM
+
+    trace = idlewise.read_trace(DISKSIM)
+    assert repr(trace) == "<Trace 'ascii.trace': 100,000 requests (20,366 writes) over 1,532.936 s, 14 devices, format disksim>"
+    data = open(DISKSIM, "rb").read()
+    assert len(idlewise.read_trace(io.BytesIO(data))) == len(trace)
+    with pytest.raises(idlewise.IdlewiseError, match="a trace is a file's path, '-' for standard input, or a file object"):
+        idlewise.read_trace(12)
+    rows = idlewise.sweep([DISKSIM], ["hitachi-microdrive-1gb"], ["timeout:2s"], stream=3, progress=False).to_dicts()
+    assert [(r["stream"], r["requests"]) for r in rows] == [(3, 75)]
+
+
+def test_the_compiled_module_has_stubs_and_the_package_says_it_is_typed():
+    import ast
+
+    import idlewise._core as core
+
+    package = Path(idlewise.__file__).parent
+    assert (package / "py.typed").exists()
+    stub = ast.parse((package / "_core.pyi").read_text())
+    stubbed = {n.name for n in stub.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    stubbed |= {n.target.id for n in stub.body if isinstance(n, ast.AnnAssign)}
+    public = {n for n in dir(core) if not n.startswith("_")} | {"__version__"}
+    assert public <= stubbed, f"not in _core.pyi (python tools/write-core-stubs.py): {sorted(public - stubbed)}"

@@ -13,7 +13,7 @@ import pytest
 import idlewise
 from idlewise.cli import main
 from idlewise.errors import IdlewiseError
-from idlewise.report import report
+from idlewise.reporting import report
 from idlewise.sweeps import sweep
 
 from conftest import SRT

@@ -12,7 +12,7 @@ import pytest
 import idlewise
 from idlewise import IdlewiseError
 from idlewise.cli import main
-from idlewise.report import busiest_window, parse_window, point_label, report, report_from_rows
+from idlewise.reporting import busiest_window, parse_window, point_label, report, report_from_rows
 
 from conftest import SRT, TOY_DISK, TRACES
 
@@ -156,7 +156,7 @@ def test_point_labels_are_the_swept_value():
 
 
 def test_every_run_of_a_long_sweep_is_labelled():
-    from idlewise.report import tradeoff_figure
+    from idlewise.reporting import tradeoff_figure
 
     trace = idlewise.read_trace(SRT, stream=0)
     timeouts = [f"timeout:{t}s" for t in range(1, 61, 2)]  # 30 runs in one family

@@ -199,7 +199,7 @@ def test_a_device_file_that_kept_its_catalog_name_is_its_own_row(tmp_path, capsy
 
 
 def test_a_report_of_an_interrupted_sweeps_rows_says_it_is_partial(tmp_path):
-    from idlewise.report import report_from_rows
+    from idlewise.reporting import report_from_rows
     from idlewise.sweeps import write_rows
 
     trace = tmp_path / "t.csv"

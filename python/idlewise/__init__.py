@@ -20,7 +20,8 @@ from .simulate import simulate, simulate_file
 # Traces load NumPy and Arrow: on first use (PEP 562), so `import idlewise` and the command line
 # start fast.
 _LAZY = {"Trace": ".traces", "read_csv": ".traces", "read_srt": ".traces", "read_trace": ".traces",
-         "sweep": ".sweeps", "TraceSource": ".sweeps"}
+         "write_parquet": ".traces", "sweep": ".sweeps", "TraceSource": ".sweeps", "advise": ".advisor",
+         "report": ".reporting", "report_from_rows": ".reporting"}
 
 
 def __getattr__(name: str):
@@ -38,8 +39,13 @@ def __getattr__(name: str):
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+def __dir__() -> list:
+    # What a notebook's completion and dir() offer: the lazy names too.
+    return sorted(set(globals()) | set(__all__))
+
+
 __all__ = [
-    "Device", "IdlewiseError", "Results", "Trace", "TraceError", "TraceSource", "catalog_names", "hybrid", "hybrid_file", "hybrid_names",
-    "load_device", "load_hybrid",
-    "policy_families", "read_csv", "read_srt", "read_trace", "simulate", "simulate_file", "sweep",
+    "Device", "IdlewiseError", "Results", "Trace", "TraceError", "TraceSource", "advise", "catalog_names", "hybrid", "hybrid_file",
+    "hybrid_names", "load_device", "load_hybrid", "policy_families", "read_csv", "read_srt", "read_trace", "report",
+    "report_from_rows", "simulate", "simulate_file", "sweep", "write_parquet",
 ]

@@ -109,7 +109,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
 
     The file must be in time order (a chunk cannot be sorted against the rest); sorting needs
     the trace in memory: use :func:`read_trace` and :func:`simulate` for it. ``transform`` (``compress:64ops``, ``window:0s..1h``, a chain;
-    see ``idlewise transforms``) is applied to each device's requests as they are read, one
+    see :mod:`idlewise.traces.transforms`) is applied to each device's requests as they are read, one
     group held at a time, with the rows of :func:`simulate` of the trace read whole and
     transformed (``stream:K`` excepted: keep a device with ``stream``). ``timeline_s``: as
     :func:`simulate`'s, what the device did in that window (read with :meth:`Results.timeline`).
@@ -467,7 +467,7 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     read with :meth:`Results.per_request`.
     ``timeline_s``: ``(from, to)`` in trace seconds: keep what the device did in that window,
     read with :meth:`Results.timeline`.
-    ``transform``: a transform spec (``compress:64ops``, see ``idlewise transforms``) applied to
+    ``transform``: a transform spec (``compress:64ops``, see :mod:`idlewise.traces.transforms`) applied to
     each device's requests before the replay; rows say which in ``transform``.
 
     A trace of several devices (an HP SRT or blkparse trace of two disks, a diskstats file) is

@@ -131,7 +131,7 @@ def _run_streamed(task: Task, threads: int) -> list[dict]:
 
 
 def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 0.0, workers: int = 1,
-         response_from: str = "issue", chunks: Optional[bool] = None, volume_parts: int = 1) -> list[Task]:
+         response_from: str = "issue", chunks: Optional[bool] = None, volume_parts: int = 1, stream=None) -> list[Task]:
     """Expands specs, checks every spec against every device up front, and splits the work: a
     streamed group into ``volume_parts`` tasks by volume, then into chunks of specs as far as
     needed to keep every worker busy."""
@@ -144,13 +144,16 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
         raise IdlewiseError(f"response_from must be 'issue' or 'original', got {response_from!r}")
     from .traces.inputs import local_path
 
-    sources = [t if isinstance(t, TraceSource) else TraceSource(trace=t) if isinstance(t, Trace)
-               else TraceSource(path=os.fspath(t), chunks=chunks) for t in traces]
+    sources = [t if isinstance(t, TraceSource)
+               else TraceSource(trace=t if stream is None else t.select_stream(stream)) if isinstance(t, Trace)
+               else TraceSource(path=t, chunks=chunks, stream=stream) for t in traces]
     for s in sources:
         if s.stream is not None and not (isinstance(s.stream, str) and not s.stream.lstrip("-").isdigit()):
             device_number(s.stream, f"{s.label}: stream")
     # Standard input or a pipe: copied once here, so each task reads the same bytes.
     sources = [replace(s, path=local_path(s.path, fresh=True)) if s.path is not None else s for s in sources]
+    if stream is not None:
+        sources = [replace(s, stream=stream) if s.path is not None and s.stream is None else s for s in sources]
     # Two inputs are two groups of rows, told apart by their labels.
     labels = distinct_labels([s.label for s in sources], [s.path for s in sources])
     sources = [s if label == s.label else replace(s, name=label) for s, label in zip(sources, labels)]
@@ -257,7 +260,7 @@ def _progress_bar(total: int, show: bool):
 def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, transforms: Sequence[str] = ("none",),
           base_power_w: float = 0.0, jobs: Optional[int] = None, scheduler: Optional[str] = None,
           progress: Optional[bool] = None, response_from: str = "issue", chunks: Optional[bool] = None,
-          volume_parts: int = 1) -> Results:
+          volume_parts: int = 1, stream=None) -> Results:
     """Runs every combination and returns one row per (trace, stream, transform, device, policy).
 
     ``jobs``: threads on this machine (default: all cores); each (trace, transform, device) group
@@ -273,6 +276,8 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
     read from the whole file and replayed apart: on a cluster the parts run on different
     workers; here they run in turn, each holding ``1/volume_parts`` of the runs' memory (a
     trace of thousands of volumes under many policies). The rows are the same either way.
+    ``stream``: only that device of each trace (its number, or its name where the file names
+    devices), as ``--stream`` does.
     """
     import sys
 
@@ -283,7 +288,7 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
         client = _client(scheduler)
         workers = max(1, sum(client.nthreads().values()))
     tasks = plan(traces, devices, policies, transforms, base_power_w, workers if scheduler else 1, response_from, chunks,
-                 volume_parts)
+                 volume_parts, stream)
     bar = _progress_bar(sum(len(t.specs) for t in tasks), sys.stderr.isatty() if progress is None else progress)
     results: list[list[dict]] = [[] for _ in tasks]
     # A multi-device trace gives one run per device and spec; how many devices is known only once

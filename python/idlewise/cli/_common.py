@@ -105,35 +105,46 @@ def results_table(results: Results, title: str, wide: bool = False, keys: tuple 
     # the engine's full label in "policy" too.
     names = [str(r.get("spec") or r["policy"]) for r in results]
     columns = [(name, cell) for name, cell, default in RESULT_COLUMNS if wide or default]
-    cells = {name: [cell(r) for r in results] for name, cell in columns}
-    key_cells = {k: [str(r.get(k, "")) for r in results] for k in keys}
+    return fitted_table(title, [("policy", names)] + [(k, [str(r.get(k, "")) for r in results]) for k in keys],
+                        [(name, [cell(r) for r in results]) for name, cell in columns], _DROP_FIRST, width,
+                        more="--wide, or --json for every figure")
 
+
+def fitted_table(title: str, keys: list, columns: list, drop_first, width: int | None, more: str = "--json for every figure",
+                 caption: str | None = None) -> Table:
+    """A table that fits ``width`` columns with nothing cut: ``keys`` (header, values), the
+    columns that say which row is which, stay whole; of ``columns`` (header, values), numbers
+    right-aligned, whole columns give way in the order ``drop_first`` names (the caption says
+    which, and ``more`` where to find them), and headers wrap at their spaces before any does.
+    One home for every command's tables of figures."""
     def span(header: str, values) -> int:  # a header may wrap at spaces; values may not
         return max([len(word) for word in header.split()] + [len(v) for v in values]) + 3
 
     hidden = []
+    used = sum(span(k, v) for k, v in keys) + 1
     if width is not None:
-        used = span("policy", names) + sum(span(k, v) for k, v in key_cells.items()) + 1
-        for name in _DROP_FIRST:
-            if used + sum(span(n, cells[n]) for n, _ in columns) <= width:
+        for name in drop_first:
+            if used + sum(span(n, v) for n, v in columns) <= width:
                 break
             if any(n == name for n, _ in columns):
-                columns = [(n, c) for n, c in columns if n != name]
+                columns = [(n, v) for n, v in columns if n != name]
                 hidden.append(name)
-    caption = f"{len(hidden)} columns left out to fit the terminal ({', '.join(hidden)}): --wide, or --json for every figure" if hidden else None
-    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
-    table.add_column("policy", justify="left", no_wrap=True, min_width=max(map(len, names), default=6))
-    for key, values in key_cells.items():
-        table.add_column(key, justify="left", no_wrap=True, min_width=max(map(len, values), default=1))
+    notes = [caption] if caption else []
+    if hidden:
+        notes.append(f"{len(hidden)} columns left out to fit the terminal ({', '.join(hidden)}): {more}")
+    table = Table(title=title, title_justify="left", caption="\n".join(notes) or None, caption_justify="left")
+    for key, values in keys:
+        table.add_column(key, justify="left", no_wrap=True, min_width=max(map(len, values), default=len(key)))
     # Where the columns fit only with their headers wrapped at spaces (as counted above), the
     # headers are wrapped there; rich would otherwise cut the last column.
-    unwrapped = used + sum(max(len(n), *map(len, cells[n])) + 3 for n, _ in columns) if width is not None else 0
+    unwrapped = used + sum(max(len(n), *map(len, v)) + 3 for n, v in columns) if width is not None else 0
     wrap = width is not None and unwrapped > width
-    for name, _ in columns:
+    for name, values in columns:
         header = name.replace(" ", "\n") if wrap else name
-        table.add_column(header, justify="right", min_width=max(map(len, cells[name]), default=1))
-    for i, name in enumerate(names):
-        table.add_row(name, *(v[i] for v in key_cells.values()), *(cells[n][i] for n, _ in columns))
+        table.add_column(header, justify="right", no_wrap=True, min_width=max(map(len, values), default=1))
+    rows = len(keys[0][1]) if keys else 0
+    for i in range(rows):
+        table.add_row(*(v[i] for _, v in keys), *(v[i] for _, v in columns))
     return table
 
 

@@ -78,6 +78,40 @@ def cmd_advise(args) -> int:
     return 0
 
 
+#: The advice table's columns give way in this order on a narrow terminal (the setting, what it
+#: saves and whether it keeps within the limits never do).
+_ADVICE_DROP_FIRST = ("delayed/hour", "money saved/yr", "cycles last yr", "wake-ups/day", "added delay")
+
+
+def _advice_table(advice: dict, width: int):
+    """Every setting tried, one row each, fitted to ``width``: numbers whole; why a setting breaks
+    a limit is said under the table, not in a column that wraps."""
+    rows = advice["candidates"]
+    price = advice["limits"]["price_per_kwh"]
+    settings = [("→ " if r["policy"] == advice["policy"] else "  ") + r["policy"] for r in rows]
+    columns = [
+        ("kWh saved/yr", [f"{r['kwh_saved_per_year']:,.2f}" for r in rows]),
+        ("money saved/yr", ["" if r["money_saved_per_year"] is None else f"{r['money_saved_per_year']:,.2f}" for r in rows]),
+        ("wake-ups/day", [f"{r['wakeups_per_day']:,.1f}" for r in rows]),
+        ("cycles last yr", [_fmt_years(r["years_to_rated_cycles"]) for r in rows]),
+        ("delayed/hour", [f"{r['delayed_requests_per_hour']:,.2f}" for r in rows]),
+        ("added delay", [_fmt_time(r["mean_added_delay_s"]) if r["mean_added_delay_s"] else "0" for r in rows]),
+        ("in limits", ["yes" if r["meets_limits"] else f"no ({i + 1})" for i, r in enumerate(rows)]),
+    ]
+    broken = [f"({i + 1}) {r['policy']}: {'; '.join(r['breaks'])}" for i, r in enumerate(rows) if not r["meets_limits"]]
+    caption = "\n".join(([f"money at {price:g} per kWh"] if price is not None else []) + broken)
+    from ._common import fitted_table
+
+    return fitted_table("every setting tried (→ the one advised)", [("setting", settings)], columns, _ADVICE_DROP_FIRST,
+                        width, more="--json for every figure", caption=caption or None)
+
+
+def _cycles_last(years: float) -> str:
+    import math
+
+    return ", the rated cycles never run out" if not math.isfinite(years) else f", the rated cycles last {_fmt_years(years)} years"
+
+
 def _print_advice(advice: dict, args) -> None:
     console = _console()
     from ..traces.trace import span_text
@@ -85,20 +119,8 @@ def _print_advice(advice: dict, args) -> None:
     console.print(f"[bold]{advice['device']}[/bold] on {advice['trace']}: {advice['requests']:,} requests recorded over "
                   f"{span_text(advice['recorded_s'])}; extrapolated to a year, always on it draws "
                   f"{advice['always_on_kwh_per_year']:.1f} kWh, the offline optimum saves "
-                  f"{advice['oracle_kwh_saved_per_year']:.1f}")
-    table = Table(title="every setting tried (per year unless said)", title_justify="left")
-    for column in ("setting", "saves kWh", "money", "wake-ups/day", "years to rated cycles", "delayed/hour",
-                   "added delay", "within limits"):
-        table.add_column(column, justify="left" if column == "setting" else "right", no_wrap=column == "setting")
-    for r in advice["candidates"]:
-        chosen = r["policy"] == advice["policy"]
-        money = "" if r["money_saved_per_year"] is None else f"{r['money_saved_per_year']:.2f}"
-        table.add_row(("→ " if chosen else "") + r["policy"], f"{r['kwh_saved_per_year']:.2f}", money,
-                      f"{r['wakeups_per_day']:.1f}", _fmt_years(r["years_to_rated_cycles"]),
-                      f"{r['delayed_requests_per_hour']:.2f}", _fmt_time(r["mean_added_delay_s"]) if r["mean_added_delay_s"] else "0",
-                      "yes" if r["meets_limits"] else "no: " + "; ".join(r["breaks"]),
-                      style="bold green" if chosen else None)
-    console.print(table)
+                  f"{advice['oracle_kwh_saved_per_year']:.1f} kWh")
+    console.print(_advice_table(advice, console.width))
     for warning in advice["warnings"]:
         console.print(f"[yellow]note: {warning}[/yellow]")
     if not advice["advised"]:
@@ -111,7 +133,7 @@ def _print_advice(advice: dict, args) -> None:
     money = "" if price is None else f", worth {advice['money_saved_per_year']:.2f} a year at {price:.2f} per kWh"
     console.print(f"  saves {advice['kwh_saved_per_year']:.2f} kWh a year{money}; "
                   f"{advice['wakeups_per_day']:.1f} wake-ups a day"
-                  + (f", rated cycles last {_fmt_years(advice['years_to_rated_cycles'])} years" if advice["years_to_rated_cycles"] else "")
+                  + (_cycles_last(advice["years_to_rated_cycles"]) if advice["years_to_rated_cycles"] else "")
                   + f"; {advice['delayed_requests_per_hour']:.2f} requests an hour wait for a wake-up, "
                   f"{_fmt_time(advice['mean_added_delay_s'])} each on average")
     if advice.get("hd_idle"):
@@ -120,4 +142,5 @@ def _print_advice(advice: dict, args) -> None:
                       f"{h['kwh_saved_per_year']:.2f} kWh a year at {h['wakeups_per_day']:.1f} wake-ups a day")
     console.print("apply it with one of:")
     for command in advice["commands"]:
-        console.print(f"  {command}", highlight=False)
+        # A command is never broken across lines: it is copied as it is.
+        console.print(f"  {command}", highlight=False, soft_wrap=True)

@@ -12,15 +12,29 @@ from ..errors import IdlewiseError
 from ._common import Table, _console, _fmt_time
 
 
+#: The catalog listing shows descriptions from this terminal width on.
+DESCRIBED_WIDTH_MIN = 120
+
+
 def cmd_devices(args) -> int:
     console = _console()
     if not args.name:
-        table = Table(title="catalog devices (idlewise devices NAME for details)", title_justify="left")
-        for column in ("name", "kind", "modes", "description"):
-            table.add_column(column)
-        for name in catalog_names():
+        # The names are what a user types: never cut. The descriptions give way on a narrow terminal.
+        names = catalog_names()
+        described = console.width >= DESCRIBED_WIDTH_MIN
+        table = Table(title="catalog devices (idlewise devices NAME for details)", title_justify="left",
+                      caption=None if described else f"each device's description: idlewise devices NAME "
+                                                     f"(shown here from {DESCRIBED_WIDTH_MIN} columns)",
+                      caption_justify="left")
+        table.add_column("name", no_wrap=True, min_width=max(map(len, names)))
+        table.add_column("kind", no_wrap=True)
+        table.add_column("modes")
+        if described:
+            table.add_column("description", ratio=2)
+        for name in names:
             d = load_device(name)
-            table.add_row(name, d.kind, ", ".join(f"{m['name']} {m['power_w']:g} W" for m in d.modes), d.description)
+            modes = ", ".join(f"{m['name']}\u00a0{m['power_w']:g}\u00a0W" for m in d.modes)  # a mode and its power stay on one line
+            table.add_row(name, d.kind, modes, *([d.description] if described else []))
         console.print(table)
         return 0
     if args.name == "validate":

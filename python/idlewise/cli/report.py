@@ -13,7 +13,7 @@ from ._common import DEMO_POLICIES, _working, _read_trace, _report_read, _stream
 
 def cmd_report(args) -> int:
     from ..output import check_destination
-    from ..report import parse_window, report, report_from_rows
+    from ..reporting import parse_window, report, report_from_rows
 
     check_destination(args.out, (".html", ".htm"))  # the report is one HTML page, whatever it is called
 

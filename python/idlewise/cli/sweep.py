@@ -52,7 +52,20 @@ def cmd_sweep(args) -> int:
             title += (f"\nthe {len(shown):,} rows of the busiest devices; {left_out:,} more rows of "
                       f"{'the file' if args.out else 'the sweep'} are not shown (--json or --out for every run)")
         console = _console()
-        console.print(results_table(shown, title, wide=args.wide, keys=keys, width=console.width))
+        grouped = tuple(k for k in keys if k != "why")
+        if not grouped:
+            console.print(results_table(shown, title, wide=args.wide, keys=keys, width=console.width))
+            return 0
+        # Several traces, devices or transforms: a table each, headed by what it is, so that the
+        # figures, not the long names repeated on every row, have the terminal's width.
+        console.print(title)
+        groups: dict = {}
+        for r in shown:
+            groups.setdefault(tuple(str(r.get(k)) for k in grouped), []).append(r)
+        for values, members in groups.items():
+            heading = ", ".join(f"{k} {v}" for k, v in zip(grouped, values))
+            console.print(results_table(members, heading, wide=args.wide, keys=tuple(k for k in keys if k == "why"),
+                                        width=console.width))
     return 0
 
 

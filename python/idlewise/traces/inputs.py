@@ -1,6 +1,6 @@
 """Traces as they are published and passed around: compressed (gzip, zstd, bzip2, xz, recognised
 by their magic bytes whatever the file is called), piped (``-`` for standard input, a named pipe,
-``<(zcat t.csv.gz)``).
+``<(zcat t.csv.gz)``), or a Python file object (``io.BytesIO``, an open file).
 
 Every reader opens a trace through here or through the engine's opener
 (``idlewise_core::readers::input``), which decompresses as it reads, in a decoder's memory.
@@ -92,7 +92,13 @@ def local_path(path, *, seekable: bool = False, fresh: bool = False) -> str:
     or an API function makes when it is given the path, reads the pipe again. With ``seekable``,
     a compressed file decompressed into one. The copy keeps the file's name (``stdin`` for
     ``-``), so rows are labelled as the input was."""
-    path = os.fspath(path)
+    if hasattr(path, "read"):  # a file object (io.BytesIO, an open file, a text stream): copied
+        return _copy_file_object(path)
+    try:
+        path = os.fspath(path)
+    except TypeError:
+        raise TraceError(f"a trace is a file's path, '-' for standard input, or a file object with read(); "
+                         f"got {type(path).__name__}") from None
     if fresh and _is_stream(path):
         for key in [k for k in _COPIES if k[0] == path]:
             del _COPIES[key]
@@ -121,6 +127,19 @@ def _is_stream(path: str) -> bool:
     except OSError:
         return False  # opening it says why
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _copy_file_object(source) -> str:
+    """A file object's bytes (text is written as UTF-8) in a temporary file named as it is."""
+    name = os.path.basename(str(getattr(source, "name", "") or "")) or "stream"
+    copy = os.path.join(tempfile.mkdtemp(dir=_folder()), name)
+    with open(copy, "wb") as out:
+        while True:
+            block = source.read(COPY_BYTES)
+            if not block:
+                break
+            out.write(block.encode("utf-8") if isinstance(block, str) else block)
+    return copy
 
 
 def _copy_stream(path: str) -> str:

@@ -327,6 +327,12 @@ class Trace:
     def __len__(self) -> int:
         return len(self.time_s)
 
+    def __repr__(self) -> str:
+        # What a notebook shows: the trace in a line, not its columns element by element.
+        devices = len(self.streams())
+        return (f"<Trace {self.name!r}: {len(self):,} requests ({int(np.count_nonzero(self.is_write)):,} writes) over "
+                f"{self.span_s:,.3f} s" + (f", {devices:,} devices" if devices else "") + f", format {self.format}>")
+
     def validate(self) -> None:
         """Raises :class:`TraceError` naming the file and line (or record) of the first bad record."""
         try:
