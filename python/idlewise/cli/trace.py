@@ -8,6 +8,7 @@ import sys
 from .. import traces
 from ..errors import IdlewiseError
 from ..traces.formats import DESCRIPTIONS
+from ..traces.trace import counted, span_text
 from ._common import Table, _console, _fmt_time, _picked, _read_trace, _report_read, _streamable
 
 
@@ -63,11 +64,11 @@ def cmd_trace_stats(args) -> int:
     for st in detailed:
         sz, g = st["size_bytes"], st["gaps"]
         console.print(f"[bold]{st['trace']}[/bold]" + (f" device {st['stream']}" if st["stream"] is not None else "")
-                      + f": {st['requests']:,} requests over {st['span_s']:,.1f} s; {st['read_fraction']:.1%} reads; "
+                      + f": {counted(st['requests'], 'request')} over {span_text(st['span_s'])}; {st['read_fraction']:.1%} reads; "
                       f"{st['bytes_read'] / 1e6:,.1f} MB read, {st['bytes_written'] / 1e6:,.1f} MB written")
         console.print(f"  sizes (bytes): min {sz['min']:,}  median {sz['p50']:,.0f}  mean {sz['mean']:,.0f}  "
                       f"p90 {sz['p90']:,.0f}  p99 {sz['p99']:,.0f}  max {sz['max']:,}")
-        console.print(f"  idle gaps ({g['definition']}): {g['count']:,}, {g['idle_total_s']:,.1f} s in all; "
+        console.print(f"  idle gaps ({g['definition']}): {g['count']:,}, {span_text(g['idle_total_s'])} in all; "
                       f"median {_fmt_time(g['median_s'])}, mean {_fmt_time(g['mean_s'])}, max {_fmt_time(g['max_s'])}")
         table = Table(title="idle-gap histogram (log scale, 10 bins per decade)", title_justify="left")
         for column in ("gap length", "gaps", "idle time", "share of idle time"):
@@ -95,7 +96,7 @@ def _print_devices_summary(console, stats: list) -> None:
     """A trace of several devices: the totals, then the busiest devices one row each."""
     requests = sum(st["requests"] for st in stats)
     span = max(st["span_s"] for st in stats)
-    console.print(f"[bold]{len(stats):,} devices[/bold]: {requests:,} requests over {_fmt_time(span)} ({span:,.1f} s); "
+    console.print(f"[bold]{len(stats):,} devices[/bold]: {counted(requests, 'request')} over {span_text(span)}; "
                   f"{sum(st['bytes_read'] for st in stats) / 1e6:,.1f} MB read, "
                   f"{sum(st['bytes_written'] for st in stats) / 1e6:,.1f} MB written")
     busiest = sorted(stats, key=lambda st: -st["requests"])[:SUMMARY_ROWS_MAX]
@@ -106,7 +107,7 @@ def _print_devices_summary(console, stats: list) -> None:
         table.add_column(column, justify=justify, no_wrap=True)
     for st in busiest:
         g = st["gaps"]
-        table.add_row(str(st["stream"]), f"{st['requests']:,}", f"{st['read_fraction']:.0%}", _fmt_time(st["span_s"]),
+        table.add_row(str(st["stream"]), f"{st['requests']:,}", f"{st['read_fraction']:.0%}", span_text(st["span_s"]),
                       _fmt_time(g["median_s"]) if g["count"] else "-", _fmt_time(g["max_s"]) if g["count"] else "-")
     console.print(table)
 

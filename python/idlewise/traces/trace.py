@@ -122,16 +122,22 @@ def read_report_text(origin: str, records_read: int, format: str, kept: int, ski
         # read as more kept than read.
         read_and_kept = f"read {records_read:,} {REQUESTS_DERIVED[format]} as {format}, giving {kept:,} requests"
     else:
-        read_and_kept = f"read {records_read:,} records as {format}, kept {kept:,}"
+        read_and_kept = f"read {counted(records_read, 'record')} as {format}, kept {kept:,}"
     return (f"{origin}: {read_and_kept}"
             + (f" ({zero_size:,} of size 0, served in the command overhead alone)" if zero_size else "")
             + (f", skipped {skipped_text}" if skipped_text else "")
             + (f"; sorted, moving {moved:,}" if moved else ""))
 
 
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """``1 request``, ``2 requests``: a count and its noun, in the number it takes."""
+    return f"{n:,} {word if n == 1 else plural or word + 's'}"
+
+
 def describe_text(name: str, requests: int, writes: int, span_s: float) -> str:
     """A trace in one line, whether it was read whole or streamed."""
-    return f"{name}: {requests:,} requests ({requests - writes:,} reads, {writes:,} writes) over {span_text(span_s)}"
+    return (f"{name}: {counted(requests, 'request')} ({counted(requests - writes, 'read')}, {counted(writes, 'write')}) "
+            f"over {span_text(span_s)}")
 
 
 def span_text(span_s: float) -> str:
