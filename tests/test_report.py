@@ -266,3 +266,17 @@ def test_a_file_out_of_order_is_refused_naming_it_and_the_line(tmp_path, capsys)
     path.write_text("time_s,offset_bytes,size_bytes,op\n0.0,0,4096,R\n5.0,0,4096,R\n4.0,0,4096,W\n9.0,0,4096,R\n")
     assert main(["report", str(path), "--device", "hitachi-travelstar-5k320", "--out", str(tmp_path / "r.html")]) == 2
     assert f"{path}: line 4, field 'time_s': time 4.0 is earlier than line 3's 5.0" in capsys.readouterr().err
+
+
+def test_a_report_of_hundreds_of_runs_stays_readable(tmp_path):
+    # 601 timeouts: the bar figures show the runs worth reading (the frontier, each family's
+    # least energy), and say so; the trade-off figure labels at most 40 points a family.
+    from idlewise.reporting import BARS_MAX
+    from idlewise.sweeps import write_rows
+
+    results = idlewise.sweep([SRT], ["hitachi-travelstar-5k320"], ["timeout:0s..600s/1s"], stream=0, progress=False)
+    write_rows(results, str(tmp_path / "runs.parquet"))
+    html = report_from_rows(tmp_path / "runs.parquet", tmp_path / "r.html").read_text()
+    shown = re.search(r"the (\d+) runs of the frontier and each family's least energy, of 601", html)
+    assert shown and 1 <= int(shown.group(1)) <= BARS_MAX
+    assert "601 from runs.parquet" in html

@@ -157,9 +157,14 @@ def _references(group) -> dict:
     return out
 
 
+#: Points of one policy family labelled at most on the energy-response figure.
+LABELS_PER_FAMILY = 40
+
+
 def tradeoff_figure(rows) -> str:
-    """Energy against mean response, one panel per (trace, device); every run labelled, the
-    runs of one swept family joined in parameter order, always-on and the oracle marked."""
+    """Energy against mean response, one panel per (trace, device); the runs labelled (up to
+    :data:`LABELS_PER_FAMILY` a family, spread along it), the runs of one swept family joined in
+    parameter order, always-on and the oracle marked."""
     from matplotlib.ticker import EngFormatter
 
     plt = _pyplot()
@@ -177,8 +182,12 @@ def tradeoff_figure(rows) -> str:
             color = cmap(i % 10)
             ax.plot(runs["mean_response_s"], runs["energy_j"], marker="o", color=color, linewidth=1 if order else 0,
                     label=family or "policies")
-            for _, r in runs.iterrows():  # every run is labelled
-                labels.append((r["mean_response_s"], r["energy_j"], point_label(r, alone=len(runs) == 1), color))
+            # Every run is labelled, up to LABELS_PER_FAMILY a family: a finer sweep (601 timeouts)
+            # labels every k-th run along its line, its two ends included, so the labels stay legible.
+            step = max(1, math.ceil((len(runs) - 1) / (LABELS_PER_FAMILY - 1))) if len(runs) > LABELS_PER_FAMILY else 1
+            for k, (_, r) in enumerate(runs.iterrows()):
+                if k % step == 0 or k == len(runs) - 1:
+                    labels.append((r["mean_response_s"], r["energy_j"], point_label(r, alone=len(runs) == 1), color))
         refs = _references(group)
         # The axes fit the policies and the oracle; always-on usually spends several times more
         # and would flatten them against the floor, so past the top it is an arrow with its value.
@@ -227,35 +236,73 @@ def _place_labels(ax, labels, fontsize: float = 7) -> None:
     scale = fig.dpi / 72.0
     char_w, line_h = 0.6 * fontsize * scale, 1.2 * fontsize * scale
     points = [ax.transData.transform((x, y)) for x, y, _, _ in labels]
-    taken = [(px - 4 * scale, py - 4 * scale, px + 4 * scale, py + 4 * scale) for px, py in points]
+    # The boxes taken so far, filed in a grid of cells a label wide: a candidate is tested only
+    # against the boxes in the cells it touches (a sweep of 601 timeouts made 5.3M tests of
+    # every label against every other).
+    cell = max(char_w * 12, line_h)
+    grid: dict = {}
+
+    def cells(box):
+        for i in range(int(box[0] // cell), int(box[2] // cell) + 1):
+            for j in range(int(box[1] // cell), int(box[3] // cell) + 1):
+                yield i, j
+
+    def take(box) -> None:
+        for c in cells(box):
+            grid.setdefault(c, []).append(box)
+
+    def crowd(box) -> float:
+        near = {id(t): t for c in cells(box) for t in grid.get(c, ())}
+        return sum(overlap(box, t) for t in near.values())
 
     def overlap(a, b) -> float:
         w = min(a[2], b[2]) - max(a[0], b[0])
         h = min(a[3], b[3]) - max(a[1], b[1])
         return w * h if w > 0 and h > 0 else 0.0
 
+    for px, py in points:
+        take((px - 4 * scale, py - 4 * scale, px + 4 * scale, py + 4 * scale))
     for (x, y, text, color), (px, py) in zip(labels, points):
         width = char_w * len(text)
         best = None
         for dx, dy in _LABEL_SPOTS:
             left = px + dx * scale - (width if dx < 0 else 0)
             box = (left, py + dy * scale, left + width, py + dy * scale + line_h)
-            crowd = sum(overlap(box, t) for t in taken)
-            if best is None or crowd < best[0]:
-                best = (crowd, dx, dy, box)
-            if crowd == 0:
+            crowded = crowd(box)
+            if best is None or crowded < best[0]:
+                best = (crowded, dx, dy, box)
+            if crowded == 0:
                 break
         _, dx, dy, box = best
-        taken.append(box)
+        take(box)
         ax.annotate(text, (x, y), textcoords="offset points", xytext=(dx, dy), fontsize=fontsize, color=color,
                     ha="right" if dx < 0 else "left", va="bottom")
 
 
+#: Bars a panel draws at most: past this, the runs worth reading (sweeps.summary: the frontier,
+#: each family's least energy, always-on and the oracle); every run stays in the table.
+BARS_MAX = 40
+
+
+def _readable(group):
+    """A panel's runs, or, of a sweep of hundreds, those worth a bar, in the sweep's order."""
+    if len(group) <= BARS_MAX:
+        return group
+    from .sweeps import summary
+
+    chosen = summary(group.to_dict("records"))
+    keys = {(str(r.get("policy")), str(r.get("spec"))) for r in chosen}
+    picked = group[[(str(p), str(s)) in keys for p, s in zip(group["policy"], group.get("spec", group["policy"]))]]
+    return picked.head(BARS_MAX)
+
+
 def _bar_panels(rows):
     """A figure of horizontal-bar panels, one per (trace, device), each as tall as its runs
-    need; returns it and (axes, (name, rows)) pairs."""
+    need (a panel of hundreds of runs shows those worth reading: :func:`_readable`); returns it
+    and (axes, (name, rows)) pairs."""
     plt = _pyplot()
-    panels = _panels(rows)
+    panels = [(name if len(_readable(group)) == len(group) else f"{name} (the {len(_readable(group))} runs of the frontier "
+               f"and each family's least energy, of {len(group):,})", _readable(group)) for name, group in _panels(rows)]
     heights = [max(2.2, 0.32 * len(g) + 1.4) for _, g in panels]
     fig, axes = plt.subplots(len(panels), 1, figsize=(9, sum(heights)), squeeze=False,
                              gridspec_kw={"height_ratios": heights})
