@@ -224,3 +224,34 @@ def test_many_devices_get_a_summary_not_thousands_of_tables(tmp_path, capsys):
     assert main(["sweep", str(path), "--device", "hitachi-microdrive-1gb", "--policy", "timeout:2s"]) == 0
     out = capsys.readouterr().out
     assert "2,800 more rows of the sweep are not shown" in out and len(out.splitlines()) < 230
+
+
+NEGATIVE_TIMES = {
+    "csv": "time_s,offset_bytes,size_bytes,op\n-2.0,0,4096,R\n-1.0,0,4096,W\n",
+    "disksim": "-2.0 0 100 8 1\n-1.0 0 100 8 1\n",
+    "spc": "0,100,4096,r,-2.0\n0,100,4096,r,-1.0\n",
+    "spc-ascii": "-2000 0 100 8 1\n-1000 0 100 8 1\n",
+    "msr": "-20000000,hm,0,Read,0,4096,1\n-10000000,hm,0,Read,0,4096,1\n",
+    "alibaba": "1,R,0,4096,-2000000\n1,R,0,4096,-1000000\n",
+    "tencent": "-2,100,8,0,1\n-1,100,8,0,1\n",
+    "fiu": "-2000 1 p 100 8 R 8 0 ab\n-1000 1 p 100 8 R 8 0 ab\n",
+    "blkparse": "  8,0 0 1 -2.000000000 1 Q R 100 + 8 [p]\n  8,0 0 2 -1.000000000 1 Q R 100 + 8 [p]\n",
+    "diskstats": "-20 8 0 sda 0 0 0 0 0 0 0 0 0 0 0\n-10 8 0 sda 1 0 8 0 0 0 0 0 0 0 0\n",
+    "biosnoop": "TIME(s) COMM PID DISK T SECTOR BYTES LAT(ms)\n-2.0 p 1 sda R 100 4096 0.1\n-1.0 p 1 sda R 100 4096 0.1\n",
+}
+#: Formats whose tools write a clock that cannot go below zero (seconds since tracing began, Unix
+#: time): a negative time there is a corrupted line. Every other format's times are offsets from
+#: an origin of its own, and any origin, negative included, gives the same run (README).
+CLOCK_FORMATS = {"blkparse", "diskstats", "biosnoop"}
+
+
+@pytest.mark.parametrize("format", sorted(NEGATIVE_TIMES))
+def test_negative_times_are_accepted_or_refused_by_one_rule(tmp_path, format):
+    path = tmp_path / f"neg.{format}"
+    path.write_text(NEGATIVE_TIMES[format])
+    if format in CLOCK_FORMATS:
+        with pytest.raises(idlewise.IdlewiseError, match="line [12]"):
+            idlewise.read_trace(path, format=format)
+    else:
+        shifted = idlewise.read_trace(path, format=format)
+        assert len(shifted) == 2 and shifted.time_s[1] - shifted.time_s[0] > 0
