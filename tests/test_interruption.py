@@ -123,3 +123,23 @@ def test_a_failed_write_leaves_no_file(tmp_path):
     with written_whole(target) as temporary:
         open(temporary, "wb").write(b"whole")
     assert [p.name for p in tmp_path.iterdir()] == ["rows.parquet"] and target.read_bytes() == b"whole"
+
+
+def test_sigterm_anywhere_in_a_per_request_run_leaves_nothing_beside_the_output(long_trace, tmp_path):
+    # Two devices' per-request rows: written as replayed into parts, then joined. A SIGTERM
+    # in the replay, between the devices or in the join once left a part of hundreds of MB.
+    _, path = long_trace
+    out = tmp_path / "rows" / "out.parquet"
+    out.parent.mkdir()
+    cmd = [sys.executable, "-m", "idlewise.cli", "simulate", path, "--device", "hitachi-microdrive-1gb", "--device",
+           "ibm-microdrive-340mb", "--policy", "timeout:1s", "--per-request", str(out)]
+    for delay in (0.8, 1.6, 2.4, 3.2):
+        for f in out.parent.iterdir():
+            f.unlink() if f.is_file() else __import__("shutil").rmtree(f)
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        p.send_signal(signal.SIGTERM)
+        err = p.communicate(timeout=120)[1]
+        assert p.returncode in (143, 0) and "Traceback" not in err, (delay, p.returncode, err[-1500:])
+        left = sorted(f.name for f in out.parent.iterdir())
+        assert left == (["out.parquet"] if p.returncode == 0 else []), (delay, left)

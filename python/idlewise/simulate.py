@@ -422,14 +422,10 @@ class _PerRequestFiles:
         return rows
 
     def discard(self) -> None:
-        """Removes the temporary files (after :meth:`write`, or when the run failed)."""
+        """Removes the temporary files (after :meth:`write`, or when the run failed): each was
+        closed once written, so there is nothing to close."""
         import shutil
 
-        for writer, _ in self.files.values():
-            try:
-                writer.close()
-            except Exception:  # noqa: BLE001 - closed already, or broken by the failure being reported
-                pass
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

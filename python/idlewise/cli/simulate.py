@@ -124,20 +124,27 @@ def _simulate_streamed(args, devices, policies) -> int:
     from ..simulate import simulate_file
 
     records, per_request = [], []
-    for i, device in enumerate(devices):
+    try:
+        for i, device in enumerate(devices):
+            if args.per_request:
+                per_request.append(f"{args.per_request}.{i}.part")
+            results = simulate_file(args.trace, device, policies, format=args.format, stream=args.stream,
+                                    base_power_w=args.base_power, initial_mode=args.initial_mode, replay=args.replay,
+                                    fold_offsets=args.fold_offsets, response_from=args.response_from, tail_s=args.tail,
+                                    transition_seed=args.transition_seed, columns=getattr(args, "columns", None),
+                                    write_flag=getattr(args, "write_flag", None), transform=args.transform,
+                                    per_request=per_request[-1] if args.per_request else None)
+            records.extend(results)
+        if not args.json:
+            print(f"idlewise: {records[0]['read_report']}", file=sys.stderr)
         if args.per_request:
-            per_request.append(f"{args.per_request}.{i}.part")
-        results = simulate_file(args.trace, device, policies, format=args.format, stream=args.stream,
-                                base_power_w=args.base_power, initial_mode=args.initial_mode, replay=args.replay,
-                                fold_offsets=args.fold_offsets, response_from=args.response_from, tail_s=args.tail,
-                                transition_seed=args.transition_seed, columns=getattr(args, "columns", None),
-                                write_flag=getattr(args, "write_flag", None), transform=args.transform,
-                                per_request=per_request[-1] if args.per_request else None)
-        records.extend(results)
-    if not args.json:
-        print(f"idlewise: {records[0]['read_report']}", file=sys.stderr)
-    if args.per_request:
-        _join_per_request(per_request, args.per_request, args.json)
+            _join_per_request(per_request, args.per_request, args.json)
+    finally:
+        # Interrupted (Ctrl-C, SIGTERM) or failed between a device's part and the join: no
+        # part is left beside the file that was not written.
+        for part in per_request:
+            if os.path.exists(part):
+                os.remove(part)
     title = f"{results.trace_description}" + (f" [{args.transform}]" if args.transform else "") + \
         f"\nreplayed on {', '.join(d.name for d in devices)}"
     if any(r["stream"] is not None for r in records) and not args.json:
