@@ -53,15 +53,15 @@ def cmd_sweep(args) -> int:
                       f"{'the file' if args.out else 'the sweep'} are not shown (--json or --out for every run)")
         console = _console()
         grouped = tuple(k for k in keys if k != "why")
-        if not grouped:
-            console.print(results_table(shown, title, wide=args.wide, keys=keys, width=console.width))
-            return 0
-        # Several traces, devices or transforms: a table each, headed by what it is, so that the
-        # figures, not the long names repeated on every row, have the terminal's width.
-        console.print(title)
         groups: dict = {}
         for r in shown:
             groups.setdefault(tuple(str(r.get(k)) for k in grouped), []).append(r)
+        if not grouped or len(groups) > HEADED_TABLES_MAX:
+            console.print(results_table(shown, title, wide=args.wide, keys=keys, width=console.width))
+            return 0
+        # A few traces, devices or transforms: a table each, headed by what it is, so that the
+        # figures, not the long names repeated on every row, have the terminal's width.
+        console.print(title)
         for values, members in groups.items():
             heading = ", ".join(f"{k} {v}" for k, v in zip(grouped, values))
             console.print(results_table(members, heading, wide=args.wide, keys=tuple(k for k in keys if k == "why"),
@@ -69,6 +69,8 @@ def cmd_sweep(args) -> int:
     return 0
 
 
+#: Groups (trace, device, transform) printed as a table each under a heading; more share one table.
+HEADED_TABLES_MAX = 8
 #: Rows a sweep prints at most: a sweep of thousands of devices is read in its file, and a
 #: terminal table of it took longer than the sweep (106 of 114 s for 100,000 devices).
 TERMINAL_ROWS_MAX = 200
