@@ -140,6 +140,11 @@ def test_sigterm_anywhere_in_a_per_request_run_leaves_nothing_beside_the_output(
         time.sleep(delay)
         p.send_signal(signal.SIGTERM)
         err = p.communicate(timeout=120)[1]
-        assert p.returncode in (143, 0) and "Traceback" not in err, (delay, p.returncode, err[-1500:])
+        # Finished before the signal (0), stopped by it (143), or killed by it as the interpreter
+        # was exiting after the work (-15: the output was complete by then).
+        finished = p.returncode == 0 or (p.returncode == -signal.SIGTERM and "per-request rows" in err)
+        assert p.returncode in (143, 0, -signal.SIGTERM) and "Traceback" not in err, (delay, p.returncode, err[-1500:])
         left = sorted(f.name for f in out.parent.iterdir())
-        assert left == (["out.parquet"] if p.returncode == 0 else []), (delay, left)
+        assert left == (["out.parquet"] if finished else []), (delay, p.returncode, left)
+        if finished:
+            assert pq.read_metadata(out).num_rows == 2_000_000
