@@ -39,7 +39,7 @@ from idlewise.traces.trace import REQUESTS_DERIVED  # noqa: E402
 
 # Inputs per target at --scale 1: 1,090,000 in all.
 TARGETS = {**{f"reader:{fmt}": 80_000 for fmt in SEEDS}, "reader:mapped": 80_000, "reader:parquet": 40_000, "reader:srt": 40_000,
-           "device": 120_000, "policy": 150_000, "arrays": 20_000}
+           "device": 120_000, "policy": 150_000, "arrays": 20_000, "options": 20_000}
 BATCH = 2_000
 DEVICES = ["hitachi-travelstar-5k320", "hitachi-microdrive-1gb", "cmu-mems-g2", "cisco-350", "samsung-950-pro-512gb",
            "seagate-constellation-es1-500gb", "sandisk-ultra-ii-cf"]
@@ -235,6 +235,37 @@ class Fuzz:
         problem = _check_rows(results)
         return ("failure" if problem else "accepted"), problem, f"{device} {spec}".encode("utf-8", "replace")
 
+    def options(self, rng):
+        """A command line drawn from the parser itself (tests/fuzz_inputs.command_line), run in
+        this process on a ten-request trace: it works (0) or refuses in a line (2)."""
+        import contextlib
+        import io
+
+        from fuzz_inputs import command_line, commands
+        from idlewise.cli import build_parser, main
+
+        if not hasattr(self, "commands"):
+            self.commands = commands(build_parser())
+            self.folder = tempfile.mkdtemp(dir=_scratch())
+            self.csv = os.path.join(self.folder, "t.csv")
+            with open(self.csv, "w") as f:
+                f.write("time_s,offset_bytes,size_bytes,op\n" + "".join(f"{i * 1.5},{4096 * i},4096,{'RW'[i % 2]}\n" for i in range(10)))
+        words = rng.choice(sorted(self.commands))
+        argv = command_line(rng.choice, words, self.commands[words], self.csv)
+        self.last_input = repr(argv).encode()
+        err, cwd = io.StringIO(), os.getcwd()
+        os.chdir(self.folder)
+        try:
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                try:
+                    code = main(argv)
+                except SystemExit as stop:
+                    code = stop.code
+        finally:
+            os.chdir(cwd)
+        problem = None if code in (0, 2) and "Traceback" not in err.getvalue() else f"exit {code}: {err.getvalue()[-200:]}"
+        return ("failure" if problem else ("accepted" if code == 0 else "refused")), problem, self.last_input
+
     def arrays(self, rng):
         import numpy as np
         n = rng.choice([0, 1, 2, 5, 50])
@@ -309,6 +340,8 @@ def run_batch(job):
                 outcome, problem, data = fuzz.device(rng)
             elif target == "policy":
                 outcome, problem, data = fuzz.policy(rng, examples)
+            elif target == "options":
+                outcome, problem, data = fuzz.options(rng)
             else:
                 outcome, problem, data = fuzz.arrays(rng)
         except KeyboardInterrupt:

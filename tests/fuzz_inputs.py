@@ -73,3 +73,62 @@ def mutate(text: str, rng: random.Random) -> bytes:
     if rng.random() < 0.03:
         data = b"\xef\xbb\xbf" + data
     return data
+
+
+# --- command lines ----------------------------------------------------------------------------
+
+#: Commands the option fuzz leaves out: they run seeds' whole experiments or record this
+#: machine for a duration.
+SLOW_COMMANDS = {"experiment", "record", "demo"}
+
+#: Values that once broke something, for any option.
+OPTION_VALUES = ["", "0", "1", "-1", "2", "9" * 25, "-" + "9" * 25, "18446744073709551615", "nan", "inf", "-inf", "1e309",
+                 "0.5", "1s", "2min", "-3s", "0..10s/1s", "timeout:2s", "timeout:0s..1s/0s", "stpm:knob=500", "oracle",
+                 "always-on", "hitachi-microdrive-1gb", "cisco-350", "cmu-mems-g1", "no-such-device", "sda", "vda", "\x1b[2J",
+                 "ä", "a,b", "compress:8ops", "stream:3", "stream:" + "9" * 25, "window:0s..1s", "x.bmp", "x.csv", "x.parquet",
+                 "x.html", "/no/such/dir/x.parquet", "time_ms=ts,size_bytes=len", "tcp://127.0.0.1:1", "notaurl", "1..0",
+                 "open", "closed"]
+
+
+def commands(parser) -> dict:
+    """Every leaf subcommand's parser of ``parser``, by its words (``("trace", "stats")``), the
+    slow ones left out."""
+    import argparse
+
+    def leaves(p) -> dict:
+        found = {}
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    inner = leaves(sub)
+                    found.update({(name, *w): q for w, q in inner.items()} if inner else {(name,): sub})
+        return found
+
+    return {words: p for words, p in leaves(parser).items() if words[0] not in SLOW_COMMANDS}
+
+
+def command_line(choose, words, sub, trace: str) -> list:
+    """An argument list for the subcommand ``sub``: each option kept or not, each value one of
+    :data:`OPTION_VALUES` (or the option's own choices), the positionals mostly ``trace``.
+    ``choose(options)`` picks one (hypothesis' draw, or ``random.Random.choice``)."""
+    import argparse
+
+    argv = list(words)
+    for action in sub._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        positional = not action.option_strings
+        if not positional and not choose([True, False]):
+            continue
+        if action.nargs == 0:
+            argv.append(action.option_strings[0])
+            continue
+        choices = list(action.choices) if action.choices else OPTION_VALUES + [trace]
+        count = 1 if action.nargs in (None, "?") else choose([1, 2, 3])
+        values = [choose(choices) for _ in range(count)]
+        if positional and choose([False, True, True, True]):
+            values[0] = trace  # mostly a real trace, so the options after it are reached
+        if not positional:
+            argv.append(action.option_strings[0])
+        argv += [str(v) for v in values]
+    return argv

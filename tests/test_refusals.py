@@ -255,3 +255,14 @@ def test_negative_times_are_accepted_or_refused_by_one_rule(tmp_path, format):
     else:
         shifted = idlewise.read_trace(path, format=format)
         assert len(shifted) == 2 and shifted.time_s[1] - shifted.time_s[0] > 0
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["workload", "mail", "--out", ""], "an empty file name"),
+    (["workload", "web", "--log", "tcp://127.0.0.1:1", "--out", "x.csv"], "tcp://127.0.0.1:1: cannot read"),
+])
+def test_what_the_option_fuzz_found(tmp_path, capsys, monkeypatch, argv, said):
+    # benchmarks/fuzz.py --only options: an empty --out reached the writer; a log path that
+    # looks like a URL went to pandas as one.
+    monkeypatch.chdir(tmp_path)
+    assert said in _error(argv, capsys)

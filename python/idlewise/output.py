@@ -24,6 +24,8 @@ FIGURE_SUFFIXES = (".png", ".pdf", ".svg", ".svgz", ".eps", ".ps", ".jpg", ".jpe
 def check_destination(path, suffixes: tuple[str, ...] = ()) -> Path:
     """Refuses, before any work, a destination that cannot be written: a wrong suffix, a missing
     or read-only directory, a directory in the file's place."""
+    if not str(path).strip():
+        raise IdlewiseError("an empty file name; give the file to write")
     p = Path(path)
     if p.is_dir():
         raise IdlewiseError(f"{path}: is a directory; give a file name")

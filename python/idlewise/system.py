@@ -146,11 +146,16 @@ def web_workload(log, seed: int = 0, window_s: float = 1200.0, host: Optional[st
     """
     import pandas as pd
 
+    from .traces.inputs import open_input
+
     path = os.fspath(log)
-    try:
-        df = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, quoting=3)
-    except (OSError, pd.errors.ParserError) as e:
-        raise TraceError(f"{path}: cannot read as a NASA access log: {e}") from None
+    # Opened here, never handed to pandas as a name it might take for a URL (tcp://, s3://);
+    # a compressed log (the NASA logs ship as .gz) is read as it is.
+    with open_input(path) as f:
+        try:
+            df = pd.read_csv(f, sep="\t", dtype=str, keep_default_na=False, quoting=3)
+        except (OSError, ValueError, pd.errors.ParserError) as e:
+            raise TraceError(f"{path}: cannot read as a NASA access log: {e}") from None
     need = {"host", "time", "method", "url", "bytes"}
     if not need <= set(df.columns):
         raise TraceError(f"{path}: line 1: expected the columns host, logname, time, method, url, response, bytes; "

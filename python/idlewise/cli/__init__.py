@@ -288,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         _read_once(args)
         # Every file a command will write is checked before its work, which can take hours.
         for option, suffixes in (("out", ()), ("plot", FIGURE_SUFFIXES), ("per_request", (".parquet",))):
-            if getattr(args, option, None):
+            if getattr(args, option, None) is not None:
                 check_destination(getattr(args, option), suffixes)
         if isinstance(getattr(args, "transform", None), str) and hasattr(args, "stream"):
             # A chain's stream:K picks the device the file is read for, as --stream K (the other
