@@ -115,7 +115,8 @@ def test_limits_pick_a_longer_timeout_or_none(toy):
     advice = advise(toy_trace(), toy, timeouts_s=(60, 120), progress=False)
     assert not advice["advised"] and advice["recommended_timeout_s"] is None and advice["hdparm_S"] is None
     assert "every setting that saves energy breaks a limit" in advice["verdict"]
-    assert advice["kwh_saved_per_year"] == 0.0 and advice["commands"] == []
+    # Not advised: the commands that keep the disk ready, naming it, in the JSON as in the text.
+    assert advice["kwh_saved_per_year"] == 0.0 and advice["commands"][0] == "hdparm -S 0 /dev/DISK"
     # Delayed requests: 1.8 an hour at 60 s, 0.9 at 120 s.
     advice = advise(toy_trace(), toy, limits=Limits(lifetime_years=0.1, max_delayed_per_hour=1.0), timeouts_s=(60, 120),
                     progress=False)
@@ -263,3 +264,17 @@ def test_the_command_line_advises_a_streamed_file_as_python_does(capsys):
     printed = json.loads(capsys.readouterr().out)
     python = json_ready(advise(idlewise.read_trace(HPLAJW, stream=1), "hitachi-travelstar-5k320", progress=False))
     assert _without(printed, "trace") == _without(python, "trace")
+
+
+def test_disk_names_the_device_of_a_trace_that_does_not_name_it(tmp_path, capsys):
+    # --disk sdb on a one-device DiskSim trace: the commands name /dev/sdb (it was refused as a
+    # device selector that only diskstats and biosnoop files have).
+    from conftest import DISKSIM
+
+    one = tmp_path / "one.trace"
+    one.write_text("".join(line for line in open(DISKSIM) if line.split()[1] == "0"))
+    assert main(["advise", str(one), "--disk", "sdb", "--device", "hitachi-travelstar-5k320", "--json"]) == 0
+    advice = json.loads(capsys.readouterr().out)
+    assert all("sdb" in command for command in advice["commands"]) and advice["commands"]
+    assert main(["advise", str(one), "--disk", "sdb", "--device", "hitachi-travelstar-5k320"]) == 0
+    assert advice["commands"][0] in capsys.readouterr().out

@@ -47,18 +47,32 @@ def test_a_disk_this_machine_does_not_have_is_a_clear_error(tmp_path):
         identify("sdz", sysfs=str(tmp_path))
 
 
-def test_advise_auto_identifies_the_recorded_disk_and_says_what_stands_in(tmp_path, monkeypatch, capsys):
-    disk(tmp_path, "vda", "QEMU HARDDISK", 1)
+def test_advise_auto_refuses_a_virtual_disk_and_says_why(tmp_path, monkeypatch, capsys):
+    # A virtio disk reports rotational=1 and no model: it once got a 4 TB NAS disk's advice.
+    disk(tmp_path, "vda", "", 1)
+    disk(tmp_path, "sdc", "QEMU HARDDISK", 1)
     monkeypatch.setenv(SYSFS_ENV, str(tmp_path))
+    assert identify("vda", sysfs=str(tmp_path)).virtual == "a paravirtual disk (virtio or Xen)"
+    assert "emulated disk (model 'QEMU HARDDISK')" in identify("sdc", sysfs=str(tmp_path)).virtual
     build_vm = str(TRACES / "diskstats" / "build-vm.diskstats")
-    assert main(["advise", build_vm, "--disk", "vda", "--device", "auto", "--json"]) == 0
+    assert main(["advise", build_vm, "--disk", "vda", "--device", "auto"]) == 2
+    err = capsys.readouterr().err
+    assert "/dev/vda is a paravirtual disk" in err and "record and advise there" in err
+
+
+def test_advise_auto_identifies_the_recorded_disk_and_says_what_stands_in(tmp_path, monkeypatch, capsys):
+    disk(tmp_path, "sdb", "WDC WD80EFAX-68KNBN0", 1)
+    monkeypatch.setenv(SYSFS_ENV, str(tmp_path))
+    recording = tmp_path / "sdb.diskstats"
+    recording.write_text("".join(f"{t} 8 16 sdb {t // 30} 0 {t // 30 * 8} 0 0 0 0 0 0 0 0\n" for t in range(0, 3600, 10)))
+    assert main(["advise", str(recording), "--disk", "sdb", "--device", "auto", "--json"]) == 0
     advice = json.loads(capsys.readouterr().out)
     assert advice["device"] == "wd-red-plus-4tb"
-    assert advice["device_identified"]["model"] == "QEMU HARDDISK" and advice["device_identified"]["matched"] is False
-    assert any("no catalog entry for model 'QEMU HARDDISK'" in w for w in advice["warnings"])
-    assert main(["advise", build_vm, "--disk", "vda", "--device", "auto"]) == 0
+    assert advice["device_identified"]["model"] == "WDC WD80EFAX-68KNBN0" and advice["device_identified"]["matched"] is False
+    assert any("no catalog entry for model 'WDC WD80EFAX-68KNBN0'" in w for w in advice["warnings"])
+    assert main(["advise", str(recording), "--disk", "sdb", "--device", "auto"]) == 0
     captured = capsys.readouterr()
-    assert "--device auto: /dev/vda: wd-red-plus-4tb, the hdd class default" in captured.err
+    assert "--device auto: /dev/sdb: wd-red-plus-4tb, the hdd class default" in captured.err
 
 
 def test_advice_without_a_disk_name_never_guesses_one():

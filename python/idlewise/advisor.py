@@ -336,7 +336,7 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
                 f'DISK_SPINDOWN_TIMEOUT_ON_BAT="{best["hdparm_S"]}"') if best and best.get("hdparm_S") else None,
         "ps_max_latency_us": best.get("ps_max_latency_us") if best else None,
         "devslp_idle_timeout_ms": best.get("devslp_idle_timeout_ms") if best else None,
-        "commands": _commands(best, disk),
+        "commands": _commands(best, disk) if advised else _keep_ready_commands(device, disk),
         "always_on_kwh_per_year": always_on_j_per_year / JOULES_PER_KWH,
         "oracle_kwh_saved_per_year": (reference["energy_j"] - oracle["energy_j"]) * SECONDS_PER_YEAR / seconds / JOULES_PER_KWH,
         "rated_start_stop_cycles": device.start_stop_cycles,
@@ -379,6 +379,14 @@ def _nvme_controller(disk: str) -> str:
     """The controller of a namespace (nvme0n1 -> nvme0), where the latency tolerance is set."""
     match = re.match(r"nvme\d+", disk)
     return match.group(0) if match else "nvme0"
+
+
+def _keep_ready_commands(device, disk: str) -> list[str]:
+    """Where spinning down is not advised: the settings that keep the disk ready, naming it (the
+    text and the JSON give the same)."""
+    if device.kind != "disk":
+        return []
+    return [f"hdparm -S 0 /dev/{disk}", f"hd-idle -i 0 (or leave {disk} out of its -a list)"]
 
 
 def _commands(best, disk: str) -> list[str]:

@@ -37,6 +37,10 @@ class Identified:
     #: where nvme-cli could read them; None where it could not.
     apst: Optional[bool] = None
     exit_latencies_us: list = field(default_factory=list)
+    #: Why the disk is a hypervisor's emulation (virtio, Xen, an emulated ATA/SCSI model), or None.
+    virtual: Optional[str] = None
+    #: True where the disk sits behind a USB bridge (many ignore ATA standby timers).
+    usb: bool = False
 
     def describe(self) -> str:
         how = (f"catalog entry for model '{self.model}'" if self.matched else
@@ -83,6 +87,8 @@ def identify(disk: str, *, sysfs: Optional[str] = None) -> Identified:
                             "machine the recording was made on, there, or name the catalog entry with --device NAME")
     model = _read(os.path.join(block, "device", "model")) or ""
     rotational = _read(os.path.join(block, "queue", "rotational"))
+    path = os.path.realpath(os.path.join(block, "device"))
+    virtual = _virtual(disk, model, path)
     nvme = re.fullmatch(r"nvme\d+n\d+", disk) is not None
     kind = "nvme" if nvme else "hdd" if rotational == "1" else "sata-ssd" if rotational == "0" else None
     if kind is None:
@@ -94,7 +100,23 @@ def identify(disk: str, *, sysfs: Optional[str] = None) -> Identified:
     catalog = match["device"] if match else table["class"][kind]
     apst, latencies = _nvme_power(re.match(r"nvme\d+", disk).group(0)) if nvme else (None, [])
     return Identified(disk=disk, model=model or "(none given)", kind=kind, catalog=catalog, matched=match is not None,
-                      apst=apst, exit_latencies_us=latencies)
+                      apst=apst, exit_latencies_us=latencies, virtual=virtual, usb="/usb" in path)
+
+
+#: Model strings of the disks hypervisors emulate (QEMU, VirtualBox, VMware, Hyper-V, Xen).
+VIRTUAL_MODELS = ("QEMU HARDDISK", "QEMU DVD", "VBOX HARDDISK", "VIRTUAL DISK", "VMWARE VIRTUAL", "MSFT VIRTUAL",
+                  "XEN VBD")
+
+
+def _virtual(disk: str, model: str, device_path: str) -> Optional[str]:
+    """Why ``disk`` is a hypervisor's emulation rather than a drive, or None: a virtio or Xen
+    paravirtual disk (its name, or virtio in its sysfs path), or an emulated model. Its
+    ``rotational`` flag says nothing of a spindle (virtio reports 1)."""
+    if re.fullmatch(r"(vd|xvd)[a-z]+", disk) or "/virtio" in device_path:
+        return "a paravirtual disk (virtio or Xen)"
+    upper = " ".join(model.split()).upper()
+    hit = next((m for m in VIRTUAL_MODELS if m in upper), None)
+    return f"a hypervisor's emulated disk (model '{model.strip()}')" if hit else None
 
 
 __all__ = ["Identified", "SYSFS_ENV", "identify"]

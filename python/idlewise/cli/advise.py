@@ -45,7 +45,10 @@ def cmd_advise(args) -> int:
             raise IdlewiseError(f"{args.trace}: --device auto needs the disk's name, which this trace does not give: "
                                 "add --disk NAME (sda, nvme0n1)")
         trace = args.trace
-        read_options = dict(format=args.format, stream=args.stream, columns=getattr(args, "columns", None),
+        # A format that does not name its devices (a blktrace of sda, a CSV): --disk NAME names
+        # the disk in the commands, and the trace's one device is the one advised on.
+        stream = None if named is not None else args.stream
+        read_options = dict(format=args.format, stream=stream, columns=getattr(args, "columns", None),
                             write_flag=getattr(args, "write_flag", None))
     else:
         trace, read_options = _read_trace(args, args.trace), {}
@@ -55,6 +58,11 @@ def cmd_advise(args) -> int:
             raise IdlewiseError(f"{args.trace}: --device auto needs the disk's name, which this trace does not give: "
                                 "add --disk NAME (sda, nvme0n1)")
         identified = identify(trace.device_name)
+    if auto and identified.virtual:
+        raise IdlewiseError(f"--device auto: /dev/{identified.disk} is {identified.virtual}: there is no spindle behind it to "
+                            "stop, and hdparm -S reaches the emulation, not a disk. Spinning disks down is the host's to "
+                            "decide: record and advise there, or name a catalog entry with --device to see what a real disk "
+                            "would do on this workload")
     if auto:
         device = load_device(identified.catalog)
     if identified and not args.json:
@@ -64,6 +72,9 @@ def cmd_advise(args) -> int:
         print(f"idlewise: {advice['read_report']}", file=sys.stderr)
     if identified:
         advice["device_identified"] = asdict(identified)
+        if identified.usb:
+            advice["warnings"].append(f"/dev/{identified.disk} is behind a USB bridge: many ignore the ATA standby timer "
+                                      "that hdparm -S sets; hd-idle, which sends its own stop command, usually works")
         if not identified.matched:
             advice["warnings"].append(f"no catalog entry for model '{identified.model}': the {identified.kind} class default "
                                       f"{identified.catalog} stands in for it; a device file from its datasheet is better "
@@ -124,8 +135,10 @@ def _print_advice(advice: dict, args) -> None:
     for warning in advice["warnings"]:
         console.print(f"[yellow]note: {warning}[/yellow]")
     if not advice["advised"]:
-        keep = "Leave the disk spinning: hdparm -S 0" if advice["device_kind"] == "disk" else "Keep the drive in its ready state"
+        keep = "Leave the disk spinning, with one of:" if advice["commands"] else "Keep the drive in its ready state"
         console.print(f"[bold red]{advice['verdict']}[/bold red]. {keep}")
+        for command in advice["commands"]:
+            console.print(f"  {command}", highlight=False, soft_wrap=True)
         return
     price = advice["limits"]["price_per_kwh"]
     setting = f" (hdparm -S {advice['hdparm_S']})" if advice["hdparm_S"] else ""
