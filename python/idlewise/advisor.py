@@ -436,9 +436,8 @@ def plot_advice(advice: dict, path: str) -> None:
     groups: dict = {}  # settings that give the same point (every timeout longer than the longest gap) share a label
     for r, x, y in zip(rows, xs, ys):
         groups.setdefault((round(x, 6), round(y, 6)), []).append(_short_label(r))
-    for i, ((x, y), labels) in enumerate(groups.items()):
-        text = labels[0] if len(labels) == 1 else f"{labels[0]} … {labels[-1]}"
-        ax.annotate(text, (x, y), textcoords="offset points", xytext=(5, 5 if i % 2 else -10), fontsize=7)
+    point_labels = [(x, y, labels[0] if len(labels) == 1 else f"{labels[0]} … {labels[-1]}", "black")
+                    for (x, y), labels in groups.items()]
     ax.axhline(always_on, color="tab:red", linestyle="--", linewidth=1, label=f"always on: {always_on:.1f} kWh/year")
     for (kind, budget), color in zip(advice["cycle_budgets_per_day"].items(), ("tab:orange", "tab:brown")):
         ax.axvline(budget, color=color, linestyle=":", linewidth=1,
@@ -451,12 +450,16 @@ def plot_advice(advice: dict, path: str) -> None:
         ax.scatter([chosen["wakeups_per_day"]], [always_on - chosen["kwh_saved_per_year"]], s=220, marker="*",
                    color="tab:green", zorder=4, label=f"recommended: {advice['policy']}")
     ax.set_xscale("symlog", linthresh=1)
+    ax.set_xlim(left=0)  # a count a day: the axis' margin once showed negative wake-ups
     ax.set_xlabel("wake-ups per day")
     ax.set_ylabel("energy, kWh per year")
     ax.set_title(f"{advice['device']} on {advice['trace']}")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     fig.tight_layout()
+    from .reporting import _place_labels
+
+    _place_labels(ax, point_labels)  # beside each point, where it overlaps no other (the report's placer)
     save_figure(fig, path)
     plt.close(fig)
 
