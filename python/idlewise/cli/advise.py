@@ -9,7 +9,7 @@ import sys
 from ..devices import load_device
 from ..errors import IdlewiseError
 from ..results import json_ready
-from ._common import Table, _console, _fmt_time, _fmt_years, _read_trace, _report_read, _streamable
+from ._common import _console, _fmt_time, _fmt_years, _read_trace, _report_read, _streamable
 
 
 def cmd_record(args) -> int:
