@@ -266,3 +266,39 @@ def test_what_the_option_fuzz_found(tmp_path, capsys, monkeypatch, argv, said):
     # looks like a URL went to pandas as one.
     monkeypatch.chdir(tmp_path)
     assert said in _error(argv, capsys)
+
+
+def test_an_srt_file_cut_while_read_is_refused(monkeypatch):
+    # The file shrank between its size being read and its records: fewer words than counted
+    # (a `cannot reshape` traceback before).
+    from conftest import SRT
+    from idlewise.traces.readers import hp_srt
+
+    whole = np.fromfile
+    monkeypatch.setattr(hp_srt.np, "fromfile", lambda f, dtype, count: whole(f, dtype=dtype, count=count)[:count // 3])
+    with pytest.raises(idlewise.IdlewiseError, match="truncated while read"):
+        idlewise.read_trace(SRT)
+
+
+@pytest.mark.parametrize("source", ["fifo", "pipe"])
+def test_sigterm_while_waiting_on_a_pipe_ends_the_command(tmp_path, source):
+    # A FIFO no one writes to, and a pipe whose writer never ends: SIGTERM ends the command
+    # (143) at once; it once hung, or waited for EOF.
+    import signal
+    import time
+
+    argv = [sys.executable, "-m", "idlewise.cli", "simulate", "-", "--device", "hitachi-microdrive-1gb", "--policy", "timeout:2s"]
+    if source == "fifo":
+        fifo = tmp_path / "fifo"
+        os.mkfifo(fifo)
+        argv[4] = str(fifo)
+        p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    else:
+        writer = subprocess.Popen(["sleep", "60"], stdout=subprocess.PIPE)
+        p = subprocess.Popen(argv, stdin=writer.stdout, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGTERM)
+    err = p.communicate(timeout=20)[1]
+    if source == "pipe":
+        writer.kill()
+    assert p.returncode == 143 and "Traceback" not in err, (p.returncode, err[-1000:])
