@@ -290,10 +290,9 @@ def _readable(group):
         return group
     from .sweeps import summary
 
-    chosen = summary(group.to_dict("records"))
-    keys = {(str(r.get("policy")), str(r.get("spec"))) for r in chosen}
-    picked = group[[(str(p), str(s)) in keys for p, s in zip(group["policy"], group.get("spec", group["policy"]))]]
-    return picked.head(BARS_MAX)
+    # Each row carries its place in the frame through the summary, which copies and reorders rows.
+    chosen = {r["_row"] for r in summary([{**r, "_row": i} for i, r in enumerate(group.to_dict("records"))])}
+    return group.iloc[sorted(chosen)].head(BARS_MAX)
 
 
 def _bar_panels(rows):
@@ -301,8 +300,12 @@ def _bar_panels(rows):
     need (a panel of hundreds of runs shows those worth reading: :func:`_readable`); returns it
     and (axes, (name, rows)) pairs."""
     plt = _pyplot()
-    panels = [(name if len(_readable(group)) == len(group) else f"{name} (the {len(_readable(group))} runs of the frontier "
-               f"and each family's least energy, of {len(group):,})", _readable(group)) for name, group in _panels(rows)]
+    panels = []
+    for name, group in _panels(rows):
+        shown = _readable(group)
+        if len(shown) < len(group):
+            name += f" (the {len(shown)} runs of the frontier and each family's least energy, of {len(group):,})"
+        panels.append((name, shown))
     heights = [max(2.2, 0.32 * len(g) + 1.4) for _, g in panels]
     fig, axes = plt.subplots(len(panels), 1, figsize=(9, sum(heights)), squeeze=False,
                              gridspec_kw={"height_ratios": heights})

@@ -146,7 +146,7 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
 
     sources = [t if isinstance(t, TraceSource)
                else TraceSource(trace=t if stream is None else t.select_stream(stream)) if isinstance(t, Trace)
-               else TraceSource(path=t, chunks=chunks, stream=stream) for t in traces]
+               else TraceSource(path=t, chunks=chunks) for t in traces]
     for s in sources:
         if s.stream is not None and not (isinstance(s.stream, str) and not s.stream.lstrip("-").isdigit()):
             device_number(s.stream, f"{s.label}: stream")

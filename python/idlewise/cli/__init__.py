@@ -152,9 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "pass, wherever its format and the transform allow")
     sw.add_argument("--base-power", type=_watts, default=0.0, metavar="W")
     _response_option(sw)
-    sw.add_argument("--jobs", type=_count("--jobs", THREADS_MAX), help=f"threads on this machine, 1 to {THREADS_MAX:,} (default: all cores)")
+    sw.add_argument("--jobs", type=_count(THREADS_MAX), help=f"threads on this machine, 1 to {THREADS_MAX:,} (default: all cores)")
     sw.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on an existing Dask cluster instead")
-    sw.add_argument("--volume-parts", type=_count("--volume-parts", VOLUME_PARTS_MAX), default=1, metavar="N",
+    sw.add_argument("--volume-parts", type=_count(VOLUME_PARTS_MAX), default=1, metavar="N",
                     help="split each streamed trace's devices (volumes) into N parts, each read from the whole file: on a "
                          "cluster the parts go to different workers; here they run in turn, each in 1/N of the memory "
                          f"(thousands of volumes under many policies), at most {VOLUME_PARTS_MAX:,}. Same rows either way")

@@ -31,40 +31,36 @@ def _response_option(parser) -> None:
                              "transform issued it early (compress: successful read-ahead, so prefetched data waits 0)")
 
 
-def _stream_key(text: str):
-    """A device's number, or its name (diskstats and biosnoop files name their devices)."""
-    if not text.isdigit():
-        return text
-    from ..errors import IdlewiseError
-    from ..arguments import device_number
-
-    try:
-        return device_number(text, "")
-    except IdlewiseError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-
-
-def _seed(text: str) -> int:
-    from ..arguments import seed
-    from ..errors import IdlewiseError
-
-    try:
-        return seed(text, "")
-    except IdlewiseError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-
-
-def _count(what: str, high: int):
-    """An argparse type: a whole number from 1 to ``high``."""
+def _whole(low: int, high: int):
+    """An argparse type: a whole number from ``low`` to ``high`` (``idlewise.arguments.whole``),
+    its refusal argparse's usage error."""
     def parse(text: str) -> int:
-        from ..errors import IdlewiseError
         from ..arguments import whole
+        from ..errors import IdlewiseError
 
         try:
-            return whole(text, "", 1, high)
+            return whole(text, "", low, high)
         except IdlewiseError as e:
             raise argparse.ArgumentTypeError(str(e)) from None
     return parse
+
+
+def _stream_key(text: str):
+    """A device's number, or its name (diskstats and biosnoop files name their devices)."""
+    from ..arguments import DEVICE_NUMBER_MAX
+
+    return _whole(-DEVICE_NUMBER_MAX - 1, DEVICE_NUMBER_MAX)(text) if text.isdigit() else text
+
+
+def _count(high: int):
+    """An argparse type: a whole number from 1 to ``high``."""
+    return _whole(1, high)
+
+
+def _seed(text: str) -> int:
+    from ..arguments import SEED_MAX
+
+    return _whole(0, SEED_MAX)(text)
 
 
 def _stream_option(parser) -> None:
