@@ -110,11 +110,10 @@ def local_path(path, *, seekable: bool = False, fresh: bool = False) -> str:
             _COPIES[(path, False)] = _copy_stream(path)
         path = _COPIES[(path, False)]
     if seekable and compression_of(path) != "plain":
-        decompressed = os.path.join(tempfile.mkdtemp(dir=_folder()), os.path.basename(path))
-        with open_input(path) as source, open(decompressed, "wb") as out:
-            shutil.copyfileobj(source, out, COPY_BYTES)
-        path = decompressed
-    _COPIES[(given, seekable)] = path
+        with open_input(path) as source:
+            path = _copy(source, os.path.basename(path), path)
+    if path != given:  # only copies are remembered: a file is read where it is, each time
+        _COPIES[(given, seekable)] = path
     return path
 
 
@@ -131,29 +130,28 @@ def _is_stream(path: str) -> bool:
 
 def _copy_file_object(source) -> str:
     """A file object's bytes (text is written as UTF-8) in a temporary file named as it is."""
-    name = os.path.basename(str(getattr(source, "name", "") or "")) or "stream"
-    copy = os.path.join(tempfile.mkdtemp(dir=_folder()), name)
-    with open(copy, "wb") as out:
-        while True:
-            block = source.read(COPY_BYTES)
-            if not block:
-                break
-            out.write(block.encode("utf-8") if isinstance(block, str) else block)
-    return copy
+    return _copy(source, os.path.basename(str(getattr(source, "name", "") or "")) or "stream", "the file object")
 
 
 def _copy_stream(path: str) -> str:
-    name = "stdin" if path == STDIN else os.path.basename(path) or "input"
-    copy = os.path.join(tempfile.mkdtemp(dir=_folder()), name)
+    """Standard input's or a pipe's bytes, as they arrive, in a temporary file named as it is."""
     try:
         source = os.fdopen(os.dup(0), "rb", closefd=True) if path == STDIN else open(path, "rb")
     except OSError as e:
         raise TraceError(f"{path}: cannot read: {e.strerror}") from None
-    with source, open(copy, "wb") as out:
+    with source:
+        return _copy(source, "stdin" if path == STDIN else os.path.basename(path) or "input", path)
+
+
+def _copy(source, name: str, what: str) -> str:
+    """``source`` read to its end, a block at a time, into a temporary file called ``name``."""
+    copy = os.path.join(tempfile.mkdtemp(dir=_folder()), name)
+    with open(copy, "wb") as out:
         try:
-            shutil.copyfileobj(source, out, COPY_BYTES)
+            while block := source.read(COPY_BYTES):
+                out.write(block.encode("utf-8") if isinstance(block, str) else block)
         except OSError as e:
-            raise TraceError(f"{path}: cannot read: {e.strerror}") from None
+            raise TraceError(f"{what}: cannot read: {e.strerror}") from None
     return copy
 
 
