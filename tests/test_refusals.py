@@ -302,3 +302,28 @@ def test_sigterm_while_waiting_on_a_pipe_ends_the_command(tmp_path, source):
     if source == "pipe":
         writer.kill()
     assert p.returncode == 143 and "Traceback" not in err, (p.returncode, err[-1000:])
+
+
+@pytest.mark.parametrize("device, capacity", [
+    ("hitachi-microdrive-1gb", "1000000000 bytes"), ("samsung-pm981-1tb", "1000204886016 bytes"), ("cmu-mems-g2", "6750000 blocks"),
+])
+def test_a_request_larger_than_the_whole_device_is_refused(tmp_path, capsys, device, capacity):
+    """The 1 GB microdrive once served a 2^62-byte request as 107 years of transfer. Every
+    storage device of the catalog knows its size (stated, cylinders or layout); a request larger
+    than the device is refused naming the record, folded or not."""
+    path = tmp_path / "big.csv"
+    path.write_text(f"time_s,offset_bytes,size_bytes,op\n0.0,0,4096,R\n1.0,0,{2**62},R\n")
+    for fold in ([], ["--fold-offsets"]):
+        err = _error(["simulate", str(path), "--device", device, "--policy", "timeout:2s", *fold], capsys)
+        assert "record 1" in err or "line 3" in err, err
+        assert capacity in err, err
+
+
+def test_every_catalog_storage_device_knows_its_capacity():
+    for name in idlewise.devices.catalog_names():
+        device = idlewise.load_device(name)
+        stated = device.capacity_bytes
+        if device.kind == "network":
+            assert stated is None, name
+        elif name != "sandisk-ultra-ii-cf":  # seed 003's NVCache: the hybrid's description sizes it
+            assert stated and stated >= 64e6, name

@@ -61,6 +61,8 @@ struct DeviceFile {
     transitions: Vec<TransitionFile>,
     service: Option<ServiceFile>,
     limits: Option<LimitsFile>,
+    /// The device's user capacity where nothing else in the file implies it.
+    capacity: Option<CapacityFile>,
     /// An 802.11 card's firmware switch from power-save polling to CAM under traffic.
     fast_psp: Option<FastPspFile>,
     /// Chains a policy must take between two modes instead of the default route.
@@ -68,6 +70,18 @@ struct DeviceFile {
     routes: Vec<RouteFile>,
     /// The mode the device is in when a run starts (the ready mode if not given).
     initial_mode: Option<String>,
+}
+
+/// The device's user capacity, for devices whose service does not already imply one (a seek
+/// curve's cylinders, a MEMS layout): a request larger than the whole device is refused.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CapacityFile {
+    bytes: f64,
+    #[serde(default)]
+    source: String,
+    #[serde(default)]
+    assumed: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -432,6 +446,8 @@ pub struct Device {
     pub transitions: Vec<Transition>,
     pub service: Service,
     pub limits: Limits,
+    /// `[capacity]`: the user capacity a device file states (bytes), with its source.
+    pub capacity: Option<(f64, Provenance)>,
     /// A network card's switch to CAM under traffic (`[fast_psp]`).
     pub fast_psp: Option<FastPsp>,
     /// Values that are allowed but look wrong (a "low-power" mode drawing more than ready).
@@ -466,7 +482,7 @@ fn physical_range(field: &str) -> (f64, f64, &'static str) {
         (0.0, 1e9, "joules")
     } else if field.ends_with("_rpm") {
         (1.0, 1e6, "revolutions per minute")
-    } else if field.ends_with("bytes_per_cylinder") {
+    } else if field.ends_with("bytes_per_cylinder") || field.ends_with("capacity.bytes") {
         (1.0, 1e15, "bytes")
     } else {
         (0.0, 1e15, "")
@@ -931,6 +947,19 @@ impl Device {
                 .position(|m| &m.name == name)
                 .ok_or_else(|| Error::device(origin, "initial_mode", format!("unknown mode '{name}'")))?,
         };
+        let capacity = match file.capacity {
+            None => None,
+            Some(c) => {
+                if file.kind == DeviceKind::Network {
+                    return Err(Error::device(origin, "capacity", "a network card stores nothing; a capacity is for storage devices"));
+                }
+                check_value(origin, "capacity.bytes", c.bytes, false)?;
+                if c.bytes < 512.0 || c.bytes.fract() != 0.0 {
+                    return Err(Error::device(origin, "capacity.bytes", format!("must be a whole number of bytes, at least one 512-byte sector, got {}", c.bytes)));
+                }
+                Some((c.bytes, Provenance { source: c.source, assumed: c.assumed }))
+            }
+        };
         let fast_psp = match file.fast_psp {
             None => None,
             Some(f) => {
@@ -962,6 +991,7 @@ impl Device {
             transitions,
             service,
             limits,
+            capacity,
             fast_psp,
             warnings,
             route_table,
@@ -969,6 +999,15 @@ impl Device {
             gap_options,
             tail_routes,
         })
+    }
+
+    /// The whole device in bytes: a MEMS layout's blocks, a seek curve's cylinders, or the
+    /// device file's `[capacity]`; `None` where nothing states it (network cards, custom files).
+    pub fn capacity_bytes(&self) -> Option<f64> {
+        if let Some(mems) = self.service.mems.as_ref() {
+            return Some(mems.sled.blocks() as f64 * 512.0);
+        }
+        self.service.seek.as_ref().and_then(|k| k.capacity_bytes).or(self.capacity.as_ref().map(|c| c.0))
     }
 
     pub fn mode_count(&self) -> usize {

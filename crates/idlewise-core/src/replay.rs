@@ -132,7 +132,8 @@ pub(crate) fn check_options(device: &Device, opts: &ReplayOptions) -> Result<()>
 /// A device with a layout (MEMS), or a disk whose file gives its cylinders, has a capacity: a
 /// request beyond it is an error naming the record, unless the run folds offsets onto the device
 /// (`fold_offsets`), as traces made for a larger device are run on a small one. A seek curve
-/// extrapolated past full stroke would be a silent wrong answer.
+/// extrapolated past full stroke would be a silent wrong answer. A device whose file states only
+/// its `[capacity]` refuses a request larger than itself.
 pub(crate) fn check_fits(trace: &TraceView, device: &Device, opts: &ReplayOptions) -> Result<()> {
     if let Some(mems) = device.service.mems.as_ref() {
         let capacity = mems.sled.blocks();
@@ -151,24 +152,34 @@ pub(crate) fn check_fits(trace: &TraceView, device: &Device, opts: &ReplayOption
             }
         }
     } else if let Some(capacity) = device.service.seek.as_ref().and_then(|k| k.capacity_bytes) {
-        for i in 0..trace.len() {
-            // Folding moves a request's offset onto the disk, never shrinks it: one larger than
-            // the whole disk does not fit anywhere.
-            if opts.fold_offsets {
-                if trace.size_bytes[i] as f64 > capacity {
-                    return Err(Error::TraceRecord {
-                        index: i,
-                        field: "size_bytes",
-                        message: format!("{} bytes do not fit on device '{}' ({capacity:.0} bytes)", trace.size_bytes[i], device.name),
-                    });
-                }
-                continue;
+        check_offsets_fit(trace, &device.name, capacity, opts.fold_offsets)?;
+    } else if let Some(capacity) = device.capacity_bytes() {
+        // Where no seek curve or layout places a request, its offset does not enter the service
+        // (traces of other disks are replayed as they are, seed 001's way); its size does.
+        check_offsets_fit(trace, &device.name, capacity, true)?;
+    }
+    Ok(())
+}
+
+/// Every request within `capacity` bytes: its whole extent, or, where offsets are folded onto
+/// the device, its size (folding moves a request, never shrinks it: one larger than the whole
+/// device fits nowhere).
+fn check_offsets_fit(trace: &TraceView, device: &str, capacity: f64, fold_offsets: bool) -> Result<()> {
+    for i in 0..trace.len() {
+        if fold_offsets {
+            if trace.size_bytes[i] as f64 > capacity {
+                return Err(Error::TraceRecord {
+                    index: i,
+                    field: "size_bytes",
+                    message: format!("{} bytes do not fit on device '{device}' ({capacity:.0} bytes)", trace.size_bytes[i]),
+                });
             }
-            let end = trace.offset_bytes[i] as f64 + trace.size_bytes[i] as f64;
-            if end > capacity {
-                let what = format!("bytes {}..{}", trace.offset_bytes[i], end as i64 - 1);
-                return Err(beyond(i, &what, &device.name, &format!("{capacity:.0} bytes")));
-            }
+            continue;
+        }
+        let end = trace.offset_bytes[i] as f64 + trace.size_bytes[i] as f64;
+        if end > capacity {
+            let what = format!("bytes {}..{}", trace.offset_bytes[i], end as i64 - 1);
+            return Err(beyond(i, &what, device, &format!("{capacity:.0} bytes")));
         }
     }
     Ok(())
@@ -385,6 +396,33 @@ mod tests {
     // Two-state device: ready 1 W, sleep 0 W, down 1 s/1 J, up 2 s/3 J; service = 10 ms +
     // size/1 MB/s at 2 W. Requests of 990 kB take exactly 1 s (2 J).
     const ONE_SECOND: i64 = 990_000;
+
+    /// A device whose file states only its capacity (no seek curve) replays other disks'
+    /// offsets as they are, but refuses a request larger than the whole device: a 2^62-byte
+    /// request on a 1 GB microdrive is not a transfer of 107 years.
+    #[test]
+    fn stated_capacity_refuses_a_request_larger_than_the_device() {
+        let d = Device::from_toml(
+            &format!("name='tiny'\nkind='flash'\n[[modes]]\nname='a'\npower_w=1\nserves=true\n{}[capacity]\nbytes=4096\n", crate::device::tests::SERVICE),
+            "tiny.toml",
+        )
+        .unwrap();
+        assert_eq!(d.capacity_bytes(), Some(4096.0));
+        let times = [0.0, 1.0];
+        let ops = [0u8, 0];
+        let run = |offsets: &[i64], sizes: &[i64]| {
+            let trace = TraceView::new(&times, offsets, sizes, &ops).unwrap();
+            let mut p = PolicySpec::parse("always-on").unwrap().build(&d, &BuildContext::default()).unwrap();
+            replay(&trace, &d, p.as_mut(), &ReplayOptions::default()).map(|_| ())
+        };
+        assert!(run(&[0, 1 << 40], &[512, 4096]).is_ok(), "an offset beyond a placement-free device is replayed as it is");
+        match run(&[0, 0], &[512, 1 << 62]) {
+            Err(Error::TraceRecord { index: 1, field: "size_bytes", message }) => assert!(message.contains("do not fit on device 'tiny' (4096 bytes)"), "{message}"),
+            other => panic!("expected a refusal of record 1's size, got {other:?}"),
+        }
+        let bad = Device::from_toml(&format!("name='t'\nkind='flash'\n[[modes]]\nname='a'\npower_w=1\nserves=true\n{}[capacity]\nbytes=100.5\n", crate::device::tests::SERVICE), "t.toml");
+        assert!(matches!(bad, Err(Error::Device { .. })), "{bad:?}");
+    }
 
     /// A disk of 10 cylinders of 1,000 bytes (10 kB): 100 cylinders' worth of seek curve would
     /// be extrapolated past full stroke, so a request beyond 10 kB is refused unless folded, and

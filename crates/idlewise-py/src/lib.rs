@@ -158,6 +158,16 @@ impl Device {
         Ok(d)
     }
 
+    /// The `[capacity]` a device file states: `{"bytes", "source", "assumed"}`, or None.
+    #[getter]
+    fn stated_capacity<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some((bytes, source)) = &self.inner.capacity else { return Ok(None) };
+        let d = PyDict::new_bound(py);
+        d.set_item("bytes", *bytes)?;
+        provenance(py, &d, source)?;
+        Ok(Some(d))
+    }
+
     #[getter]
     fn start_stop_cycles(&self) -> Option<f64> {
         self.inner.limits.start_stop_cycles
@@ -171,6 +181,13 @@ impl Device {
     /// This MEMS device with the other shutdown policy: "pe" (performance-efficient) or "ee".
     fn with_mems_shutdown(&self, policy: &str) -> PyResult<Device> {
         self.inner.with_mems_shutdown(policy).map(|inner| Device { inner }).map_err(to_py_err)
+    }
+
+    /// The whole device in bytes (a MEMS layout, a seek curve's cylinders or the file's
+    /// `[capacity]`), or None where the device file states none (network cards).
+    #[getter]
+    fn capacity_bytes(&self) -> Option<f64> {
+        self.inner.capacity_bytes()
     }
 
     /// A MEMS device's capacity in 512-byte blocks (its sled's layout), or None for other devices.

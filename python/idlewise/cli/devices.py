@@ -129,6 +129,10 @@ def _print_device(console, d, shown_as: str) -> None:
             + f"+ {k['half_rotation_s'] * 1e3:g} ms half a rotation; {k['seek_power_w']:g} W extra while seeking\n"
             f"  seek time at " + ", ".join(f"{d_:,.0f} cyl: {t * 1e3:.2f} ms" for d_, t in k["curve_s"])
             + f"\n  {_provenance(k)}"), highlight=False)
+    if d.stated_capacity:
+        c = d.stated_capacity
+        console.print(escape(f"capacity: {c['bytes']:,.0f} bytes; a request larger than the device is refused\n  {_provenance(c)}"),
+                      highlight=False)
     for kind, n, counted in wear_ratings(d):
         console.print(f"rated {kind} cycles: {n:,.0f} (the wake-ups that use one are counted as {counted} in results)")
     for note in d.assumptions:
