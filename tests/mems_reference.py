@@ -93,5 +93,5 @@ def compare(trace_rows: np.ndarray, ours_response_ms: np.ndarray, disksim_rows: 
 def run_ours(trace: idlewise.Trace, model: str, timeout_ms: float) -> tuple[np.ndarray, dict]:
     policy = f"timeout:{timeout_ms:g}ms" if timeout_ms else "timeout:0s"
     results = idlewise.simulate(trace, f"cmu-mems-{model}", policy, keep_response_times=True, progress=False)
-    run = next(r for r in results.to_dicts() if r["policy"] not in ("always-on", "oracle"))
+    run = next(r for r in results.raw_records() if r["policy"] not in ("always-on", "oracle"))
     return np.asarray(run["response_s"]) * 1e3, run

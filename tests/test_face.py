@@ -117,11 +117,13 @@ def test_result_rows_carry_their_policy_parameters_and_arrow_has_every_column():
     df = results.to_pandas()
     assert df["timeout_s"].fillna(-1).tolist() == [60.0, -1, 120.0, 0.5]
     assert df["knob"].fillna(-1).tolist() == [-1, 50.0, -1, -1]
-    assert df["param.base"].tolist()[1] == 0.0 and df["family"].tolist() == ["timeout", "stpm", "hd-idle", "timeout"]
+    assert df["params"][1]["base"] == 0.0 and df["family"].tolist() == ["timeout", "stpm", "hd-idle", "timeout"]
+    assert df["run"].tolist() == [0, 1, 2, 3]
     table = results.to_arrow()
     # The two devices have different modes: Arrow once took its columns from the first row only.
     assert table.column_names == list(df.columns)
-    assert "energy_by_mode_j.standby" in table.column_names and "energy_by_mode_j.idle" in table.column_names
+    modes = [set(dict(m)) for m in table.column("energy_by_mode_j").to_pylist()]
+    assert "standby" in modes[0] and "idle" in modes[3]
 
 
 def test_simulate_rows_name_the_stream_and_transform_picked(capsys):
@@ -226,3 +228,22 @@ def test_the_compiled_module_has_stubs_and_the_package_says_it_is_typed():
     stubbed |= {n.target.id for n in stub.body if isinstance(n, ast.AnnAssign)}
     public = {n for n in dir(core) if not n.startswith("_")} | {"__version__"}
     assert public <= stubbed, f"not in _core.pyi (python tools/write-core-stubs.py): {sorted(public - stubbed)}"
+
+
+def test_public_functions_document_parameters_and_returns_numpydoc_style():
+    """Issue 41: public functions had no Parameters/Returns sections."""
+    import inspect
+
+    for name in idlewise.__all__:
+        thing = getattr(idlewise, name)
+        if inspect.isclass(thing) or not callable(thing):
+            continue
+        doc = inspect.getdoc(thing) or ""
+        try:
+            takes = bool(inspect.signature(thing).parameters)
+        except ValueError:  # a compiled function without a signature says so in its doc
+            takes = True
+        if takes:
+            assert "Parameters\n----------" in doc, f"idlewise.{name}: no numpydoc Parameters section"
+        if name != "write_parquet":  # returns None
+            assert "Returns\n-------" in doc, f"idlewise.{name}: no numpydoc Returns section"

@@ -93,7 +93,7 @@ def test_per_request_and_timeline_of_two_disks_say_which_disk():
     table = r.per_request("timeout:5s")
     assert table.num_rows == len(trace) and sorted(set(table["stream"].to_pylist())) == [0, 1]
     assert table["stream"].to_pylist().count(1) == 2_267
-    assert set(r.timeline("timeout:5s")["stream"]) == {0, 1}
+    assert set(r.timeline("timeout:5s")["stream"].to_pylist()) == {0, 1}
 
 
 def test_json_rows_carry_the_policy_parameters_as_the_tables_do(capsys):

@@ -82,3 +82,74 @@ def test_advice_without_a_disk_name_never_guesses_one():
     advice = advise(trace, "hitachi-travelstar-5k320", progress=False)
     assert advice["commands"][0] == "hdparm -S 1 /dev/DISK" and "-a DISK" in advice["commands"][1]
     assert any("does not name its disk" in w for w in advice["warnings"])
+
+
+def system_tree(root):
+    """A machine: sda (sda1 /boot, sda2 under LVM's vg-root on /), nvme0n1 (swap partition),
+    and sdb, which holds nothing."""
+    disk(root, "sda", "ST500NM0011", 1)
+    disk(root, "sdb", "ST500NM0011", 1)
+    disk(root, "nvme0n1", "Samsung SSD 970 EVO Plus 1TB", 0)
+    for parent, part in (("sda", "sda1"), ("sda", "sda2"), ("nvme0n1", "nvme0n1p1")):
+        (root / "block" / parent / part).mkdir()
+    dm = root / "block" / "dm-0"
+    (dm / "slaves" / "sda2").mkdir(parents=True)
+    (dm / "dm").mkdir()
+    (dm / "dm" / "name").write_text("vg-root\n")
+    proc = root / "proc"
+    proc.mkdir()
+    (proc / "mounts").write_text("/dev/mapper/vg-root / ext4 rw,relatime 0 0\n/dev/sda1 /boot ext4 rw 0 0\n"
+                                 "tmpfs /run tmpfs rw 0 0\n")
+    (proc / "swaps").write_text("Filename\tType\tSize\tUsed\tPriority\n/dev/nvme0n1p1  partition\t8388604\t0\t-2\n")
+    return proc
+
+
+def test_the_disks_holding_root_and_swap_are_found_through_partitions_and_lvm(tmp_path):
+    from idlewise.identify import system_roles
+
+    proc = system_tree(tmp_path)
+    roles = {d: system_roles(d, sysfs=str(tmp_path), procfs=str(proc)) for d in ("sda", "sdb", "nvme0n1")}
+    assert roles == {"sda": ["the root file system"], "sdb": [], "nvme0n1": ["active swap (/dev/nvme0n1p1)"]}
+    # A swap file lives on the file system that holds it; a container's overlay root is no disk.
+    (proc / "swaps").write_text("Filename\tType\tSize\tUsed\tPriority\n/boot/swapfile file 1024 0 -2\n")
+    assert system_roles("sda", sysfs=str(tmp_path), procfs=str(proc)) == ["the root file system", "active swap (/boot/swapfile)"]
+    (proc / "mounts").write_text((proc / "mounts").read_text() + "overlay / overlay rw 0 0\n")
+    assert system_roles("sda", sysfs=str(tmp_path), procfs=str(proc)) == ["active swap (/boot/swapfile)"]
+
+
+def test_advise_auto_says_plainly_what_applies_to_a_disk_holding_root(tmp_path, monkeypatch, capsys):
+    from idlewise.identify import PROCFS_ENV
+
+    proc = system_tree(tmp_path)
+    monkeypatch.setenv(SYSFS_ENV, str(tmp_path))
+    monkeypatch.setenv(PROCFS_ENV, str(proc))
+    recording = tmp_path / "sda.diskstats"
+    recording.write_text("".join(f"{t} 8 0 sda {t // 900} 0 {t // 900 * 8} 0 0 0 0 0 0 0 0\n" for t in range(0, 86400, 60)))
+    assert main(["advise", str(recording), "--disk", "sda", "--device", "auto", "--json"]) == 0
+    advice = json.loads(capsys.readouterr().out)
+    assert advice["device_identified"]["holds"] == ["the root file system"]
+    assert any("/dev/sda holds the root file system" in w and "hdparm -S 0 /dev/sda" in w for w in advice["warnings"])
+
+
+def test_the_advice_says_how_to_make_it_last_and_what_undoes_it(capsys, tmp_path):
+    trace = tmp_path / "t.csv"
+    trace.write_text("time_s,offset_bytes,size_bytes,op\n" + "".join(f"{t},0,4096,R\n" for t in range(0, 86400, 3600)))
+    assert main(["advise", str(trace), "--disk", "sdb", "--device", "hitachi-travelstar-5k320", "--json"]) == 0
+    advice = json.loads(capsys.readouterr().out)
+    value = advice["hdparm_S"]
+    assert advice["advised"] and value
+    assert any(f"spindown_time = {value}" in line and "/etc/hdparm.conf" in line for line in advice["persist"])
+    assert any(f'KERNEL=="sdb", RUN+="/usr/sbin/hdparm -S {value} /dev/%k"' in line for line in advice["persist"])
+    assert any("-n standby" in line for line in advice["defeated_by"]) and any("hdparm -B /dev/sdb" in line for line in advice["defeated_by"])
+    assert main(["advise", str(trace), "--disk", "sdb", "--device", "hitachi-travelstar-5k320"]) == 0
+    out = capsys.readouterr().out
+    assert "make it last" in out and "what commonly undoes it" in out and f"spindown_time = {value}" in out
+
+
+def test_nvme_advice_for_a_disk_that_is_not_an_nvme_namespace_names_no_controller(capsys):
+    build_vm = str(TRACES / "diskstats" / "build-vm.diskstats")
+    assert main(["advise", build_vm, "--stream", "vda", "--device", "samsung-pm981-1tb", "--json"]) == 0
+    advice = json.loads(capsys.readouterr().out)
+    assert advice["advised"] and advice["commands"] and advice["persist"]
+    assert not any("nvme0" in c for c in advice["commands"] + advice["persist"]), advice["commands"]
+    assert any("vda, which is not an NVMe namespace" in w for w in advice["warnings"])

@@ -35,7 +35,7 @@ def test_same_requests_give_the_same_responses(trace_name, model, policy, ref, m
     rows = np.loadtxt(DATA / f"{trace_name}.trace", ndmin=2)
     trace = idlewise.read_trace(DATA / f"{trace_name}.trace", format="disksim")
     results = idlewise.simulate(trace, f"cmu-mems-{model}", policy, keep_response_times=True, progress=False)
-    run = next(r for r in results.to_dicts() if r["policy"] not in ("always-on", "oracle"))
+    run = next(r for r in results.raw_records() if r["policy"] not in ("always-on", "oracle"))
     match = compare(rows, np.asarray(run["response_s"]) * 1e3, read_gz_rows(DATA / "responses" / f"{ref}.resp.gz"))
     assert match.disksim_mean_ms == pytest.approx(mean_ms, abs=1e-6)
     assert abs(match.mean_error) <= 0.005

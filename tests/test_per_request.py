@@ -52,7 +52,7 @@ def test_a_request_queued_behind_another_found_the_disk_serving(slow_toy):
 
 def test_timeline_is_the_hand_worked_run_clipped_to_its_window(slow_toy):
     results = idlewise.simulate(hand_worked_trace(), slow_toy, ["timeout:5s"], timeline_s=(0.5, 500.0), progress=False)
-    got = [(round(a, 9), round(b, 9), what) for a, b, what in results.timeline()[["start_s", "end_s", "activity"]].itertuples(index=False)]
+    got = [(round(a, 9), round(b, 9), what) for a, b, what in results.timeline().to_pandas()[["start_s", "end_s", "activity"]].itertuples(index=False)]
     assert got == [(0.5, 1.0, "serving"), (1.0, 6.0, "ready"), (6.0, 7.0, "ready→standby"), (7.0, 100.0, "standby"),
                    (100.0, 110.0, "standby→ready"), (110.0, 113.0, "serving")]
 
@@ -81,8 +81,8 @@ def test_simulate_per_request_writes_every_run_to_parquet(slow_toy, tmp_path, ca
                  "--per-request", str(out)]) == 0
     assert "wrote 8 per-request rows" in capsys.readouterr().err
     table = pq.read_table(out).to_pandas()
-    assert table.columns.tolist() == ["policy", "device", "request", "arrival_s", "start_s", "finish_s", "response_s",
-                                      "wait_s", "mode_at_arrival"]
+    assert table.columns.tolist() == ["run", "policy", "device", "stream", "request", "arrival_s", "start_s", "finish_s",
+                                      "response_s", "wait_s", "mode_at_arrival"]
     timeout = table[table["policy"] == "timeout:5s"]
     assert timeout["response_s"].tolist() == pytest.approx([1.0, 11.0, 8.0, 1.0])
     assert set(table["device"].astype(str)) == {"slow-toy"}

@@ -264,15 +264,39 @@ def _replayed_as_read(path, device, specs, progress, read_options) -> tuple["_Re
 
 def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = None, timeouts_s=DEFAULT_TIMEOUTS_S,
            progress: Optional[bool] = None, **read_options) -> dict:
-    """Recommends a power-management setting for ``device`` on the workload of ``trace`` (one
-    device's requests). Returns a JSON-ready dict: the recommendation, what it saves and costs,
-    the commands to apply it, and every candidate with the same figures. ``disk`` names the
-    device in the commands (default: the recording's own name for it, else ``DISK``, with a warning).
+    """Recommends a power-management setting for a device on a recorded workload.
 
-    ``trace`` is a :class:`Trace` or a file's path. A path is replayed as it is read, every
-    setting in one pass, so a recording of any length fits in memory (``read_options`` are
-    :func:`read_trace`'s: ``format``, ``stream``, ``columns``, ``write_flag``, ``sort``; a sort,
-    diskstats and biosnoop read the file whole)."""
+    Every setting the tools can apply is replayed (``hdparm -S`` timeouts and hd-idle's polling
+    for a disk, APST latency bounds for NVMe, DEVSLP for SATA SSDs) beside always-on and the
+    oracle, and the lowest-energy one within the limits is advised.
+
+    Parameters
+    ----------
+    trace : Trace, str or os.PathLike
+        One device's requests: a :class:`Trace` or a file's path, replayed as it is read, every
+        setting in one pass, so a recording of any length fits in memory.
+    device : str or Device
+        The catalog entry (or device file) that models the disk.
+    limits : Limits, optional
+        Wake-ups a day, rated cycles over a lifetime, delayed requests an hour, added delay, the
+        price of a kWh.
+    disk : str, optional
+        The disk's name in the commands (default: the recording's own name for it, else
+        ``DISK``, with a warning).
+    timeouts_s : sequence of float, optional
+        The timeouts tried on a disk.
+    progress : bool, optional
+        Show a progress bar.
+    **read_options
+        :func:`read_trace`'s ``format``, ``stream``, ``columns``, ``write_flag``, ``sort``.
+
+    Returns
+    -------
+    dict
+        JSON-ready: the verdict, the setting, what it saves and costs a year, the commands to
+        apply it (``commands``), to make it last (``persist``) and what commonly undoes it
+        (``defeated_by``), warnings, and every candidate with the same figures.
+    """
     limits.check()
     device = load_device(device)
     candidates = _candidates(device, timeouts_s)
@@ -307,6 +331,9 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
 
     recorded_s = recording.recorded_s
     warnings = []
+    if device.kind == "flash" and _is_nvme(device) and disk != "DISK" and not re.match(r"nvme\d+", disk):
+        warnings.append(f"the recording is of {disk}, which is not an NVMe namespace: the NVMe settings below are for the "
+                        f"drive {device.name} stands for; name its controller in place of nvmeX")
     if disk == "DISK":
         warnings.append("the trace does not name its disk: the commands say /dev/DISK; name it with --disk (sda, nvme0n1)")
     if recorded_s < RECOMMENDED_RECORDING_S:
@@ -337,6 +364,9 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
         "ps_max_latency_us": best.get("ps_max_latency_us") if best else None,
         "devslp_idle_timeout_ms": best.get("devslp_idle_timeout_ms") if best else None,
         "commands": _commands(best, disk) if advised else _keep_ready_commands(device, disk),
+        # How to make it last, and what commonly undoes it.
+        "persist": _lasting(best, device, disk)[0] if advised else [],
+        "defeated_by": _lasting(best, device, disk)[1] if advised else [],
         "always_on_kwh_per_year": always_on_j_per_year / JOULES_PER_KWH,
         "oracle_kwh_saved_per_year": (reference["energy_j"] - oracle["energy_j"]) * SECONDS_PER_YEAR / seconds / JOULES_PER_KWH,
         "rated_start_stop_cycles": device.start_stop_cycles,
@@ -376,9 +406,50 @@ def _verdict(best, rows, always_on_j_per_year, limits: Limits, device) -> tuple[
 
 
 def _nvme_controller(disk: str) -> str:
-    """The controller of a namespace (nvme0n1 -> nvme0), where the latency tolerance is set."""
+    """The controller of a namespace (nvme0n1 -> nvme0), where the latency tolerance is set;
+    ``nvmeX`` for a disk that is not an NVMe namespace (the advice then says to name it)."""
     match = re.match(r"nvme\d+", disk)
-    return match.group(0) if match else "nvme0"
+    return match.group(0) if match else "nvmeX"
+
+
+def _lasting(best, device, disk: str) -> tuple[list[str], list[str]]:
+    """How to make the advised setting survive a reboot (and a drive's own power cycle, which
+    forgets hdparm -S), and what commonly defeats it: the files each tool reads, as the Debian
+    and Fedora packages install them."""
+    if not best:
+        return [], []
+    if best.get("hdparm_S"):
+        value = best["hdparm_S"]
+        return ([f"/etc/hdparm.conf (Debian, Ubuntu; applied at boot and on hot-plug): /dev/disk/by-id/<{disk}'s id> {{ spindown_time = {value} }}"
+                 f" (ls -l /dev/disk/by-id | grep {disk}$: sdX names can change between boots)",
+                 f'any distribution, a udev rule in /etc/udev/rules.d/69-spindown.rules: ACTION=="add|change", SUBSYSTEM=="block", '
+                 f'KERNEL=="{disk}", RUN+="/usr/sbin/hdparm -S {value} /dev/%k"',
+                 f'or hd-idle as a service: HD_IDLE_OPTS="{hd_idle_args(disk, best["timeout_s"])}" in /etc/default/hd-idle '
+                 "(Debian's package; START_HD_IDLE=true), then systemctl enable --now hd-idle"],
+                [f"APM: levels 128-254 do not permit spin-down (hdparm(8)); check hdparm -B /dev/{disk} and, if it is "
+                 "128 or more, add apm = 127 to the hdparm.conf stanza (hdparm -B 127)",
+                 "smartd: its checks (every 30 min by default) wake a disk in standby unless /etc/smartd.conf says -n standby "
+                 f"on the line for /dev/{disk} (or on DEVICESCAN)",
+                 "anything else that polls the disk: monitoring agents running smartctl or hddtemp, udisks2, updatedb, a "
+                 "file system mounted without noatime read by a backup or indexer"])
+    if best.get("devslp_idle_timeout_ms") is not None:
+        n = best["devslp_idle_timeout_ms"]
+        return ([f"/etc/modprobe.d/libahci.conf: options libahci devslp_idle_timeout={n} (then update-initramfs -u, or "
+                 "dracut -f, where libahci loads from the initramfs)",
+                 'a udev rule for the link: ACTION=="add", SUBSYSTEM=="scsi_host", KERNEL=="host*", '
+                 'ATTR{link_power_management_policy}="min_power"'],
+                ["a BIOS with DEVSLP or aggressive link power management disabled; a controller without DEVSLP "
+                 "(dmesg | grep -i devslp); power-profiles-daemon or TLP writing another link policy"])
+    if best.get("ps_max_latency_us") is not None:
+        n = best["ps_max_latency_us"]
+        controller = _nvme_controller(disk)
+        return ([f"/etc/modprobe.d/nvme.conf: options nvme_core default_ps_max_latency_us={n} (where nvme_core is a "
+                 f"module), or GRUB_CMDLINE_LINUX_DEFAULT=\"... nvme_core.default_ps_max_latency_us={n}\" in "
+                 "/etc/default/grub, then update-grub (grub2-mkconfig on Fedora)",
+                 f"check after a reboot: nvme get-feature /dev/{controller} -f 0x0c -H (APST enabled, its table)"],
+                ["the kernel's quirk list turns APST off for drives known to fail with it (dmesg | grep -i apst); a BIOS "
+                 "that leaves APST off; a latency tolerance of 0 set by another tool (TLP's NVMe settings)"])
+    return [], []
 
 
 def _keep_ready_commands(device, disk: str) -> list[str]:

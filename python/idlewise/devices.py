@@ -34,12 +34,35 @@ def _catalog_dir():
 
 
 def catalog_names() -> list[str]:
-    """Names of the bundled devices."""
+    """Names of the bundled devices.
+
+    Returns
+    -------
+    list of str
+        Every catalog entry's name, sorted (``idlewise devices`` shows them).
+    """
     return sorted(p.name[: -len(".toml")] for p in _catalog_dir().iterdir() if p.name.endswith(".toml"))
 
 
 def load_device(name_or_path: str | os.PathLike | Device) -> Device:
-    """Loads a catalog device by name, or a device TOML file by path."""
+    """Loads a catalog device by name, or a device TOML file by path.
+
+    Parameters
+    ----------
+    name_or_path : str, os.PathLike or Device
+        A catalog name (``hitachi-microdrive-1gb``), a ``.toml`` file (``docs/devices.md``), or
+        a :class:`Device`, returned as it is.
+
+    Returns
+    -------
+    Device
+
+    Raises
+    ------
+    IdlewiseError
+        An unknown name (with the nearest catalog names) or a file that is not a valid device,
+        naming the field.
+    """
     if isinstance(name_or_path, Device):
         return name_or_path
     if not isinstance(name_or_path, (str, os.PathLike)):

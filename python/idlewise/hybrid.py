@@ -37,14 +37,30 @@ def _hybrid_dir():
 
 
 def hybrid_names() -> list[str]:
-    """Names of the bundled hybrid disk descriptions."""
+    """Names of the bundled hybrid disk descriptions.
+
+    Returns
+    -------
+    list of str
+    """
     return sorted(p.name[: -len(".toml")] for p in _hybrid_dir().iterdir() if p.name.endswith(".toml"))
 
 
 def load_hybrid(name_or_path: str | os.PathLike) -> dict:
-    """Reads a hybrid description (a bundled name or a TOML path): its ``disk`` and ``flash`` are
-    loaded as :class:`Device` (a path is taken relative to the description's file), its sizes
-    are bytes (``nvcache_bytes`` None when unbounded)."""
+    """Reads a hybrid description.
+
+    Parameters
+    ----------
+    name_or_path : str or os.PathLike
+        A bundled name (:func:`hybrid_names`) or a TOML file (``docs/hybrid.md``).
+
+    Returns
+    -------
+    dict
+        Its ``disk`` and ``flash`` loaded as :class:`Device` (a path is taken relative to the
+        description's file), its sizes in bytes (``nvcache_bytes`` None when unbounded), flush
+        settings and policy.
+    """
     text_path = os.fspath(name_or_path)
     if os.path.exists(text_path) or text_path.endswith(".toml"):
         try:
@@ -149,21 +165,39 @@ def hybrid(trace: "traces.Trace", disk=None, flash=None, *, description=None, nv
            flush_algorithm=None, policy: str | None = None, base_power_w: float = 0.0, initial_mode: str | None = None,
            replay: str = "open", response_from: str = "issue", tail_s: float = 0.0,
            transition_seed: int | None = None, setup: HybridSetup | None = None) -> Results:
-    """Replays ``trace`` on a hybrid disk: ``disk`` under ``policy`` with ``flash`` as its NVCache.
+    """Replays a trace on a hybrid disk: a rotating disk under a policy with flash as its NVCache.
 
-    ``description`` names a hybrid description (bundled name or TOML path) whose parts and sizes
-    are the defaults; arguments given here override it. ``nvcache`` and ``dram`` are sizes
-    (``'64MiB'``, ``'100KB'``, bytes; ``nvcache='inf'`` is unbounded); ``flush_when`` is ``'each'``
-    or ``'full'``; ``flush_algorithm`` is 1–4 (seed 003 Figure 2). Each of these four may be a
-    list: every combination is run. Without a description the defaults are seed 003's: NVCache
-    64 MiB, DRAM 16 MiB, flush when full, algorithm 4, policy ``experts``. ``setup``, from
-    :func:`prepare`, replaces all of these.
+    Parameters
+    ----------
+    trace : Trace
+        The requests.
+    disk, flash : str or Device, optional
+        The rotating disk and the NVCache's flash (default: the description's).
+    description : str, optional
+        A hybrid description (bundled name or TOML path) whose parts and sizes are the defaults;
+        arguments given here override it.
+    nvcache, dram : str, int or list, optional
+        Sizes (``'64MiB'``, ``'100KB'``, bytes; ``nvcache='inf'`` is unbounded). Without a
+        description: NVCache 64 MiB, DRAM 16 MiB (seed 003).
+    flush_when : {"each", "full"} or list, optional
+        Flush at each spin-up or when full (default ``full``).
+    flush_algorithm : int (1-4) or list, optional
+        Seed 003 Figure 2's algorithm (default 4).
+    policy : str, optional
+        The disk's spin-down policy (default ``experts``).
+    base_power_w, initial_mode, replay, response_from, tail_s, transition_seed
+        As :func:`idlewise.simulate`.
+    setup : HybridSetup, optional
+        From :func:`prepare`: replaces the parts, sizes and policy.
 
-    Returns one record per combination with the hybrid's account (energy of disk and flash,
-    spin-ups, responses, redirected and flushed bytes, flush time and its parts) and the plain
-    disk's under the same policy (``plain_disk_energy_j``, ``plain_disk_spinups``), so
-    ``energy_saved_j`` and ``spinups_saved`` show what the NVCache bought. The other replay
-    options are those of :func:`idlewise.simulate`.
+    Returns
+    -------
+    Results
+        One run per combination of the four list arguments, in the hybrid results schema
+        (``docs/results.md``): the hybrid's account (energy of disk and flash, spin-ups,
+        responses, redirected and flushed bytes, flush time and its parts) and the plain disk's
+        under the same policy (``plain_disk_energy_j``, ``plain_disk_spinups``), so
+        ``energy_saved_j`` and ``spinups_saved`` show what the NVCache bought.
     """
     if not isinstance(trace, traces.Trace):
         raise IdlewiseError(f"hybrid() needs a Trace, got {type(trace).__name__}; build one with Trace.from_arrays or read_trace")
@@ -200,13 +234,29 @@ def hybrid_file(path: str | os.PathLike, disk=None, flash=None, *, format: str =
                 columns=None, write_flag=None, initial_mode: str | None = None, replay: str = "open",
                 response_from: str = "issue", tail_s: float = 0.0, transition_seed: int | None = None,
                 setup: HybridSetup | None = None, **parts) -> tuple[Results, "FileRead"]:
-    """:func:`hybrid` of every device of a trace file, replayed as the file is read (memory is
-    the runs', whatever the trace's length), each device's requests transformed as they go
-    (``transform``, as :func:`idlewise.simulate_file`). ``stream`` keeps one device. The other
-    arguments (``parts``: ``description``, ``nvcache``, ...) are :func:`hybrid`'s. Returns the
-    rows, one per (device, configuration) with ``stream``, and the read (its ``report()`` is a
-    whole read's read report; ``records``, ``writes``, ``first_s`` and ``last_s`` describe what
-    was kept). The rows are those of :func:`hybrid` on each device of the trace read whole."""
+    """:func:`hybrid` of every device of a trace file, replayed as the file is read.
+
+    Memory is the runs', whatever the trace's length; each device's requests are transformed as
+    they go. The rows are those of :func:`hybrid` on each device of the trace read whole.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The trace file (any format :func:`read_trace` reads as it goes).
+    disk, flash, setup, **parts
+        As :func:`hybrid` (``description``, ``nvcache``, ``dram``, ``flush_when``,
+        ``flush_algorithm``, ``policy``, ``base_power_w``).
+    format, stream, transform, columns, write_flag
+        As :func:`idlewise.simulate_file`.
+    initial_mode, replay, response_from, tail_s, transition_seed
+        As :func:`idlewise.simulate`.
+
+    Returns
+    -------
+    (Results, FileRead)
+        The rows, one per (device, configuration) with ``stream``; and the read (its
+        ``report()`` is a whole read's read report).
+    """
     import numpy as np
 
     from .traces.streaming import FileRead, file_format, transformed_parts

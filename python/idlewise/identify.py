@@ -19,8 +19,9 @@ from typing import Optional
 from .errors import IdlewiseError
 from ._compat import tomllib
 
-#: Where sysfs is; tests point it at a tree of their own.
+#: Where sysfs and procfs are; tests point them at trees of their own.
 SYSFS_ENV = "IDLEWISE_SYSFS_ROOT"
+PROCFS_ENV = "IDLEWISE_PROCFS_ROOT"
 
 
 @dataclass
@@ -41,6 +42,8 @@ class Identified:
     virtual: Optional[str] = None
     #: True where the disk sits behind a USB bridge (many ignore ATA standby timers).
     usb: bool = False
+    #: What of the running system the disk holds: "the root file system", "active swap (/dev/sda3)".
+    holds: list = field(default_factory=list)
 
     def describe(self) -> str:
         how = (f"catalog entry for model '{self.model}'" if self.matched else
@@ -100,7 +103,75 @@ def identify(disk: str, *, sysfs: Optional[str] = None) -> Identified:
     catalog = match["device"] if match else table["class"][kind]
     apst, latencies = _nvme_power(re.match(r"nvme\d+", disk).group(0)) if nvme else (None, [])
     return Identified(disk=disk, model=model or "(none given)", kind=kind, catalog=catalog, matched=match is not None,
-                      apst=apst, exit_latencies_us=latencies, virtual=virtual, usb="/usb" in path)
+                      apst=apst, exit_latencies_us=latencies, virtual=virtual, usb="/usb" in path,
+                      holds=system_roles(disk, sysfs=root))
+
+
+def _disks_under(name: str, sysfs: str, depth: int = 0) -> set:
+    """The whole disks a block device of sysfs lies on: itself, a partition's disk, or, for a
+    device-mapper or md device (LVM, LUKS, RAID), the disks under its slaves."""
+    block = os.path.join(sysfs, "block")
+    if depth > 8:  # a stack deeper than any real one: a loop in a made-up tree
+        return set()
+    if os.path.isdir(os.path.join(block, name)):
+        slaves = os.path.join(block, name, "slaves")
+        under = sorted(os.listdir(slaves)) if os.path.isdir(slaves) else []
+        return set().union(*(_disks_under(s, sysfs, depth + 1) for s in under)) if under else {name}
+    try:
+        disks = sorted(os.listdir(block))
+    except OSError:
+        return set()
+    return next(({d} for d in disks if os.path.isdir(os.path.join(block, d, name))), set())
+
+
+def _block_name(source: str, sysfs: str) -> Optional[str]:
+    """The sysfs name of a mount's or swap's source (``/dev/sda2``, ``/dev/mapper/vg-root``,
+    ``/dev/disk/by-uuid/...``), or None for a source that is no block device (overlay, tmpfs)."""
+    if not source.startswith("/dev/"):
+        return None
+    if source.startswith("/dev/mapper/"):
+        wanted = source[len("/dev/mapper/"):]
+        block = os.path.join(sysfs, "block")
+        for name in sorted(os.listdir(block)) if os.path.isdir(block) else []:
+            if _read(os.path.join(block, name, "dm", "name")) == wanted:
+                return name
+        return None
+    # /dev/disk/by-*/ and /dev/root are links on the running system; elsewhere the name is it.
+    return os.path.basename(os.path.realpath(source) if os.path.islink(source) else source)
+
+
+def system_roles(disk: str, *, sysfs: Optional[str] = None, procfs: Optional[str] = None) -> list:
+    """What of the running system ``disk`` holds, from ``/proc/mounts`` and ``/proc/swaps``:
+    the root file system, active swap (a partition, or a file on one of its file systems).
+    A disk holding either is one the system itself wakes, and waits for."""
+    sysfs = sysfs or os.environ.get(SYSFS_ENV, "/sys")
+    procfs = procfs or os.environ.get(PROCFS_ENV, "/proc")
+    mounts = []
+    for line in (_read(os.path.join(procfs, "mounts")) or "").splitlines():
+        fields = line.split()
+        if len(fields) >= 2:
+            mounts.append((fields[0], fields[1].replace("\\040", " ")))
+
+    def on_disk(source: str) -> bool:
+        name = _block_name(source, sysfs)
+        return name is not None and disk in _disks_under(name, sysfs)
+
+    roles = []
+    root = [source for source, point in mounts if point == "/"]
+    if root and on_disk(root[-1]):  # the last mount on / is the one in use
+        roles.append("the root file system")
+    for line in (_read(os.path.join(procfs, "swaps")) or "").splitlines()[1:]:
+        fields = line.split()
+        if len(fields) < 2:
+            continue
+        source, kind = fields[0], fields[1]
+        if kind == "file":
+            # A swap file lives on the file system mounted deepest above it.
+            holders = [(len(point), src) for src, point in mounts if source.startswith(point.rstrip("/") + "/")]
+            source = max(holders)[1] if holders else ""
+        if source and on_disk(source):
+            roles.append(f"active swap ({fields[0]})")
+    return roles
 
 
 #: Model strings of the disks hypervisors emulate (QEMU, VirtualBox, VMware, Hyper-V, Xen).
@@ -119,4 +190,4 @@ def _virtual(disk: str, model: str, device_path: str) -> Optional[str]:
     return f"a hypervisor's emulated disk (model '{model.strip()}')" if hit else None
 
 
-__all__ = ["Identified", "SYSFS_ENV", "identify"]
+__all__ = ["Identified", "PROCFS_ENV", "SYSFS_ENV", "identify", "system_roles"]

@@ -632,16 +632,38 @@ def _survey_file(path: str, read: dict, transform, devices) -> _Survey:
 def report(trace, devices, policies, out, *, window=None, base_power_w: float = 0.0, initial_mode=None,
            transform=None, progress=None, title: str | None = None, format: str = "auto", stream=None, columns=None,
            write_flag=None) -> Path:
-    """Runs ``policies`` (always-on and the oracle added) on ``trace`` for each device and
-    writes the report to ``out``. ``window``: ``(from, to)`` seconds from the first request
-    (default: the busiest half hour) for the mode timeline.
+    """Runs policies on a trace for each device and writes one self-contained HTML report.
 
-    ``trace`` is a :class:`Trace` (already transformed: ``transform`` only labels it) or a
-    file's path, which is read as it is replayed, in memory that does not grow with it: a pass
-    for the statistics and the window, one for the runs of each device, and one for the
-    arrivals in the window when it is not given; ``transform`` is then applied as it is read,
-    and ``format``, ``stream``, ``columns`` and ``write_flag`` read the file as
-    :func:`read_trace` does. The report is the one of the file read whole."""
+    The report holds the idle-gap histogram against each mode's break-even time, a sortable
+    results table, the energy-response trade-off, energy by mode, wake-ups against the rated
+    cycles and a mode timeline. Always-on and the oracle are added to the policies.
+
+    Parameters
+    ----------
+    trace : Trace, str or os.PathLike
+        A :class:`Trace` (already transformed: ``transform`` only labels it) or a file's path,
+        read as it is replayed in memory that does not grow with it (``format``, ``stream``,
+        ``columns`` and ``write_flag`` read it as :func:`read_trace` does; ``transform`` is
+        applied as it is read).
+    devices : str, Device or list of them
+        Catalog names, device files or :class:`Device` objects.
+    policies : str or list of str
+        Policy specs (ranges expand).
+    out : str or os.PathLike
+        The HTML file to write.
+    window : (float, float), optional
+        Seconds from the first request for the mode timeline (default: the half hour where the
+        policies differ most).
+    base_power_w, initial_mode, progress
+        As :func:`idlewise.simulate`.
+    title : str, optional
+        The page's title.
+
+    Returns
+    -------
+    pathlib.Path
+        The report written.
+    """
     import pandas as pd
 
     from .devices import load_device
@@ -701,12 +723,12 @@ def report(trace, devices, policies, out, *, window=None, base_power_w: float = 
     frames, sections_timeline = [], []
     for device in devices:
         results = run(device, window_s)
-        frame = results.to_pandas()
+        frame = pd.DataFrame(results._wide())
         frame["transform"] = transform or "none"
         frames.append(frame)
         sections_timeline.append(Section(
             f"Mode timeline: {device.name}",
-            timeline_figure(results.timeline(), in_window, window_s, [m["name"] for m in device.modes],
+            timeline_figure(results.timeline().to_pandas(), in_window, window_s, [m["name"] for m in device.modes],
                             f"{survey.name} on {device.name}, {_fmt_time(offset[0])} to {_fmt_time(offset[1])} from the first request"),
             caption="What the device did under each policy in this window (--window FROM..TO to choose another)."))
     rows = pd.concat(frames, ignore_index=True)
@@ -750,8 +772,52 @@ def _partial(path: Path) -> str | None:
     return "runs missing" if ".partial." in path.name else None
 
 
+def widen(rows):
+    """A results file's rows (the results schema: per-mode map columns) as the report reads
+    them, each mode a column of its own (``energy_by_mode_j.<mode>``, ``param.<name>``). A map
+    cell is a dict (pyarrow), a list of pairs (``pd.read_parquet``) or JSON text (CSV)."""
+    import json
+
+    import pandas as pd
+
+    def as_dict(cell) -> dict:
+        if isinstance(cell, dict):
+            return cell
+        if isinstance(cell, str):
+            return json.loads(cell)
+        if isinstance(cell, (list, tuple, np.ndarray)):
+            return dict(tuple(pair) for pair in cell)
+        return {}
+
+    spread = []
+    for column, prefix in (("energy_by_mode_j", "energy_by_mode_j."), ("time_by_mode_s", "time_by_mode_s."),
+                           ("transitions", "transitions."), ("params", "param.")):
+        if column in rows.columns:
+            cells = [as_dict(c) for c in rows[column]]
+            keys = list(dict.fromkeys(k for c in cells for k in c))
+            spread.append(pd.DataFrame({prefix + k: [c.get(k) for c in cells] for k in keys}, index=rows.index, dtype=float))
+            rows = rows.drop(columns=[column])
+    return pd.concat([rows, *spread], axis=1) if spread else rows
+
+
 def report_from_rows(path, out, *, title: str | None = None) -> Path:
-    """A report of a sweep's rows (``idlewise sweep --out runs.parquet``, or its CSV)."""
+    """A report of a sweep's rows.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        ``idlewise sweep --out runs.parquet`` (or ``.csv``): the results schema, or the wide
+        columns of files written before it. An interrupted sweep's rows are reported as partial.
+    out : str or os.PathLike
+        The HTML file to write.
+    title : str, optional
+        The page's title.
+
+    Returns
+    -------
+    pathlib.Path
+        The report written.
+    """
     import pandas as pd
 
     path = Path(path)
@@ -761,6 +827,10 @@ def report_from_rows(path, out, *, title: str | None = None) -> Path:
         raise IdlewiseError(f"{path}: no such file") from None
     except Exception as e:  # pyarrow and pandas raise many kinds for a file that is not rows
         raise IdlewiseError(f"{path}: not a table of runs ({e})") from None
+    try:
+        rows = widen(rows)
+    except (ValueError, TypeError) as e:
+        raise IdlewiseError(f"{path}: a per-mode column is not a map of numbers ({e})") from None
     needed = ["policy", "energy_j", "mean_response_s", "normalized_energy", "normalized_mean_response",
               "energy_vs_oracle", "transition_energy_j", "service_energy_j"]
     missing = [c for c in needed if c not in rows.columns]

@@ -1,9 +1,12 @@
-"""Results of a simulation: one record per policy, as dicts, a pandas DataFrame or an Arrow table."""
+"""Results of a simulation: one record per run, as the results schema's rows (``docs/results.md``:
+dicts, pyarrow, pandas, polars, the Arrow stream interface), with long tables of modes,
+transitions, requests and timelines. Every table a method returns is a :class:`pyarrow.Table`
+(``.to_pandas()``, ``pl.from_arrow``); :meth:`Results.to_pandas` and :meth:`Results.to_polars` give
+the runs as frames."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 #: Keys every result has, in the order tables and JSON show them first.
 KEYS = (
@@ -14,9 +17,7 @@ KEYS = (
 )
 
 
-#: Keys that hold per-request arrays or a timeline: kept out of tables and JSON, read through
-#: :meth:`Results.per_request` and :meth:`Results.timeline`.
-ARRAY_KEYS = frozenset({"arrival_s", "start_s", "finish_s", "response_s", "at_arrival", "activity_labels", "timeline"})
+from .schema import ARRAY_KEYS
 
 
 def json_ready(value):
@@ -30,8 +31,15 @@ def json_ready(value):
     return value
 
 
-class Results(Sequence):
-    """An immutable list of per-policy result dicts, with conversions."""
+class Results:
+    """The runs of a simulation or sweep, with conversions to the results schema.
+
+    Indexing and iteration give the engine's records (:meth:`raw_records` without the policy
+    columns); tools take the schema through :meth:`to_arrow`, :meth:`to_pandas`,
+    :meth:`to_polars`, :meth:`to_dicts` or the Arrow stream interface (``pl.DataFrame(results)``,
+    ``duckdb.sql("FROM results")``). It is deliberately not a ``collections.abc.Sequence``:
+    libraries that take a sequence of dicts before the Arrow interface would read the records
+    rather than the schema."""
 
     def __init__(self, records: list[dict], trace_name: str = "", trace_description: str = ""):
         self._records = records
@@ -40,6 +48,8 @@ class Results(Sequence):
         self.trace_description = trace_description
         #: The first and last arrival replayed, for a file replayed as read (``simulate_file``).
         self.first_time_s = self.last_time_s = None
+        #: The command line that made these results (the CLI sets it), for a file's metadata.
+        self.command: str | None = None
 
     def __getitem__(self, i):
         return self._records[i]
@@ -47,29 +57,42 @@ class Results(Sequence):
     def __len__(self) -> int:
         return len(self._records)
 
+    def __iter__(self):
+        return iter(self._records)
+
     def __repr__(self) -> str:
         rows = ", ".join(f"{r['policy']}: {r['energy_j']:.4g} J" for r in self._records)
         return f"Results({rows})"
 
-    def to_dicts(self, *, json_safe: bool = False) -> list[dict]:
-        """Plain dicts, with the policy's parameters (``family``, ``timeout_s``, ``knob``, ...) as
-        in :meth:`to_pandas`; with ``json_safe`` non-finite numbers become None and arrays are
-        dropped."""
+    def raw_records(self) -> list[dict]:
+        """The engine's records as dicts, as the engine keys them (``policy`` canonical, ``spec``
+        as asked, per-mode figures as nested dicts, per-request arrays where kept), with the
+        policy's parameter columns (``family``, ``timeout_s``, ``knob``, ``param.<name>``).
+        For tools, use :meth:`to_dicts` or :meth:`to_arrow`: their columns are the schema's."""
         from .policies import policy_columns
 
         out = []
         for r in self._records:
             d = {k: v for k, v in policy_columns(str(r.get("policy", ""))).items() if k not in r}
-            d.update((k, v) for k, v in r.items() if not (json_safe and k in ARRAY_KEYS))
-            out.append(json_ready(d) if json_safe else dict(d))
+            d.update(r)
+            out.append(d)
         return out
 
-    def _flat(self) -> list[dict]:
-        from .policies import policy_columns
+    def to_dicts(self, *, json_safe: bool = False) -> list[dict]:
+        """The runs as plain dicts, one per run, keyed by the results schema's columns
+        (``docs/results.md``): per-mode figures as dicts, null (None) where a column does not
+        apply. ``json_safe`` is kept for compatibility: the rows are always JSON-ready."""
+        from .schema import rows
 
+        return rows(self._records)
+
+    def _wide(self) -> list[dict]:
+        """Rows for the report's tables: per-mode dicts spread into ``energy_by_mode_j.<mode>``
+        columns (the report reads them by mode), as :func:`idlewise.reporting.widen` does to a
+        file's rows."""
         rows = []
-        for r in self._records:
-            row = {k: v for k, v in policy_columns(str(r.get("policy", ""))).items() if k not in r}
+        for r in self.raw_records():
+            row = {}
             for k, v in r.items():
                 if k in ARRAY_KEYS:
                     continue
@@ -81,83 +104,185 @@ class Results(Sequence):
             rows.append(row)
         return rows
 
+    def metadata(self, command: str | None = None, partial_of: str | None = None) -> dict:
+        """What a results file says of itself (``idlewise.version``, ``idlewise.schema``,
+        ``idlewise.command``, ``idlewise.traces``, ``idlewise.devices``, ``idlewise.policies``)."""
+        from .schema import provenance
+
+        return provenance(self._records, command or self.command, partial_of)
+
+    def to_arrow(self):
+        """The runs as a :class:`pyarrow.Table` of the results schema (``docs/results.md``), its
+        provenance in the schema's metadata.
+
+        Returns
+        -------
+        pyarrow.Table
+            One row per run; the same columns whatever the devices and policies.
+        """
+        from .schema import table
+
+        return table(self._records, self.metadata())
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """The Arrow PyCapsule stream interface: ``pl.DataFrame(results)``, ``duckdb.sql("FROM
+        results")`` and ``pa.table(results)`` take the runs without a copy through pandas."""
+        return self.to_arrow().__arrow_c_stream__(requested_schema)
+
     def to_pandas(self):
-        """A DataFrame, one row per policy; per-mode dicts become ``energy_by_mode_j.<mode>`` columns,
-        and the policy's parameters columns of their own: ``family``, ``timeout_s``, ``knob`` and
-        ``param.<name>`` (numbers where they are numbers)."""
-        import pandas as pd
+        """The runs as a pandas DataFrame of the results schema, one row per run.
 
-        return pd.DataFrame(self._flat())
+        The map columns (``energy_by_mode_j``, ``time_by_mode_s``, ``transitions``, ``params``)
+        hold dicts (``df.energy_by_mode_j[0]["standby"]``), None where empty. For one row per
+        mode, :meth:`modes` and :meth:`transitions`; for the file, :meth:`to_arrow` (a
+        ``DataFrame.to_parquet`` writes the dicts as structs, not maps).
 
-    def _runs(self, policy, key: str, asked: str):
-        runs = [r for r in self._records if key in r and (policy is None or r["policy"] == policy)]
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        return self.to_arrow().to_pandas(maps_as_pydicts="strict")
+
+    def to_polars(self):
+        """The runs as a polars DataFrame of the results schema (map columns become lists of
+        ``{key, value}`` structs, as polars holds an Arrow map).
+
+        Returns
+        -------
+        polars.DataFrame
+        """
+        try:
+            import polars as pl
+        except ImportError:
+            from .errors import IdlewiseError
+
+            raise IdlewiseError("to_polars() needs polars: pip install polars") from None
+        return pl.from_arrow(self.to_arrow())
+
+    def modes(self):
+        """Energy and time in each mode, one row per (run, mode): ``run``, ``mode``,
+        ``energy_j``, ``time_s``; join on ``run`` with :meth:`to_arrow`'s rows.
+
+        Returns
+        -------
+        pyarrow.Table
+        """
+        from .schema import long_tables
+
+        return long_tables(self._records)[0]
+
+    def transitions(self):
+        """Mode changes, one row per (run, transition): ``run``, ``from_mode``, ``to_mode``,
+        ``count``.
+
+        Returns
+        -------
+        pyarrow.Table
+        """
+        from .schema import long_tables
+
+        return long_tables(self._records)[1]
+
+    def _runs(self, policy, key: str, asked: str) -> list[tuple[int, dict]]:
+        """(run number, record) of each run that kept ``key``, of ``policy`` if given (as asked
+        or the engine's name)."""
+        def named(r):
+            return policy is None or policy in (r["policy"], r.get("spec"))
+        runs = [(i, r) for i, r in enumerate(self._records) if key in r and named(r)]
         if not runs:
-            have = [r["policy"] for r in self._records if key in r]
+            have = [r.get("spec") or r["policy"] for r in self._records if key in r]
             if policy is not None and have:
                 raise KeyError(f"no run of policy {policy!r} kept {asked}; these did: {', '.join(have)}")
             raise ValueError(f"these results kept no {asked}: simulate with {'per_request=True' if key == 'response_s' else 'timeline_s=(from, to)'}")
         return runs
 
     def per_request(self, policy: str | None = None):
-        """Every request of each run (or of ``policy``'s) as a pyarrow Table, in trace order:
-        ``policy``, ``request`` (index in the trace), ``arrival_s`` (when it was issued),
-        ``start_s`` (service began), ``finish_s`` (the requester has its data),
-        ``response_s``, ``wait_s`` (start − arrival: queueing and power management) and
-        ``mode_at_arrival`` (a mode, a transition ``standby→active``, or ``serving`` when it
-        queued behind another request). Needs ``simulate(..., per_request=True)``."""
-        import numpy as np
+        """Every request of each run (or of ``policy``'s) in trace order.
+
+        Parameters
+        ----------
+        policy : str, optional
+            One run's policy, as asked (``timeout:60s``) or as the engine names it.
+
+        Returns
+        -------
+        pyarrow.Table
+            ``run`` (the run's row in :meth:`to_arrow`), ``policy``, ``device``, ``stream``
+            (null for a single-device trace), ``request`` (index in the trace), ``arrival_s`` (when it was
+            issued), ``start_s`` (service began), ``finish_s`` (the requester has its data),
+            ``response_s``, ``wait_s`` (start − arrival: queueing and power management) and
+            ``mode_at_arrival`` (a mode, a transition ``standby→active``, or ``serving`` when it
+            queued behind another request). Needs ``simulate(..., per_request=True)``.
+        """
         import pyarrow as pa
 
-        tables = []
-        for r in self._runs(policy, "response_s", "per-request records"):
-            n = len(r["response_s"])
-            labels = pa.array(r["activity_labels"], pa.string())
-            # A run of one device of a multi-device trace says which.
-            stream = {} if "stream" not in r else {"stream": pa.array(np.full(n, r["stream"], np.int64))}
-            tables.append(pa.table({
-                "policy": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([r["policy"]])),
-                **stream,
-                "request": pa.array(np.arange(n, dtype=np.int64)),
-                "arrival_s": r["arrival_s"],
-                "start_s": r["start_s"],
-                "finish_s": r["finish_s"],
-                "response_s": r["response_s"],
-                "wait_s": r["start_s"] - r["arrival_s"],
-                "mode_at_arrival": pa.DictionaryArray.from_arrays(pa.array(r["at_arrival"].astype(np.int32)), labels),
-            }))
+        tables = [per_request_table(run, r.get("spec") or r["policy"], r.get("device"), r.get("stream"), 0, r["arrival_s"],
+                                    r["start_s"], r["finish_s"], r["response_s"], r["at_arrival"], r["activity_labels"])
+                  for run, r in self._runs(policy, "response_s", "per-request records")]
         return pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 else tables[0]
 
     def timeline(self, policy: str | None = None):
         """What the device did in the window given to ``simulate(..., timeline_s=(from, to))``,
-        as a pandas DataFrame of back-to-back segments: ``policy``, ``start_s``, ``end_s`` and
-        ``activity`` (a mode, a transition ``standby→active``, or ``serving``), up to the end
-        of the run."""
-        import pandas as pd
+        up to the end of the run, as back-to-back segments.
 
-        frames = []
-        for r in self._runs(policy, "timeline", "timeline"):
+        Parameters
+        ----------
+        policy : str, optional
+            One run's policy, as asked or as the engine names it.
+
+        Returns
+        -------
+        pyarrow.Table
+            ``run``, ``policy``, ``stream``, ``start_s``, ``end_s`` and ``activity`` (a mode, a
+            transition ``standby→active``, or ``serving``).
+        """
+        import pyarrow as pa
+
+        columns: dict = {"run": [], "policy": [], "stream": [], "start_s": [], "end_s": [], "activity": []}
+        for run, r in self._runs(policy, "timeline", "timeline"):
             starts, ends, codes = r["timeline"]
             labels = r["activity_labels"]
-            rows = []
+            name, stream = r.get("spec") or r["policy"], r.get("stream")
+            last_end = None
             for start, end, code in zip(starts.tolist(), ends.tolist(), codes.tolist()):
                 # A run that mirrors another's service (the oracle beside always-on) leaves its
                 # busy periods out: they are service.
-                if rows and start > rows[-1][2]:
-                    rows.append((r["policy"], rows[-1][2], start, "serving"))
-                rows.append((r["policy"], start, end, labels[code]))
-            frame = pd.DataFrame(rows, columns=["policy", "start_s", "end_s", "activity"])
-            if "stream" in r:
-                frame.insert(1, "stream", r["stream"])
-            frames.append(frame)
-        return pd.concat(frames, ignore_index=True)
-
-    def to_arrow(self):
-        """A pyarrow Table with the same flat columns as :meth:`to_pandas`."""
-        import pyarrow as pa
-
-        rows = self._flat()
-        names = list(dict.fromkeys(k for row in rows for k in row))  # every row's columns, not the first's
-        return pa.Table.from_pylist([{k: row.get(k) for k in names} for row in rows])
+                segments = [(last_end, start, "serving")] if last_end is not None and start > last_end else []
+                for a, b, activity in segments + [(start, end, labels[code])]:
+                    for column, value in zip(columns, (run, name, stream, a, b, activity)):
+                        columns[column].append(value)
+                last_end = end
+        types = {"run": pa.int64(), "policy": pa.string(), "stream": pa.int64(), "start_s": pa.float64(),
+                 "end_s": pa.float64(), "activity": pa.string()}
+        return pa.table({k: pa.array(v, types[k]) for k, v in columns.items()})
 
 
-__all__ = ["Results", "KEYS", "ARRAY_KEYS", "json_ready"]
+def per_request_table(run: int, policy: str, device, stream, first_request: int, arrival_s, start_s, finish_s, response_s,
+                      at_arrival, activity_labels):
+    """One run's per-request records as :meth:`Results.per_request` lays them out (also a
+    file's, written as replayed): the one home of that layout."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(response_s)
+
+    def constant(value, kind):
+        return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([value], kind))
+    return pa.table({
+        "run": pa.array(np.full(n, run, np.int64)),
+        "policy": constant(policy, pa.string()),
+        "device": constant(device, pa.string()),
+        "stream": pa.nulls(n, pa.int64()) if stream is None else pa.array(np.full(n, stream, np.int64)),
+        "request": pa.array(np.arange(first_request, first_request + n, dtype=np.int64)),
+        "arrival_s": arrival_s,
+        "start_s": start_s,
+        "finish_s": finish_s,
+        "response_s": response_s,
+        "wait_s": pc.subtract(pa.array(start_s), pa.array(arrival_s)),
+        "mode_at_arrival": pa.DictionaryArray.from_arrays(pa.array(np.asarray(at_arrival, np.int32)),
+                                                          pa.array(list(activity_labels), pa.string())),
+    })
+
+
+__all__ = ["Results", "KEYS", "ARRAY_KEYS", "per_request_table"]

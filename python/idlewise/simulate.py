@@ -102,29 +102,48 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                   write_flag: str | int | None = None, volume_part: tuple[int, int] | None = None,
                   transform: str | None = None, timeline_s: tuple[float, float] | None = None,
                   per_request: str | os.PathLike | None = None) -> Results:
-    """:func:`simulate` on a text trace file of any length, read in chunks and replayed as it is
-    read: memory stays bounded by a chunk's (a few MB), however long the trace. Every device of
-    a multi-device trace is replayed as its own disk (``stream`` keeps one). The results equal
-    reading the file whole and calling :func:`simulate` on each device's part, bit for bit.
+    """:func:`simulate` on a trace file of any length, replayed as it is read.
 
-    The file must be in time order (a chunk cannot be sorted against the rest); sorting needs
-    the trace in memory: use :func:`read_trace` and :func:`simulate` for it. ``transform`` (``compress:64ops``, ``window:0s..1h``, a chain;
-    see :mod:`idlewise.traces.transforms`) is applied to each device's requests as they are read, one
-    group held at a time, with the rows of :func:`simulate` of the trace read whole and
-    transformed (``stream:K`` excepted: keep a device with ``stream``). ``timeline_s``: as
-    :func:`simulate`'s, what the device did in that window (read with :meth:`Results.timeline`).
-    ``per_request``: a Parquet file to write every run's per-request records to as they are
-    replayed (the table :meth:`Results.per_request` gives, device by device and run by run,
-    with ``device``), in memory that does not grow with the trace (a MEMS device's requests complete
-    out of order: their records are written once every earlier one is complete). A Parquet trace is read a record batch at a time the same
-    way, and so is an HP SRT trace, a batch of records at a time; diskstats and biosnoop files
-    are read whole (:func:`read_trace`). ``columns`` (and ``write_flag``) read a CSV through a
-    column mapping (see :func:`read_trace`), a block at a time too.
+    Memory stays bounded by a chunk's (a few MB), however long the trace. Every device of a
+    multi-device trace is replayed as its own disk. The results equal reading the file whole and
+    calling :func:`simulate` on each device's part, bit for bit. The file must be in time order
+    (sorting needs the trace in memory: :func:`read_trace` with ``sort=True``). Parquet is read a
+    record batch at a time, an HP SRT trace a batch of records at a time; diskstats and biosnoop
+    recordings are read whole.
 
-    ``volume_part=(k, n)`` replays only the devices whose number is ``k`` modulo ``n`` (a
-    single-device trace's in part 0), reading the whole file: the ``n`` parts' rows together are
-    the rows of one run, and each part holds ``1/n`` of the runs' memory (how a sweep shares a
-    trace of many volumes among a cluster's workers, or bounds its memory on one machine).
+    Parameters
+    ----------
+    path : str, os.PathLike or file object
+        The trace: any format :func:`read_trace` knows, compressed (gzip, bzip2, xz, zstd) or
+        piped.
+    device, policies, base_power_w, initial_mode, replay, fold_offsets, response_from, tail_s, transition_seed, threads, progress
+        As :func:`simulate`.
+    format : str, default "auto"
+        The trace's format (``auto`` recognises it from the content).
+    stream : int or str, optional
+        Keep one device: its number, or its name where the format names devices.
+    columns : dict or str, optional
+        A CSV's own column names (``"time_ms=ts,size_bytes=len,op=rw"``), read a block at a time.
+    write_flag : str or int, optional
+        Which value of a mapped op column is a write.
+    transform : str, optional
+        A transform spec applied to each device's requests as they are read, one group held at a
+        time (``stream:K`` excepted: keep a device with ``stream``).
+    timeline_s : (float, float), optional
+        As :func:`simulate`'s.
+    per_request : str or os.PathLike, optional
+        A Parquet file to write every run's per-request records to as they are replayed (the
+        table :meth:`Results.per_request` gives), in memory that does not grow with the trace.
+    volume_part : (int, int), optional
+        ``(k, n)``: replay only the devices whose number is ``k`` modulo ``n``, reading the whole
+        file; the ``n`` parts' rows together are one run's (how a sweep shares a trace of many
+        volumes among workers, or bounds its memory).
+
+    Returns
+    -------
+    Results
+        One run per (device, policy), in the results schema; ``first_time_s`` and
+        ``last_time_s`` are the first and last arrivals replayed.
     """
     from .traces.streaming import BATCHED, batches_of, engine_format, file_format  # NumPy loads with a replay, not with `import idlewise`
 
@@ -234,7 +253,7 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
     TransformStream(transform)  # a bad spec fails before the read
     keep = None if stream is None else int(stream)
 
-    records_out = _PerRequestFiles(per_request, device, options["response_from"], len(specs)) if per_request is not None else None
+    records_out = _PerRequestFiles(per_request, device, options["response_from"], specs) if per_request is not None else None
 
     def call(counter):
         runs = _core.StreamedRuns(device, specs, **options, timeline_s=window, keep_per_request=records_out is not None,
@@ -311,15 +330,16 @@ class _PerRequestFiles:
     run), joined at the end, device by device and run by run, into the table
     :meth:`Results.per_request` gives a trace read whole, with ``device``. Memory: a part's."""
 
-    def __init__(self, path, device, response_from: str, runs: int):
+    def __init__(self, path, device, response_from: str, specs: list):
         import tempfile
 
-        self.path, self.device, self.response_from, self.runs = os.fspath(path), device.name, response_from, runs
+        self.path, self.device, self.response_from, self.runs = os.fspath(path), device.name, response_from, len(specs)
+        self.specs = list(specs)
         self.folder = tempfile.mkdtemp(prefix=".idlewise-per-request-", dir=os.path.dirname(os.path.abspath(self.path)))
         # (device number, run) -> its temporary files in order, one a part, each closed once
         # written: a trace of thousands of devices under many policies holds no file open.
         self.files: dict = {}
-        self.labels: dict = {}  # run -> the engine's policy label
+        self.labels: dict = {}  # run -> its policy, as asked
         self.activities = None
         # Responses measured from original times: each device's original times fed and not yet
         # written by every run (from the request numbered `first`), and what each run wrote. A
@@ -344,7 +364,7 @@ class _PerRequestFiles:
 
         for volume, run, d in taken:
             if "policy" in d:
-                self.labels[run] = d["policy"]
+                self.labels[run] = self.specs[run] if run < len(self.specs) else d["policy"]
             if "response_s" not in d or not len(d["response_s"]):
                 continue
             self.activities = d["activity_labels"]
@@ -374,12 +394,11 @@ class _PerRequestFiles:
 
         from .output import written_whole
 
-        labels = pa.array(self.activities or [], pa.string())
         order = sorted(self.files.items(), key=lambda kv: (kv[0][0] is not None, kv[0][0] or 0, kv[0][1]))
         with written_whole(self.path) as temporary:
             out: list = []  # the writer, once the first table gives the schema
             try:
-                rows = self._join(order, labels, temporary, out)
+                rows = self._join(order, temporary, out)
             finally:
                 if out:
                     out[0].close()  # also when interrupted: written_whole then removes the file
@@ -388,37 +407,29 @@ class _PerRequestFiles:
         self.files = {}
         return rows
 
-    def _join(self, order, labels, temporary: str, out: list) -> int:
+    def _join(self, order, temporary: str, out: list) -> int:
         """Every run's records, device by device and run by run, into ``temporary``."""
         import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
         import pyarrow.parquet as pq
 
+        from .results import per_request_table
+
         rows = 0
-        for (volume, run), names in order:
+        # Run numbers as the results number them: device by device, run by run.
+        for number, ((volume, run), names) in enumerate(order):
             request = 0
             for name in names:
                 for batch in pq.ParquetFile(name).iter_batches(batch_size=1 << 20):
-                    n = batch.num_rows
-                    stream = {} if volume is None else {"stream": pa.array(np.full(n, volume, np.int64))}
-                    table = pa.table({
-                        "policy": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([self.labels[run]])),
-                        "device": pa.array([self.device] * n, pa.string()).dictionary_encode(),
-                        **stream,
-                        "request": pa.array(np.arange(request, request + n, dtype=np.int64)),
-                        "arrival_s": batch.column("arrival_s"),
-                        "start_s": batch.column("start_s"),
-                        "finish_s": batch.column("finish_s"),
-                        "response_s": batch.column("response_s"),
-                        "wait_s": pc.subtract(batch.column("start_s"), batch.column("arrival_s")),
-                        "mode_at_arrival": pa.DictionaryArray.from_arrays(batch.column("at_arrival"), labels),
-                    })
+                    table = per_request_table(number, self.labels[run], self.device, volume, request, batch.column("arrival_s"),
+                                              batch.column("start_s"), batch.column("finish_s"), batch.column("response_s"),
+                                              batch.column("at_arrival"), self.activities or [])
                     if not out:
                         out.append(pq.ParquetWriter(temporary, table.schema))
                     out[0].write_table(table)
-                    request += n
-                    rows += n
+                    request += batch.num_rows
+                    rows += batch.num_rows
         return rows
 
     def discard(self) -> None:
@@ -434,41 +445,73 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
              fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
              transition_seed: int | None = None, threads: int | None = None, per_request: bool = False,
              timeline_s: tuple[float, float] | None = None, transform: str | None = None) -> Results:
-    """Replays ``trace`` on ``device`` (a :class:`Device`, catalog name or TOML path) under each
-    policy spec, next to the always-on and oracle references.
-
-    ``initial_mode`` names the mode the device is in at the first arrival (default: ready).
-    ``replay``: ``"open"`` (requests at their trace times), ``"closed"`` (each request issued its
-    trace gap after the previous one completes, so power-management delays stretch the run; the
-    result's ``execution_time_s`` says by how much) or ``"sync"`` (seed 001's replay: each request
-    at its trace time or when the previous one completes, whichever is later; responses from that
-    issue).
-    ``fold_offsets``: fold offsets onto the device, for traces made for a larger device: a MEMS
-    device's block numbers ``mod (capacity - size)``, a disk's seek position ``mod capacity``;
-    otherwise a request beyond a device's capacity (MEMS, or a disk whose file gives its
-    cylinders) is an error.
-    ``response_from``: ``"issue"`` measures each response from when the request is issued;
-    ``"original"`` from when it was originally wanted, for a trace a transform issued early
-    (``compress``: successful read-ahead, seed 001), so data on hand before it is wanted waits 0.
-    ``tail_s``: the run goes on this long after the last request completes, the device idling
-    under its policy (a program's computation after its last fault). A recording that ended
-    later than its last request (a diskstats file, :attr:`Trace.idle_tail_s`) runs on at least
-    to its end.
-    ``transition_seed``: draw the time of each wake-up that varies (a transition with
-    ``time_std_s``) from this seed; without it such wake-ups take their mean time.
-    ``progress``: draw a progress bar for runs over a second (default: when stderr is a terminal).
-    ``threads``: how many of the engine's threads share the runs (default: all cores); results do
-    not depend on it.
-    ``per_request`` (or ``keep_response_times``): keep every request's times and what it found,
-    read with :meth:`Results.per_request`.
-    ``timeline_s``: ``(from, to)`` in trace seconds: keep what the device did in that window,
-    read with :meth:`Results.timeline`.
-    ``transform``: a transform spec (``compress:64ops``, see :mod:`idlewise.traces.transforms`) applied to
-    each device's requests before the replay; rows say which in ``transform``.
+    """Replays a trace on a device under each policy, beside the always-on and oracle references.
 
     A trace of several devices (an HP SRT or blkparse trace of two disks, a diskstats file) is
     replayed as one disk per device, as the command line does: each row carries its ``stream``
     (the device's number) and ``stream_name``. Pick one device with :meth:`Trace.select_stream`.
+
+    Parameters
+    ----------
+    trace : Trace
+        The requests (:func:`read_trace`, :meth:`Trace.from_arrays`).
+    device : Device or str
+        A :class:`Device`, a catalog name (``idlewise devices``) or a device TOML file.
+    policies : str or list of str
+        Policy specs (``"timeout:2s"``, ``"stpm:knob=50"``, ranges ``"timeout:1s..10s/1s"``;
+        ``idlewise policies`` lists them). Rows spell each as given.
+    base_power_w : float, default 0.0
+        The platform's base power, which pays for delays (seed 000's system energy).
+    initial_mode : str, optional
+        The mode the device is in at the first arrival (default: ready).
+    replay : {"open", "closed", "sync"}, default "open"
+        ``"open"``: requests at their trace times; ``"closed"``: each request issued its trace
+        gap after the previous one completes, so power-management delays stretch the run
+        (``execution_time_s`` says by how much); ``"sync"``: seed 001's replay, each request at
+        its trace time or when the previous one completes, whichever is later.
+    fold_offsets : bool, default False
+        Fold offsets onto the device, for traces made for a larger device (a MEMS device's block
+        numbers ``mod (capacity - size)``, a disk's seek position ``mod capacity``); otherwise a
+        request beyond a device's capacity is an error. A request larger than the whole device
+        is an error either way.
+    response_from : {"issue", "original"}, default "issue"
+        Measure each response from when the request is issued, or from when it was originally
+        wanted (a trace a transform issued early: ``compress``, seed 001's read-ahead).
+    tail_s : float, default 0.0
+        Run on this long after the last request completes, the device idling under its policy.
+        A recording that ended later than its last request (:attr:`Trace.idle_tail_s`) runs on
+        at least to its end.
+    transition_seed : int, optional
+        Draw the time of each wake-up that varies (``time_std_s``) from this seed; without it
+        such wake-ups take their mean time.
+    threads : int, optional
+        The engine's threads sharing the runs (default: all cores); results do not depend on it.
+    per_request : bool, default False
+        Keep every request's times and what it found (:meth:`Results.per_request`);
+        ``keep_response_times`` is the older name.
+    timeline_s : (float, float), optional
+        ``(from, to)`` in trace seconds: keep what the device did in that window
+        (:meth:`Results.timeline`).
+    transform : str, optional
+        A transform spec (``compress:64ops``; :mod:`idlewise.traces.transforms`) applied to each
+        device's requests before the replay.
+    progress : bool, optional
+        Draw a progress bar for runs over a second (default: when stderr is a terminal).
+
+    Returns
+    -------
+    Results
+        One run per (device of the trace, policy), in the results schema (``docs/results.md``).
+
+    Raises
+    ------
+    IdlewiseError
+        A bad spec, device or option, or a record the device cannot serve (naming it).
+
+    Examples
+    --------
+    >>> trace = idlewise.Trace.from_arrays([0.0, 30.0, 31.0], [4096, 4096, 8192])
+    >>> idlewise.simulate(trace, "hitachi-microdrive-1gb", ["timeout:2s", "oracle"]).to_pandas()  # doctest: +SKIP
     """
     if not isinstance(trace, traces.Trace):
         raise IdlewiseError(f"simulate() needs a Trace, got {type(trace).__name__}; build one with Trace.from_arrays or read_trace")

@@ -121,7 +121,7 @@ def _run_streamed(task: Task, threads: int) -> list[dict]:
                             stream=task.source.stream, base_power_w=task.base_power_w, progress=False,
                             response_from=task.response_from, threads=threads, volume_part=task.volume_part,
                             transform=task.transform)
-    rows = results.to_dicts()
+    rows = results.raw_records()
     for r in rows:
         r.update(transform=task.transform, family=r["policy"].split(":")[0], response_from=task.response_from,
                  trace=task.source.label)
@@ -261,23 +261,53 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
           base_power_w: float = 0.0, jobs: Optional[int] = None, scheduler: Optional[str] = None,
           progress: Optional[bool] = None, response_from: str = "issue", chunks: Optional[bool] = None,
           volume_parts: int = 1, stream=None) -> Results:
-    """Runs every combination and returns one row per (trace, stream, transform, device, policy).
+    """Runs every combination of traces, devices, transforms and policies.
 
-    ``jobs``: threads on this machine (default: all cores); each (trace, transform, device) group
-    is one call of the engine, which shares its runs among them, so a trace is read once and its
-    references computed once. ``scheduler``: address of an existing Dask cluster
-    (``tcp://HOST:PORT``) to run on instead. ``progress``: show a bar of runs done and time left
-    (default: when stderr is a terminal). ``response_from``: ``"original"`` measures responses
-    from when each request was originally wanted (see :func:`idlewise.simulate`). Each trace
-    file is replayed as it is read, every policy on one pass (see :func:`idlewise.simulate_file`),
-    at memory bounded by a chunk's whatever the file's length, wherever its format and the
-    transform allow; ``chunks=False`` reads it whole, ``chunks=True`` insists on streaming.
-    ``volume_parts``: split each streamed file's devices (volumes) into this many parts, each
-    read from the whole file and replayed apart: on a cluster the parts run on different
-    workers; here they run in turn, each holding ``1/volume_parts`` of the runs' memory (a
-    trace of thousands of volumes under many policies). The rows are the same either way.
-    ``stream``: only that device of each trace (its number, or its name where the file names
-    devices), as ``--stream`` does.
+    Each (trace, transform, device) group is one call of the engine, which shares its runs among
+    threads, so a trace is read once and its references computed once. Each trace file is
+    replayed as it is read, every policy in one pass (:func:`idlewise.simulate_file`), wherever
+    its format and the transform allow.
+
+    Parameters
+    ----------
+    traces : sequence of str, os.PathLike, Trace or TraceSource
+        Trace files (any format, compressed or not) or traces in memory.
+    devices : sequence of str or Device
+        Catalog names, device files or :class:`Device` objects.
+    policies : sequence of str
+        Policy specs; ranges (``timeout:0s..600s/1s``) expand to every value.
+    transforms : sequence of str, default ("none",)
+        Transform specs, each its own runs (``compress:64ops``, ``none``).
+    base_power_w : float, default 0.0
+        The platform's base power (see :func:`idlewise.simulate`).
+    jobs : int, optional
+        Threads on this machine (default: all cores).
+    scheduler : str, optional
+        Address of an existing Dask cluster (``tcp://HOST:PORT``) to run on instead.
+    progress : bool, optional
+        Show a bar of runs done and time left (default: when stderr is a terminal).
+    response_from : {"issue", "original"}, default "issue"
+        As :func:`idlewise.simulate`.
+    chunks : bool, optional
+        ``False`` reads each file whole, ``True`` insists on streaming (default: stream where
+        possible).
+    volume_parts : int, default 1
+        Split each streamed file's devices into this many parts, each read from the whole file
+        and replayed apart (on a cluster, on different workers; here in turn, each holding
+        ``1/volume_parts`` of the runs' memory). The rows are the same either way.
+    stream : int or str, optional
+        Only that device of each trace (its number, or its name), as ``--stream`` does.
+
+    Returns
+    -------
+    Results
+        One run per (trace, stream, transform, device, policy), in the results schema
+        (``docs/results.md``): sweeps of different devices and policies stack.
+
+    Raises
+    ------
+    SweepInterrupted
+        Ctrl-C or SIGTERM: it carries the rows finished (``rows``) and how many of the planned.
     """
     import sys
 
@@ -505,24 +535,26 @@ def plot_tradeoff(results: Results, path: str) -> None:
 
 
 def write_rows(results: Results, path: str, partial_of: Optional[str] = None) -> None:
-    """Writes rows to ``.parquet`` or ``.csv`` (per-mode figures become ``energy_by_mode_j.<mode>``
-    columns), whole or not at all (see :func:`idlewise.output.written_whole`). ``partial_of``: the
-    rows are those an interrupted sweep finished (``"296 of 1184 runs"``); a Parquet file says so in its
-    metadata (``idlewise.partial``)."""
+    """Writes the runs to ``.parquet`` or ``.csv`` in the results schema (``docs/results.md``),
+    whole or not at all (see :func:`idlewise.output.written_whole`). A Parquet file carries its
+    provenance in its metadata (``idlewise.version``, ``idlewise.schema``, ``idlewise.command``,
+    the traces, devices and policies); a CSV holds map columns as JSON text. ``partial_of``: the
+    rows are those an interrupted sweep finished (``"296 of 1184 runs"``), said in the metadata
+    (``idlewise.partial``)."""
+    from .schema import csv_ready, table
+
     if not path.endswith((".parquet", ".csv")):
         raise IdlewiseError(f"{path}: --out must end in .parquet or .csv")
-    table = results.to_arrow()
-    if partial_of is not None:
-        table = table.replace_schema_metadata({"idlewise.partial": partial_of})
+    rows = table(list(results), results.metadata(partial_of=partial_of))
     with written_whole(path) as temporary:
         if path.endswith(".parquet"):
             import pyarrow.parquet as pq
 
-            pq.write_table(table, temporary)
+            pq.write_table(rows, temporary)
         else:
             import pyarrow.csv as pacsv
 
-            pacsv.write_csv(table, temporary)
+            pacsv.write_csv(csv_ready(rows), temporary)
 
 
 __all__ = ["SweepInterrupted", "Task", "TraceSource", "expand_spec", "plan", "plot_tradeoff", "run_task", "sweep", "write_rows"]

@@ -533,6 +533,16 @@ fn check_hybrid_policy(spec: &str, device: &Device, base_power_w: f64) -> PyResu
 }
 
 /// The policy families with their parameters.
+///
+/// Parameters
+/// ----------
+/// (none)
+///
+/// Returns
+/// -------
+/// list of dict
+///     One per family: ``name``, ``help``, ``example`` and ``params`` (each ``name``,
+///     ``default``, ``help``), as ``idlewise policies`` prints them.
 #[pyfunction]
 fn policy_families(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     let list = PyList::empty_bound(py);

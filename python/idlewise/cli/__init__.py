@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -284,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, _terminate)
     warnings.showwarning = _print_warning
     args = build_parser().parse_args(argv)
+    # What a results file records of the command that wrote it (its Parquet metadata).
+    args.command_line = shlex.join(["idlewise", *(sys.argv[1:] if argv is None else argv)])
     try:
         _read_once(args)
         # Every file a command will write is checked before its work, which can take hours.

@@ -72,6 +72,17 @@ def cmd_advise(args) -> int:
         print(f"idlewise: {advice['read_report']}", file=sys.stderr)
     if identified:
         advice["device_identified"] = asdict(identified)
+        for role in identified.holds:
+            # The recording holds the system's own I/O to it; what it cannot show is that a
+            # request waiting here can be the whole system waiting.
+            wait = advice.get("mean_added_delay_s") or 0.0
+            advice["warnings"].append(
+                f"/dev/{identified.disk} holds {role}: the system itself writes to it (journal, logs) and waits on it "
+                + ("(a program start or a page-in stalls for the wake-up"
+                   + (f", {_fmt_time(wait)} on average here)" if wait else ")")
+                   if "swap" in role or "root" in role else "")
+                + "; the figures include the writes recorded, so keep the wake-ups a day limit strict, or keep it ready "
+                  f"(hdparm -S 0 /dev/{identified.disk}) if those stalls matter")
         if identified.usb:
             advice["warnings"].append(f"/dev/{identified.disk} is behind a USB bridge: many ignore the ATA standby timer "
                                       "that hdparm -S sets; hd-idle, which sends its own stop command, usually works")
@@ -157,3 +168,11 @@ def _print_advice(advice: dict, args) -> None:
     for command in advice["commands"]:
         # A command is never broken across lines: it is copied as it is.
         console.print(f"  {command}", highlight=False, soft_wrap=True)
+    if advice.get("persist"):
+        console.print("make it last (these commands last until a reboot, or the drive's own power cycle):")
+        for line in advice["persist"]:
+            console.print(f"  {line}", highlight=False, soft_wrap=True)
+    if advice.get("defeated_by"):
+        console.print("what commonly undoes it:")
+        for line in advice["defeated_by"]:
+            console.print(f"  {line}", highlight=False, soft_wrap=True)

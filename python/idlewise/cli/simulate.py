@@ -64,13 +64,15 @@ def cmd_simulate(args) -> int:
 
 
 def _with_run_columns(table, device: str, stream):
-    """A per-request table with the device it ran on, and the stream the user picked (a split
+    """A per-request table saying the device it ran on, and the stream the user picked (a split
     trace's rows say their stream already)."""
     import pyarrow as pa
 
-    table = table.add_column(1, "device", pa.array([device] * table.num_rows, pa.string()).dictionary_encode())
-    if stream is not None and "stream" not in table.column_names:
-        table = table.add_column(2, "stream", pa.array([stream] * table.num_rows, pa.int64()))
+    n = table.num_rows
+    table = table.set_column(table.column_names.index("device"), "device",
+                             pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), pa.array([device])))
+    if stream is not None and table.column("stream").null_count == n:
+        table = table.set_column(table.column_names.index("stream"), "stream", pa.array([stream] * n, pa.int64()))
     return table
 
 

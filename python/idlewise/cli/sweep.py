@@ -25,9 +25,12 @@ def cmd_sweep(args) -> int:
         stop.detail = f"{stop.of_planned} finished"
         if args.out and stop.rows:
             partial = partial_path(args.out)
-            write_rows(Results(stop.rows, "partial"), str(partial), partial_of=stop.of_planned.replace(",", ""))
+            finished = Results(stop.rows, "partial")
+            finished.command = args.command_line
+            write_rows(finished, str(partial), partial_of=stop.of_planned.replace(",", ""))
             stop.detail += f"; their rows are in {partial} (marked partial), {args.out} was not written"
         raise
+    results.command = args.command_line
     if args.out:
         write_rows(results, args.out)
     if args.plot:
@@ -38,7 +41,7 @@ def cmd_sweep(args) -> int:
     else:
         from ..sweeps import GROUP_KEYS, summary
 
-        rows = results.to_dicts()
+        rows = results.raw_records()
         keys = tuple(k for k in GROUP_KEYS if len({str(r.get(k)) for r in rows}) > 1)
         title = f"{len(results):,} runs" + (f"; rows in {args.out}" if args.out else "") + (f"; plot in {args.plot}" if args.plot else "")
         if args.out:

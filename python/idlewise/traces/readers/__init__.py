@@ -48,11 +48,37 @@ def check_mapping_options(path: str, format: str, columns, write_flag) -> None:
 
 def read_trace(path, *, format: str = "auto", sort: bool = False, stream: "int | str | None" = None,
                columns: "dict | str | None" = None, write_flag: "str | int | None" = None):
-    """Reads a trace in a known format (``auto`` recognises it from the content). With ``stream``,
-    keeps only that device of a multi-device trace: its number, or its name where the format
-    names devices (``sda`` in a diskstats recording or biosnoop output). ``columns`` reads a
-    CSV with its own column names (``"time_ms=ts,size_bytes=len,op=rw"``, see
-    :func:`read_mapped_csv`); ``write_flag`` says which 0/1 value of its op column is a write."""
+    """Reads a trace into memory.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or file object
+        The trace file: a format idlewise knows (``idlewise formats``), compressed (gzip, bzip2,
+        xz, zstd), a tar or zip member, or a pipe (``/dev/stdin``).
+    format : str, default "auto"
+        The format; ``auto`` recognises it from the content.
+    sort : bool, default False
+        Sort the records by time (a trace whose records are out of order).
+    stream : int or str, optional
+        Keep only that device of a multi-device trace: its number, or its name where the format
+        names devices (``sda`` in a diskstats recording or biosnoop output).
+    columns : dict or str, optional
+        Read a CSV with its own column names (``"time_ms=ts,size_bytes=len,op=rw"``; see
+        :func:`read_mapped_csv`).
+    write_flag : str or int, optional
+        Which 0/1 value of a mapped op column is a write.
+
+    Returns
+    -------
+    Trace
+        The requests, with their device numbers and names and the read's report
+        (:meth:`Trace.read_report`).
+
+    Raises
+    ------
+    IdlewiseError
+        A file that is not a trace of that format, naming the file, line and field.
+    """
     from ..inputs import local_path
 
     path = local_path(path, fresh=True)  # standard input or a pipe: copied once, so no reader loses its head

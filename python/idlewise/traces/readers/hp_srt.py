@@ -91,7 +91,21 @@ def _columns(records: np.ndarray, sector_bytes: int):
 
 def read_srt(path: str | os.PathLike, *, disk: int | None = None, sort: bool = False, name: str | None = None) -> Trace:
     """Reads an HP SRT trace; each disk (DiskSim's ``(devno >> 8) & 0xff`` mapping) is a stream.
-    ``disk`` keeps one disk only; records of other disks are counted in ``trace.skipped``."""
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    disk : int, optional
+        Keep one disk only; records of other disks are counted in ``trace.skipped``.
+    sort : bool, default False
+        Sort by time.
+    name : str, optional
+        The trace's name (default: the file's).
+
+    Returns
+    -------
+    Trace
+    """
     path = os.fspath(path)
     with open(local_path(path, seekable=True), "rb") as f:
         layout = _Layout(path, f)

@@ -16,6 +16,22 @@ SCHEMA = {"time_s": "float64", "offset_bytes": "int64", "size_bytes": "int64", "
 
 
 def write_parquet(trace: Trace, path) -> None:
+    """Writes a trace to Parquet, whole or not at all.
+
+    Parameters
+    ----------
+    trace : Trace
+        The requests; a multi-device trace keeps its ``stream`` column.
+    path : str or os.PathLike
+        The file to write (``*.parquet``).
+
+    Notes
+    -----
+    The columns are ``time_s``, ``offset_bytes``, ``size_bytes``, ``is_write`` (and ``stream``);
+    the schema's metadata keeps what a replay needs beyond them: the trace's name and source
+    format, its device names (``idlewise.stream_names``) and a recording's end
+    (``idlewise.end_time_s``), so a converted diskstats recording replays as its source does.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 

@@ -13,8 +13,25 @@ COLUMNS = ("time_s", "offset_bytes", "size_bytes", "op")
 
 
 def read_csv(path: str | os.PathLike, *, sort: bool = False, name: str | None = None) -> Trace:
-    """Reads a simple-CSV trace. Raises :class:`TraceError` naming the file, line and field of the
-    first malformed record; times out of order are an error unless ``sort=True``."""
+    """Reads a simple-CSV trace (``time_s,offset_bytes,size_bytes,op``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    sort : bool, default False
+        Sort by time; otherwise times out of order are an error.
+    name : str, optional
+        The trace's name (default: the file's).
+
+    Returns
+    -------
+    Trace
+
+    Raises
+    ------
+    TraceError
+        Naming the file, line and field of the first malformed record.
+    """
     return read_text_trace(path, "csv", sort=sort, name=name)
 
 

@@ -1,0 +1,288 @@
+"""The results schema: the columns every output of runs has (Parquet, CSV, JSON, pandas, polars,
+Arrow), whatever the devices and policies run. ``docs/results.md`` documents each column.
+
+Rules, so that two sweeps of different devices and policy families stack (``pl.concat``,
+``pd.concat``, ``UNION ALL``) and every column is queried unquoted in SQL:
+
+- names are ASCII snake_case; a column's type never depends on its values (a column empty in a
+  run is a typed null, not a Null column);
+- per-mode and per-transition figures are map columns keyed by the device's own mode names
+  (``energy_by_mode_j['standby']``; a transition is ``'from->to'``), and long tables of their
+  own (:meth:`Results.modes`, :meth:`Results.transitions`) joined on ``run``;
+- ``policy`` is the policy as the user spelled it (``timeout:60s``), ``policy_canonical`` the
+  engine's name for it (``timeout:1min``); a policy's parameters are ``params`` (a map of
+  numbers; a value that is not a number, as EPC's ``off``, is null) beside typed ``timeout_s``
+  and ``knob`` columns;
+- null means "does not apply" or "never": ``years_to_rated_cycles`` is null for a run that wears
+  no rated cycle (no wake-up) or a device without a rating, as JSON can only say it; a map with
+  no entries (a policy without parameters, a run without a mode change) is null.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+#: Bumped when a column changes meaning or type; added columns do not bump it.
+SCHEMA_VERSION = 1
+
+_F, _I, _S = "float64", "int64", "string"
+_MAP_F, _MAP_I = "map<string,float64>", "map<string,int64>"
+_LIST_F, _LIST_I = "list<float64>", "list<int64>"
+
+#: Every run's columns, in order: (name, type, meaning). The meanings are docs/results.md's.
+RUN_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("run", _I, "the row's number in its results (0, 1, ...): the key of the long mode and transition tables"),
+    ("trace", _S, "the trace's label (file name, #device, [transform])"),
+    ("stream", _I, "the device number within a multi-device trace; null for a single-device trace"),
+    ("stream_name", _S, "the device's name in the trace (a diskstats or blkparse name, or the number)"),
+    ("transform", _S, "the transform applied to the trace ('none' for none)"),
+    ("device", _S, "the device model's name"),
+    ("policy", _S, "the policy as it was asked for (timeout:60s)"),
+    ("policy_canonical", _S, "the engine's name for the policy, every parameter given (timeout:1min)"),
+    ("family", _S, "the policy family (timeout, stpm, oracle, ...)"),
+    ("timeout_s", _F, "a single-timeout policy's timeout; null otherwise"),
+    ("knob", _F, "a self-tuning policy's knob (0 = save energy ... 100 = performance); null otherwise"),
+    ("params", _MAP_F, "the policy's named parameters as numbers (durations in seconds, powers in watts); null where not a number"),
+    ("requests", _I, "requests replayed"),
+    ("records_skipped", _I, "records the reader skipped (see read_report); null where no file was read"),
+    ("read_report", _S, "what the reader read, kept and skipped"),
+    ("first_arrival_s", _F, "the first request's arrival"),
+    ("makespan_s", _F, "from the first arrival to the end of the run"),
+    ("execution_time_s", _F, "the run's length as the energy counts it"),
+    ("energy_j", _F, "the device's energy"),
+    ("system_energy_j", _F, "the device's energy plus base_power_w over the run"),
+    ("base_power_w", _F, "the platform's base power (pays for delays)"),
+    ("energy_by_mode_j", _MAP_F, "energy spent resting in each mode, by the device's mode names"),
+    ("time_by_mode_s", _MAP_F, "time spent resting in each mode"),
+    ("transitions", _MAP_I, "mode changes, by 'from->to'"),
+    ("transition_time_s", _F, "time in transitions"),
+    ("transition_energy_j", _F, "energy of transitions"),
+    ("service_time_s", _F, "time serving requests"),
+    ("service_energy_j", _F, "energy serving requests"),
+    ("wakeups", _I, "returns to the ready mode"),
+    ("cycle_wakeups", _I, "wake-ups that use a rated start/stop cycle"),
+    ("load_unload_wakeups", _I, "wake-ups that use a rated load/unload cycle"),
+    ("mean_response_s", _F, "mean response time"),
+    ("p50_response_s", _F, "median response time (histogram, within 0.05 %)"),
+    ("p95_response_s", _F, "95th percentile of response time"),
+    ("p99_response_s", _F, "99th percentile of response time"),
+    ("max_response_s", _F, "longest response time"),
+    ("delayed_requests", _I, "requests that waited for power management (a wake-up, a beacon)"),
+    ("rated_start_stop_cycles", _F, "the device's start/stop rating; null where it states none"),
+    ("rated_load_unload_cycles", _F, "the device's load/unload rating; null where it states none"),
+    ("normalized_energy", _F, "energy_j / the reference run's (normalized_against)"),
+    ("normalized_system_energy", _F, "system_energy_j / the reference run's"),
+    ("normalized_mean_response", _F, "mean_response_s / the reference run's"),
+    ("energy_vs_oracle", _F, "energy_j / the offline optimum's on the same trace and device"),
+    ("normalized_against", _S, "the reference run (always-on)"),
+    ("response_from", _S, "where a response is measured from: the request's issue or its arrival"),
+    ("wakeups_per_day", _F, "wake-ups per day of the run"),
+    ("cycle_wakeups_per_day", _F, "rated start/stop cycles used per day"),
+    ("load_unload_wakeups_per_day", _F, "rated load/unload cycles used per day"),
+    ("years_to_rated_cycles", _F, "years to the first rating used up at this rate; null: never, or no rating"),
+    ("theoretical_min_energy_j", _F, "MEMS: seed 004's theoretical minimum energy; null for other devices"),
+    ("theoretical_min_response_s", _F, "MEMS: seed 004's theoretical minimum mean response; null for other devices"),
+)
+
+#: A hybrid disk's run (``idlewise hybrid``): every run column, then the NVCache's account.
+HYBRID_COLUMNS: tuple[tuple[str, str, str], ...] = RUN_COLUMNS + (
+    ("hybrid", _S, "the hybrid description's name; null when built from parts"),
+    ("disk", _S, "the rotating disk's model"),
+    ("flash", _S, "the NVCache's flash model"),
+    ("nvcache_bytes", _I, "the NVCache's size; null for an unbounded one"),
+    ("dram_bytes", _I, "the DRAM write buffer's size"),
+    ("flush_when", _S, "when the NVCache is flushed: each spin-up or when full (seed 003)"),
+    ("flush_algorithm", _I, "how it is flushed: seed 003 Figure 2's algorithm 1-4"),
+    ("disk_energy_j", _F, "the disk's energy"),
+    ("flash_energy_j", _F, "the NVCache's energy"),
+    ("flash_busy_s", _F, "time the NVCache was busy"),
+    ("spinups", _I, "the disk's spin-ups"),
+    ("writes_redirected", _I, "writes the NVCache took while the disk was down"),
+    ("bytes_redirected", _I, "bytes the NVCache took while the disk was down"),
+    ("bytes_superseded", _I, "cached bytes overwritten before a flush"),
+    ("bytes_written_to_disk", _I, "bytes written to the disk by requests"),
+    ("reads_from_nvcache", _I, "reads served by the NVCache"),
+    ("reads_spinning_up", _I, "reads that spun the disk up"),
+    ("flushes", _I, "NVCache flushes"),
+    ("flush_time_s", _F, "time spent flushing"),
+    ("flush_nvcache_time_s", _F, "of it, reading the NVCache"),
+    ("flush_disk_time_s", _F, "of it, writing the disk"),
+    ("flush_disk_ios", _I, "disk writes of flushes"),
+    ("flush_nvcache_reads", _I, "NVCache reads of flushes"),
+    ("merges", _I, "adjacent extents merged by flushes"),
+    ("bytes_flushed", _I, "bytes flushed"),
+    ("flush_disk_bytes_written", _I, "bytes flushes wrote to the disk"),
+    ("flush_bytes_read", _I, "bytes flushes read from the NVCache"),
+    ("bytes_unflushed", _I, "bytes still in the NVCache at the end (not charged)"),
+    ("max_bytes_cached_per_spindown", _I, "the most bytes cached in one spin-down"),
+    ("bytes_cached_per_spindown", _LIST_I, "bytes cached in each spin-down"),
+    ("spindown_ends_s", _LIST_F, "when each spin-down ended"),
+    ("flash_bytes_written", _I, "bytes written to flash (redirected and cached)"),
+    ("plain_disk_energy_j", _F, "the same disk without an NVCache, same policy"),
+    ("plain_disk_spinups", _I, "its spin-ups"),
+    ("plain_disk_mean_response_s", _F, "its mean response time"),
+    ("energy_saved_j", _F, "plain_disk_energy_j - energy_j"),
+    ("spinups_saved", _I, "plain_disk_spinups - spinups"),
+)
+
+#: The long tables: one row per (run, mode) and per (run, transition).
+MODE_COLUMNS = (("run", _I, "the run's row"), ("mode", _S, "the device's mode"),
+                ("energy_j", _F, "energy spent resting in the mode"), ("time_s", _F, "time spent resting in it"))
+TRANSITION_COLUMNS = (("run", _I, "the run's row"), ("from_mode", _S, "mode left"), ("to_mode", _S, "mode entered"),
+                      ("count", _I, "times the run took it"))
+
+#: Keys of a run's record the schema renames or leaves to other tables.
+_RENAMED = {"policy": "policy_canonical", "spec": "policy"}
+#: Per-request arrays and timelines: read through Results.per_request() and .timeline().
+ARRAY_KEYS = frozenset({"arrival_s", "start_s", "finish_s", "response_s", "at_arrival", "activity_labels", "timeline"})
+
+
+def arrow_type(name: str):
+    import pyarrow as pa
+
+    return {_F: pa.float64(), _I: pa.int64(), _S: pa.string(), _MAP_F: pa.map_(pa.string(), pa.float64()),
+            _MAP_I: pa.map_(pa.string(), pa.int64()), _LIST_F: pa.list_(pa.float64()), _LIST_I: pa.list_(pa.int64())}[name]
+
+
+def arrow_schema(columns):
+    import pyarrow as pa
+
+    return pa.schema([pa.field(name, arrow_type(kind)) for name, kind, _ in columns])
+
+
+def columns_of(records) -> tuple:
+    """The schema a list of run records takes: a hybrid disk's, or every other run's."""
+    return HYBRID_COLUMNS if any("flush_algorithm" in r for r in records) else RUN_COLUMNS
+
+
+def _finite_or_null(value):
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _number_or_null(value):
+    return _finite_or_null(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _convert(kind: str, value):
+    if value is None:
+        return None
+    if kind == _F:
+        return _finite_or_null(value)
+    if kind == _I:
+        return int(value)
+    if kind == _S:
+        return str(value)
+    if kind == _MAP_F:
+        return {str(k): _number_or_null(v) for k, v in value.items()} or None
+    if kind == _MAP_I:
+        return {str(k): int(v) for k, v in value.items()} or None
+    if kind == _LIST_F:
+        return [float(v) for v in value]
+    return [int(v) for v in value]  # _LIST_I
+
+
+def rows(records, columns=None) -> list[dict]:
+    """Run records as the schema's rows: every column, in order, typed, nulls for what does not
+    apply. A record key the schema does not know follows the schema's columns (never a silent
+    drop); ``tests/test_schema.py`` runs every kind of run to see that none does."""
+    from .policies import policy_columns
+
+    columns = columns or columns_of(records)
+    known = {name for name, _, _ in columns}
+    out = []
+    for i, record in enumerate(records):
+        canonical = str(record.get("policy", ""))
+        derived = policy_columns(canonical)
+        values = {"run": i, "policy": record.get("spec") or canonical, "policy_canonical": canonical,
+                  "family": record.get("family") or derived["family"],
+                  "timeout_s": derived["timeout_s"], "knob": derived["knob"],
+                  "params": {k.removeprefix("param."): v for k, v in derived.items() if k.startswith("param.")}}
+        extra = {}
+        for key, value in record.items():
+            if _derived(key):
+                continue
+            (values if key in known else extra)[key] = value
+        out.append({**{name: _convert(kind, values.get(name)) for name, kind, _ in columns}, **extra})
+    return out
+
+
+def unknown_keys(records) -> list[str]:
+    """Keys of the records the schema does not name (none, for every kind of run idlewise makes)."""
+    known = {name for name, _, _ in columns_of(records)}
+    return list(dict.fromkeys(k for r in records for k in r if k not in known and not _derived(k)))
+
+
+def _derived(key: str) -> bool:
+    """Record keys the schema's policy columns are made from, or that other tables hold."""
+    return key in ARRAY_KEYS or key in ("run", "spec", "policy", "family", "timeout_s", "knob") or key.startswith("param.")
+
+
+def table(records, metadata: dict | None = None):
+    """The runs as a pyarrow Table of the schema, ``metadata`` in its schema (``idlewise.*``)."""
+    import pyarrow as pa
+
+    columns = columns_of(records)
+    schema = arrow_schema(columns)
+    data = rows(records, columns)
+    extra = unknown_keys(records)
+    if extra:
+        inferred = pa.Table.from_pylist([{k: row.get(k) for k in extra} for row in data]).schema
+        schema = pa.schema(list(schema) + list(inferred))
+    if metadata:
+        schema = schema.with_metadata({k: str(v) for k, v in metadata.items()})
+    return pa.Table.from_pylist(data, schema=schema)
+
+
+def long_tables(records):
+    """The mode and transition tables (:data:`MODE_COLUMNS`, :data:`TRANSITION_COLUMNS`)."""
+    import pyarrow as pa
+
+    modes, transitions = [], []
+    for i, r in enumerate(records):
+        times = r.get("time_by_mode_s") or {}
+        for mode, energy in (r.get("energy_by_mode_j") or {}).items():
+            modes.append({"run": i, "mode": mode, "energy_j": float(energy), "time_s": float(times.get(mode, 0.0))})
+        for hop, count in (r.get("transitions") or {}).items():
+            source, _, target = hop.partition("->")
+            transitions.append({"run": i, "from_mode": source, "to_mode": target, "count": int(count)})
+    return (pa.Table.from_pylist(modes, schema=arrow_schema(MODE_COLUMNS)),
+            pa.Table.from_pylist(transitions, schema=arrow_schema(TRANSITION_COLUMNS)))
+
+
+def csv_ready(table):
+    """A table CSV can hold: map and list columns as JSON text (``{"standby": 1.5}``)."""
+    import pyarrow as pa
+
+    out = table
+    for i, field in enumerate(table.schema):
+        if pa.types.is_map(field.type) or pa.types.is_list(field.type):
+            values = table.column(i).to_pylist()
+            text = [None if v is None else json.dumps(dict(v) if pa.types.is_map(field.type) else v, allow_nan=False)
+                    for v in values]
+            out = out.set_column(i, pa.field(field.name, pa.string()), pa.array(text, pa.string()))
+    return out
+
+
+def provenance(records, command: str | None = None, partial_of: str | None = None) -> dict:
+    """What a results file says of itself in its metadata: the version that wrote it, the
+    schema, the command, the traces, devices and policies run."""
+    from . import __version__
+
+    def distinct(key):
+        return json.dumps(sorted({str(r[key]) for r in records if r.get(key) is not None}))
+    meta = {"idlewise.version": __version__, "idlewise.schema": f"{'hybrid' if columns_of(records) is HYBRID_COLUMNS else 'runs'}/{SCHEMA_VERSION}",
+            "idlewise.traces": distinct("trace"), "idlewise.devices": distinct("device"),
+            "idlewise.policies": json.dumps(list(dict.fromkeys(str(r.get("spec") or r.get("policy")) for r in records)))}
+    if command:
+        meta["idlewise.command"] = command
+    if partial_of is not None:
+        meta["idlewise.partial"] = partial_of
+    return meta
+
+
+__all__ = ["HYBRID_COLUMNS", "MODE_COLUMNS", "RUN_COLUMNS", "SCHEMA_VERSION", "TRANSITION_COLUMNS", "arrow_schema", "rows",
+           "table"]
