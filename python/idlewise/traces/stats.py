@@ -188,6 +188,236 @@ class TraceStats:
         return stats
 
 
+def _grouped_percentiles(group: np.ndarray, values: np.ndarray, counts: np.ndarray, qs) -> dict:
+    """:func:`_percentile_of_counts` of every group at once: ``group``, ``values`` and ``counts``
+    sorted by (group, value), groups numbered 0..G-1 with no gaps. Returns {q: array of G}."""
+    n_groups = int(group[-1]) + 1
+    totals = np.bincount(group, weights=counts, minlength=n_groups).astype(np.int64)
+    cumulative = np.cumsum(counts)
+    before = np.concatenate([[0], np.cumsum(totals)[:-1]])  # the group's first rank
+    out = {}
+    for q in qs:
+        position = (totals - 1) * q / 100.0
+        lo = np.floor(position)
+        frac = position - lo
+        lo = lo.astype(np.int64)
+        a = values[np.searchsorted(cumulative, before + lo, side="right")].astype(float)
+        b = values[np.searchsorted(cumulative, before + np.minimum(lo + 1, totals - 1), side="right")].astype(float)
+        out[q] = np.where(frac >= 0.5, b - (b - a) * (1 - frac), a + (b - a) * frac)
+    return out
+
+
+def _add(target: np.ndarray, index: np.ndarray, weights=None) -> None:
+    """``target[index] += weights`` (1 each without), repeated indices added up, in time
+    proportional to the batch rather than to ``target`` (a million devices' histograms)."""
+    if not len(index):
+        return
+    if weights is not None and weights.dtype.kind in "iu":
+        np.add.at(target, index, weights.astype(target.dtype))  # byte counts stay exact integers
+        return
+    touched, inverse = np.unique(index, return_inverse=True)
+    sums = np.bincount(inverse, weights=weights)
+    target[touched] += sums.astype(target.dtype) if target.dtype != sums.dtype else sums
+
+
+class GroupedStats:
+    """:class:`TraceStats` of every device of a multi-device file at once (inter-arrival gaps,
+    no transform), fed whole batches with their ``stream`` column: group operations over columns
+    rather than a Python object and a dozen NumPy calls per device and batch, so a trace of 100k
+    devices takes seconds, not minutes. Each device's result equals :class:`TraceStats`'s (its
+    sums to rounding: a file's parts are summed in another order); a device's median gap is exact
+    while the file's gaps number at most :data:`EXACT_MEDIAN_GAPS`, then within 0.05 %."""
+
+    _SCALARS = ("requests", "reads", "bytes_read", "bytes_written", "size_sum", "gap_count", "below", "above")
+
+    def __init__(self, name: str):
+        self.name = name
+        self.index: dict = {}  # stream number (-1: a single-device file's) -> dense index
+        self.n = 0
+        self.ints = {k: np.zeros(0, np.int64) for k in self._SCALARS}
+        self.first_s, self.last_s = np.zeros(0), np.zeros(0)
+        self.idle_total, self.gap_max = np.zeros(0), np.zeros(0)
+        self.bin_counts = np.zeros((0, len(BIN_EDGES_S) - 1), np.int64)
+        self.bin_idle = np.zeros((0, len(BIN_EDGES_S) - 1))
+        self.size_pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))  # (index, size, count)
+        self.kept_gaps: list = []  # (index, gaps) while exact
+        self.gap_total = 0
+        self.gap_buckets = None  # (index, key, count) once past EXACT_MEDIAN_GAPS
+
+    def _grow(self, n: int) -> None:
+        """Room for ``n`` devices: arrays grow by doubling, so many batches of new devices cost
+        a few copies, not one each."""
+        if n <= self.n:
+            return
+        if n <= len(self.first_s):
+            self.n = n
+            return
+        extra = max(n, 2 * len(self.first_s)) - len(self.first_s)
+        for k in self._SCALARS:
+            self.ints[k] = np.concatenate([self.ints[k], np.zeros(extra, np.int64)])
+        self.first_s = np.concatenate([self.first_s, np.full(extra, np.nan)])
+        self.last_s = np.concatenate([self.last_s, np.full(extra, np.nan)])
+        self.idle_total = np.concatenate([self.idle_total, np.zeros(extra)])
+        self.gap_max = np.concatenate([self.gap_max, np.zeros(extra)])
+        self.bin_counts = np.concatenate([self.bin_counts, np.zeros((extra, self.bin_counts.shape[1]), np.int64)])
+        self.bin_idle = np.concatenate([self.bin_idle, np.zeros((extra, self.bin_idle.shape[1]))])
+        self.n = n
+
+    @staticmethod
+    def _merge(pairs, index, key, count):
+        """(index, key) counts added up, sorted by (index, key)."""
+        i = np.concatenate([pairs[0], index])
+        k = np.concatenate([pairs[1], key])
+        c = np.concatenate([pairs[2], count])
+        order = np.lexsort((k, i))
+        i, k, c = i[order], k[order], c[order]
+        first = np.concatenate([[True], (i[1:] != i[:-1]) | (k[1:] != k[:-1])]) if len(i) else np.zeros(0, bool)
+        starts = np.flatnonzero(first)
+        return i[starts], k[starts], np.add.reduceat(c, starts) if len(starts) else c[:0]
+
+    def push(self, batch: Trace) -> None:
+        if not len(batch):
+            return
+        streams = batch.stream if batch.stream is not None else np.full(len(batch), -1, np.int64)
+        unique, inverse = np.unique(streams, return_inverse=True)
+        dense = np.fromiter((self.index.setdefault(s, len(self.index)) for s in unique.tolist()), np.int64, len(unique))
+        self._grow(len(self.index))
+        idx = dense[inverse]
+        sizes, writes = batch.size_bytes, batch.is_write != 0
+        ints = self.ints
+        _add(ints["requests"], idx)
+        _add(ints["reads"], idx[~writes])
+        _add(ints["bytes_read"], idx[~writes], sizes[~writes])
+        _add(ints["bytes_written"], idx[writes], sizes[writes])
+        _add(ints["size_sum"], idx, sizes)
+        self.size_pairs = self._merge(self.size_pairs, idx, sizes.astype(np.int64), np.ones(len(idx), np.int64))
+        # Each device's records in time order (the read checked it), its gaps within the batch
+        # and the one from its last record of earlier batches.
+        order = np.argsort(idx, kind="stable")
+        i, t = idx[order], batch.time_s[order]
+        starts = np.concatenate([[True], i[1:] != i[:-1]])
+        previous = np.concatenate([[np.nan], t[:-1]])
+        previous[starts] = self.last_s[i[starts]]
+        gaps = t - previous
+        keep = gaps > 0  # NaN (a device's first record) is not kept
+        gi, gaps = i[keep], gaps[keep]
+        head = np.flatnonzero(starts)
+        fresh = np.isnan(self.first_s[i[head]])
+        self.first_s[i[head][fresh]] = t[head][fresh]
+        ends = np.concatenate([head[1:] - 1, [len(t) - 1]])
+        self.last_s[i[ends]] = t[ends]
+        if not len(gaps):
+            return
+        _add(ints["gap_count"], gi)
+        _add(self.idle_total, gi, gaps)
+        np.maximum.at(self.gap_max, gi, gaps)
+        _add(ints["below"], gi[gaps < BIN_EDGES_S[0]])
+        _add(ints["above"], gi[gaps >= BIN_EDGES_S[-1]])
+        # np.histogram's bins: [a, b) each, the last [a, b]; gaps outside are left out.
+        bins = np.searchsorted(BIN_EDGES_S, gaps, side="right") - 1
+        bins[gaps == BIN_EDGES_S[-1]] = len(BIN_EDGES_S) - 2
+        inside = (bins >= 0) & (bins < len(BIN_EDGES_S) - 1)
+        flat = gi[inside] * (len(BIN_EDGES_S) - 1) + bins[inside]
+        _add(self.bin_counts.reshape(-1), flat)
+        _add(self.bin_idle.reshape(-1), flat, gaps[inside])
+        self.gap_total += len(gaps)
+        if self.gap_buckets is None:
+            self.kept_gaps.append((gi, gaps))
+            if self.gap_total > EXACT_MEDIAN_GAPS:
+                self.gap_buckets = (np.zeros(0, np.int64),) * 3
+                for kept in self.kept_gaps:
+                    self._bucket(*kept)
+                self.kept_gaps = []
+        else:
+            self._bucket(gi, gaps)
+
+    def _bucket(self, gi, gaps) -> None:
+        keys = (gaps.view(np.uint64) >> np.uint64(52 - _MANTISSA_BITS)).astype(np.int64)
+        self.gap_buckets = self._merge(self.gap_buckets, gi, keys, np.ones(len(gi), np.int64))
+
+    def _medians(self) -> np.ndarray:
+        medians = np.zeros(self.n)
+        counts = self.ints["gap_count"][:self.n]
+        if self.gap_buckets is None:
+            if not self.kept_gaps:
+                return medians
+            gi = np.concatenate([k[0] for k in self.kept_gaps])
+            gaps = np.concatenate([k[1] for k in self.kept_gaps])
+            order = np.lexsort((gaps, gi))
+            gi, gaps = gi[order], gaps[order]
+            start = np.concatenate([[0], np.cumsum(np.bincount(gi, minlength=self.n))[:-1]])
+            has = counts > 0
+            c, s0 = counts[has], start[has]
+            # np.median: the middle one, or the mean of the middle two.
+            lo, hi = gaps[s0 + (c - 1) // 2], gaps[s0 + c // 2]
+            medians[has] = np.where(c % 2 == 1, lo, (lo + hi) / 2)
+            return medians
+        gi, keys, bucket_counts = self.gap_buckets
+        cumulative = np.cumsum(bucket_counts)
+        start = np.concatenate([[0], np.cumsum(np.bincount(gi, weights=bucket_counts, minlength=self.n).astype(np.int64))[:-1]])
+        has = counts > 0
+        at = np.searchsorted(cumulative, start[has] + (counts[has] + 1) // 2)  # as TraceStats._median_gap
+        top = ((keys[at] + 1) << (52 - _MANTISSA_BITS)).astype(np.uint64).view(np.float64)
+        medians[has] = np.minimum(top, self.gap_max[:self.n][has])
+        return medians
+
+    def results(self) -> list[dict]:
+        """Every device's statistics, as :meth:`TraceStats.result` gives them, with ``stream``,
+        in device order."""
+        if not self.n:
+            return []
+        pi, pv, pc = self.size_pairs
+        pct = _grouped_percentiles(pi, pv, pc, (50, 90, 99))
+        starts = np.concatenate([[True], pi[1:] != pi[:-1]])
+        first_of = np.flatnonzero(starts)
+        last_of = np.concatenate([first_of[1:] - 1, [len(pi) - 1]])
+        smallest, largest = pv[first_of], pv[last_of]
+        medians = self._medians().tolist()
+        ints = {k: v.tolist() for k, v in self.ints.items()}
+        pct = {q: v.tolist() for q, v in pct.items()}
+        smallest, largest = smallest.tolist(), largest.tolist()
+        span = (self.last_s[:self.n] - self.first_s[:self.n]).tolist()
+        idle_total, gap_max = self.idle_total.tolist(), self.gap_max.tolist()
+        # Every device's nonzero histogram bins at once, split by device.
+        rows, bins = np.nonzero(self.bin_counts[:self.n])
+        counts, idles = self.bin_counts[rows, bins].tolist(), self.bin_idle[rows, bins].tolist()
+        edges = BIN_EDGES_S.tolist()
+        cuts = np.searchsorted(rows, np.arange(self.n + 1)).tolist()
+        bins = bins.tolist()
+        out = []
+        for stream in sorted(self.index):
+            j = self.index[stream]
+            histogram = [{"from_s": edges[b], "to_s": edges[b + 1], "count": c, "idle_s": w}
+                         for b, c, w in zip(bins[cuts[j]:cuts[j + 1]], counts[cuts[j]:cuts[j + 1]], idles[cuts[j]:cuts[j + 1]])]
+            n = ints["requests"][j]
+            reads, count, idle = ints["reads"][j], ints["gap_count"][j], idle_total[j]
+            out.append({
+                "trace": self.name if stream < 0 else f"{self.name}#{stream}",
+                "requests": n,
+                "span_s": span[j],
+                "reads": reads,
+                "writes": n - reads,
+                "read_fraction": reads / n,
+                "bytes_read": ints["bytes_read"][j],
+                "bytes_written": ints["bytes_written"][j],
+                "size_bytes": {"min": smallest[j], "p50": pct[50][j], "mean": ints["size_sum"][j] / n,
+                               "p90": pct[90][j], "p99": pct[99][j], "max": largest[j]},
+                "gaps": {
+                    "definition": "inter-arrival time",
+                    "count": count,
+                    "idle_total_s": idle,
+                    "median_s": medians[j],
+                    "mean_s": idle / count if count else 0.0,
+                    "max_s": gap_max[j],
+                    "below_1ms": ints["below"][j],
+                    "above_10000s": ints["above"][j],
+                    "histogram": histogram,
+                },
+                "stream": None if stream < 0 else stream,
+            })
+        return out
+
+
 def trace_stats(trace: Trace, device=None) -> dict:
     """Statistics of one single-device trace as a dict (JSON-ready)."""
     stats = TraceStats(trace.name, device)
@@ -210,6 +440,13 @@ def file_stats(path, device=None, *, format: str = "auto", transform: str | None
     format, mapping = file_format(path, format, columns, write_flag)
     keep, transform = split_selection(transform, stream, f"{path}: ")  # a chain's stream:K is the device read
     read = FileRead(path, format, keep=keep, mapping=mapping, write_flag=write_flag)
+    if device is None and transform is None:
+        # Inter-arrival gaps: every device at once, over whole batches (100k devices in seconds).
+        grouped = GroupedStats(os.path.basename(path))
+        for batch in read.batches():
+            grouped.push(batch)
+        _found_kept(path, keep, read)
+        return grouped.results(), read.report()
     devices: dict = {}
     for stream, part in transformed_parts(read, transform):
         if stream not in devices:
@@ -217,12 +454,16 @@ def file_stats(path, device=None, *, format: str = "auto", transform: str | None
             devices[stream] = TraceStats(name, device)
         if part is not None:
             devices[stream].push(part)
+    _found_kept(path, keep, read)
+    out = [{**devices[stream].result(), "stream": stream} for stream in sorted(devices, key=lambda s: -1 if s is None else s)]
+    return out, read.report()
+
+
+def _found_kept(path: str, keep, read) -> None:
     if keep is not None and not read.records:
         from ..errors import IdlewiseError
 
         raise IdlewiseError(f"{path}: no records of device {keep} found in {read.records_read:,} records read")
-    out = [{**devices[stream].result(), "stream": stream} for stream in sorted(devices, key=lambda s: -1 if s is None else s)]
-    return out, read.report()
 
 
 def draw_gap_histogram(ax, stats: dict) -> None:
