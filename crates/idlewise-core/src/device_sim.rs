@@ -87,6 +87,28 @@ impl Sink for Observe {
     fn hop(&mut self, _index: usize, _hop: &Transition, _time_s: f64, _energy_j: f64) {}
 }
 
+/// Records where a walk goes: each hop's start, and the energy spent (a live run's "so far").
+struct Trail<'d> {
+    device: &'d Device,
+    clock_s: f64,
+    hops: Vec<(f64, usize)>,
+    energy_j: f64,
+}
+
+impl Sink for Trail<'_> {
+    #[inline]
+    fn residency(&mut self, mode: usize, duration_s: f64) {
+        self.energy_j += self.device.modes[mode].power_w * duration_s;
+        self.clock_s += duration_s;
+    }
+    #[inline]
+    fn hop(&mut self, index: usize, _hop: &Transition, time_s: f64, energy_j: f64) {
+        self.hops.push((self.clock_s, index));
+        self.energy_j += energy_j;
+        self.clock_s += time_s;
+    }
+}
+
 /// Takes every hop of a wake-up route back to back from `begin`; returns when the last one
 /// ends. A hop whose time varies takes a drawn time when the run draws (`draws`), its power
 /// unchanged; otherwise its mean.
@@ -795,6 +817,42 @@ impl<'p> DeviceSim<'p> {
             Some(hop) if end > t => DeviceState::Transition { from: hop.from, to: hop.to, end_s: end },
             _ => DeviceState::Mode { mode },
         }
+    }
+
+    /// The open idle gap's hops that begin before `until` (opening the gap if the device has
+    /// fallen idle by then): `(start time, transition index)` in order, as the plan carries them
+    /// out if nothing arrives. Does not change the run. A live manager acts on these.
+    pub fn planned_hops(&mut self, until: f64) -> Vec<(f64, usize)> {
+        // A gap is opened only once time has passed the last completion, as a request opens it
+        // (`serve`): one of length zero would ask the policy for a plan a replay never asks for.
+        if (self.gap.is_some() || until > self.free_at) && !matches!(self.state_at(until), DeviceState::Busy { .. }) {
+            if let Some(gap) = self.gap {
+                let mut trail = Trail { device: &self.device, clock_s: gap.start_s, hops: Vec::new(), energy_j: 0.0 };
+                walk_steps(&self.device, gap.start_s, gap.start_mode, &self.plan, until, &mut trail);
+                return trail.hops;
+            }
+        }
+        Vec::new()
+    }
+
+    /// When the open idle gap began (the server fell idle), if one is open.
+    pub fn gap_start_s(&self) -> Option<f64> {
+        self.gap.map(|g| g.start_s)
+    }
+
+    /// The device's energy from the run's start to `t` (not before the last event given): what
+    /// the ledger holds, plus the open gap carried out up to `t`. Does not change the run.
+    pub fn energy_to(&mut self, t: f64) -> f64 {
+        let charged: f64 = self.ledger.time_by_mode_s.iter().zip(&self.device.modes).map(|(s, m)| s * m.power_w).sum::<f64>()
+            + self.ledger.transition_energy_j
+            + self.ledger.service_energy_j;
+        if (self.gap.is_none() && t <= self.free_at) || matches!(self.state_at(t), DeviceState::Busy { .. }) {
+            return charged;
+        }
+        let Some(gap) = self.gap else { return charged };
+        let mut trail = Trail { device: &self.device, clock_s: gap.start_s, hops: Vec::new(), energy_j: 0.0 };
+        let (mode, end, _) = walk_steps(&self.device, gap.start_s, gap.start_mode, &self.plan, t, &mut trail);
+        charged + trail.energy_j + self.device.modes[mode].power_w * (t - end).max(0.0)
     }
 
     /// Wakes the device at `t` without a request (a proactive spin-up): any transition under way

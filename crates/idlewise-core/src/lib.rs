@@ -22,6 +22,7 @@ pub mod device_sim;
 pub mod error;
 pub mod evaluate;
 pub mod hybrid;
+pub mod live;
 pub mod mechanics;
 pub mod metrics;
 pub mod options;

@@ -95,6 +95,8 @@ impl Device {
             d.set_item("power_w", m.power_w)?;
             d.set_item("serves", m.serves)?;
             d.set_item("break_even_s", self.inner.break_even_s(i))?;
+            // A wake-up out of it uses a rated start/stop cycle: the spindle is stopped there.
+            d.set_item("stops_spindle", i != 0 && self.inner.limits.cycle_mode.get(i).copied().unwrap_or(false))?;
             if let Some(timer) = m.epc_timer_s {
                 d.set_item("epc_timer_s", timer)?;
             }
@@ -477,6 +479,130 @@ fn idle_gaps<'py>(
     let opts = ReplayOptions { fold_offsets, ..Default::default() };
     let gaps = py.allow_threads(|| idlewise_core::idle_gaps(&trace, core_device, &opts)).map_err(to_py_err)?;
     Ok(PyArray1::from_vec_bound(py, gaps))
+}
+
+/// One device managed live (`idlewise manage`): the replay's own device model and policy, fed
+/// observed I/O, asked what the policy has decided by now (`idlewise_core::live`). Decisions are
+/// dicts: `time_s` (when the model makes the change), `from_mode`, `to_mode` (mode names),
+/// `reason`.
+#[pyclass(module = "idlewise._core", unsendable)]
+struct LiveDisk {
+    inner: Option<idlewise_core::live::LiveDisk>,
+    policy: String,
+}
+
+impl LiveDisk {
+    fn live(&mut self) -> PyResult<&mut idlewise_core::live::LiveDisk> {
+        self.inner.as_mut().ok_or_else(|| PyValueError::new_err("this live run has finished"))
+    }
+
+    fn decisions<'py>(&self, py: Python<'py>, device: &CoreDevice, list: Vec<idlewise_core::live::Decision>) -> PyResult<Bound<'py, PyList>> {
+        use idlewise_core::live::Cause;
+        let out = PyList::empty_bound(py);
+        for d in list {
+            let item = PyDict::new_bound(py);
+            item.set_item("time_s", d.time_s)?;
+            item.set_item("from_mode", &device.modes[d.from_mode].name)?;
+            item.set_item("to_mode", &device.modes[d.to_mode].name)?;
+            let reason = match d.cause {
+                Cause::Plan { idle_s } => format!("{}: idle {}", self.policy, seconds_text(idle_s)),
+                Cause::Access => "I/O arrived: the device wakes to serve it".to_string(),
+                Cause::Hint => format!("{}: a ghost hint (an application would have used the device)", self.policy),
+            };
+            item.set_item("reason", reason)?;
+            out.append(item)?;
+        }
+        Ok(out)
+    }
+}
+
+/// A duration as a person reads it in a log: "10 s", "1.5 ms", "2 min 5 s".
+fn seconds_text(s: f64) -> String {
+    if s >= 60.0 {
+        let whole = s.round() as u64;
+        format!("{} min {} s", whole / 60, whole % 60)
+    } else if s >= 1.0 {
+        format!("{} s", format!("{s:.3}").trim_end_matches('0').trim_end_matches('.'))
+    } else {
+        format!("{} ms", format!("{:.3}", s * 1e3).trim_end_matches('0').trim_end_matches('.'))
+    }
+}
+
+#[pymethods]
+impl LiveDisk {
+    #[new]
+    #[pyo3(signature = (device, policy, base_power_w=0.0, start_s=0.0))]
+    fn new(device: &Device, policy: &str, base_power_w: f64, start_s: f64) -> PyResult<Self> {
+        let inner = idlewise_core::live::LiveDisk::new(Arc::new(device.inner.clone()), policy, base_power_w, start_s).map_err(to_py_err)?;
+        Ok(LiveDisk { inner: Some(inner), policy: policy.to_string() })
+    }
+
+    /// The policy's mode changes by `now` since the last call.
+    fn advance<'py>(&mut self, py: Python<'py>, now: f64) -> PyResult<Bound<'py, PyList>> {
+        let live = self.live()?;
+        let list = live.advance(now);
+        let device = live.device().clone();
+        self.decisions(py, &device, list)
+    }
+
+    /// Requests observed (arrival times in order, sizes, writes): the plan's changes before
+    /// each, and the wake-ups they cause.
+    fn feed<'py>(&mut self, py: Python<'py>, arrival_s: PyReadonlyArray1<'py, f64>, size_bytes: PyReadonlyArray1<'py, f64>,
+                 is_write: PyReadonlyArray1<'py, bool>) -> PyResult<Bound<'py, PyList>> {
+        let (a, s, w) = (arrival_s.as_slice()?, size_bytes.as_slice()?, is_write.as_slice()?);
+        if a.len() != s.len() || a.len() != w.len() {
+            return Err(PyValueError::new_err("arrival_s, size_bytes and is_write must have the same length"));
+        }
+        if a.windows(2).any(|p| !(p[1] >= p[0])) || a.iter().any(|t| !t.is_finite()) || s.iter().any(|x| !(x.is_finite() && *x >= 0.0)) {
+            return Err(PyValueError::new_err("arrival_s must be finite and in time order, size_bytes finite and non-negative"));
+        }
+        let live = self.live()?;
+        let list = py.allow_threads(|| live.feed(a, s, w));
+        let device = live.device().clone();
+        self.decisions(py, &device, list)
+    }
+
+    /// A ghost hint at `now` for an access of `size_bytes`, weighed with `knob`: the wake-up it
+    /// causes, if the policy takes it.
+    #[pyo3(signature = (now, size_bytes=4096.0, knob=50.0))]
+    fn hint<'py>(&mut self, py: Python<'py>, now: f64, size_bytes: f64, knob: f64) -> PyResult<Bound<'py, PyList>> {
+        if !(0.0..=100.0).contains(&knob) || !(size_bytes.is_finite() && size_bytes >= 0.0) {
+            return Err(PyValueError::new_err("knob must be from 0 to 100 and size_bytes finite and non-negative"));
+        }
+        let live = self.live()?;
+        let list = live.hint(now, size_bytes, knob);
+        let device = live.device().clone();
+        self.decisions(py, &device, list)
+    }
+
+    /// The device's mode now, since when, the energy so far and what an access would cost.
+    #[pyo3(signature = (now, size_bytes=4096.0))]
+    fn status<'py>(&mut self, py: Python<'py>, now: f64, size_bytes: f64) -> PyResult<Bound<'py, PyDict>> {
+        let live = self.live()?;
+        let s = live.status(now, size_bytes);
+        let device = live.device().clone();
+        let d = PyDict::new_bound(py);
+        d.set_item("mode", &device.modes[s.mode].name)?;
+        d.set_item("moving", s.moving)?;
+        d.set_item("since_s", s.since_s)?;
+        d.set_item("energy_j", s.energy_j)?;
+        d.set_item("access_bytes", size_bytes)?;
+        d.set_item("access_time_s", s.access.time_s)?;
+        d.set_item("access_energy_j", s.access.energy_j)?;
+        Ok(d)
+    }
+
+    /// When the last request fed completes, in the model.
+    fn last_finish_s(&mut self) -> PyResult<f64> {
+        Ok(self.live()?.last_finish_s())
+    }
+
+    /// Ends the run at `end_s`: the account `simulate` gives for the same requests.
+    fn finish<'py>(&mut self, py: Python<'py>, end_s: f64) -> PyResult<Bound<'py, PyDict>> {
+        let live = self.inner.take().ok_or_else(|| PyValueError::new_err("this live run has finished"))?;
+        let result = live.finish(end_s);
+        run_result_dict(py, &result)
+    }
 }
 
 /// The idle gaps of an always-on device on a trace fed a part at a time (`idle_gaps` of a file
@@ -1322,6 +1448,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<HybridRuns>()?;
     m.add_class::<TextBatches>()?;
     m.add_class::<IdleGapStream>()?;
+    m.add_class::<LiveDisk>()?;
     m.add("SEED000_IO_CPU_POWER_W", idlewise_core::system::SEED000_IO_CPU_POWER_W)?;
     m.add_function(wrap_pyfunction!(validate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;

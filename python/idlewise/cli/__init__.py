@@ -26,6 +26,7 @@ from ..arguments import THREADS_MAX, VOLUME_PARTS_MAX
 from ..output import FIGURE_SUFFIXES
 from ._options import _count, _seed, _watts, _seconds, _response_option, _stream_key, _stream_option, _wide_option, _trace_options
 from .advise import cmd_record, cmd_advise
+from .manage import cmd_manage_hint, cmd_manage_replay, cmd_manage_run, cmd_manage_status
 from .devices import cmd_devices, cmd_policies
 from .experiments import cmd_cache, cmd_experiment
 from .hybrid import cmd_hybrid
@@ -233,6 +234,47 @@ def build_parser() -> argparse.ArgumentParser:
     adv.add_argument("--plot", metavar="FILE", help="draw energy against wake-ups a day (PNG, PDF or SVG)")
     adv.add_argument("--json", action="store_true")
     adv.set_defaults(func=cmd_advise)
+
+    mg = sub.add_parser("manage", help="the power manager, live: run a policy on this machine's devices (dry run by default)")
+    mgsub = mg.add_subparsers(dest="manage_command", required=True)
+    from ..manage import DEFAULT_SOCKET
+
+    mr = mgsub.add_parser("run", help="watch block devices and carry out a policy's decisions (logs only, unless --apply)")
+    mr.add_argument("disks", nargs="+", metavar="DISK", help="block devices as /proc/diskstats names them: sda, nvme0n1")
+    mr.add_argument("--policy", required=True, help="a live policy: timeout:60s, hd-idle:10min, breakeven, randomized, "
+                                                   "predictive, stpm:knob=50, experts, epc, apst (not the oracle: it is offline)")
+    mr.add_argument("--device", default="auto", help="catalog name or TOML path of the model, or auto (identified from sysfs)")
+    mr.add_argument("--interval", type=_seconds, default=1.0, metavar="DURATION", help="time between polls (default 1s)")
+    mr.add_argument("--for", dest="duration", type=_seconds, metavar="DURATION", help="stop after this long (default: until SIGTERM)")
+    mr.add_argument("--log", metavar="FILE", help="append the decisions, one JSON line each, to FILE (they also go to stdout)")
+    mr.add_argument("--socket", default=DEFAULT_SOCKET, help=f"where applications ask (default {DEFAULT_SOCKET})")
+    mr.add_argument("--apply", action="store_true", help="run the commands (needs root); without it, a dry run")
+    mr.add_argument("--force", action="store_true", help="act even on a virtual disk or one holding root or swap")
+    mr.add_argument("--actuator", default="auto", choices=["auto", "ata", "scsi", "wifi", "nvme"],
+                    help="how decisions are carried out (default: from the device: hdparm -y, sg_start, iw, nvme set-feature)")
+    mr.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power for stpm (W)")
+    mr.add_argument("--knob", type=float, default=50.0, help="weighs a ghost hint's time against its energy (0-100, default 50)")
+    mr.set_defaults(func=cmd_manage_run)
+    ms = mgsub.add_parser("status", help="each managed device's mode, energy so far and what an access costs now")
+    ms.add_argument("--socket", default=DEFAULT_SOCKET)
+    ms.add_argument("--size", type=float, default=4096.0, metavar="BYTES", help="the access to price (default 4096)")
+    ms.add_argument("--json", action="store_true")
+    ms.set_defaults(func=cmd_manage_status)
+    mh = mgsub.add_parser("hint", help="a ghost hint: an application would have used DISK had it been ready")
+    mh.add_argument("disk")
+    mh.add_argument("--size", type=float, default=4096.0, metavar="BYTES")
+    mh.add_argument("--socket", default=DEFAULT_SOCKET)
+    mh.add_argument("--json", action="store_true")
+    mh.set_defaults(func=cmd_manage_hint)
+    mp = mgsub.add_parser("replay", help="the same loop over a diskstats recording, on a virtual clock")
+    mp.add_argument("recording", help="a diskstats recording (idlewise record)")
+    mp.add_argument("--policy", required=True)
+    mp.add_argument("--device", required=True, help="catalog name or TOML path of the model")
+    mp.add_argument("--stream", "--disk", dest="stream", metavar="NAME", help="the disk of a recording of several")
+    mp.add_argument("--log", metavar="FILE", help="write the decisions, one JSON line each")
+    mp.add_argument("--knob", type=float, default=50.0)
+    mp.add_argument("--quiet", action="store_true", help="no decisions on stdout")
+    mp.set_defaults(func=cmd_manage_replay)
 
     pol = sub.add_parser("policies", help="list policies and their parameters")
     pol.add_argument("--json", action="store_true")

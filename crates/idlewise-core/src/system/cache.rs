@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use crate::device::READY;
 use crate::device_sim::DeviceState;
 
-use super::power_manager::{DeviceHandle, PowerManager};
+use super::power_manager::{access_estimate, DeviceHandle, PowerManager};
 
 /// What `CacheStatus` returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,12 +30,7 @@ pub enum CacheStatus {
     PresentFetchFromNetwork,
 }
 
-/// Predicted cost of one read.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Estimate {
-    pub time_s: f64,
-    pub energy_j: f64,
-}
+pub use super::power_manager::Estimate;
 
 /// One deferred background operation.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -129,36 +124,7 @@ impl CacheManager {
     pub fn estimate(&self, pm: &mut PowerManager, h: DeviceHandle, t: f64, requests: &[f64], ideal: bool) -> Estimate {
         let device = pm.device(h);
         let state = if ideal { DeviceState::Mode { mode: READY } } else { pm.query_current_mode(h, t) };
-        let (wait_s, wait_j, serve_mode) = match state {
-            DeviceState::Busy { until_s } => (until_s - t, 0.0, READY),
-            DeviceState::Mode { mode } if mode == READY || device.modes[mode].serves => (0.0, 0.0, mode),
-            DeviceState::Mode { mode } => {
-                let up = device.up_route(mode);
-                (up.time_s, up.energy_j, READY)
-            }
-            DeviceState::Transition { to, end_s, .. } => {
-                let (time, energy) = if to == READY || device.modes[to].serves {
-                    (0.0, 0.0)
-                } else {
-                    let up = device.up_route(to);
-                    (up.time_s, up.energy_j)
-                };
-                (end_s - t + time, energy, if device.modes[to].serves { to } else { READY })
-            }
-        };
-        let (mut time, mut energy) = (0.0, 0.0);
-        for &size_bytes in requests {
-            let (dt, de) = if serve_mode == READY {
-                device.service(size_bytes, false, 0.0, 0.0)
-            } else {
-                let served = device.service_in_mode(serve_mode, t + wait_s + time, size_bytes, false);
-                (served.time_s, served.energy_j)
-            };
-            time += dt;
-            energy += de;
-        }
-        let time_s = wait_s + time;
-        Estimate { time_s, energy_j: wait_j + energy + self.base_power_w * time_s }
+        access_estimate(&device, state, t, requests, self.base_power_w)
     }
 
     /// `CacheStatus`: whether the item is cached and, for the adaptive cache, which source is

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::device::Device;
+use crate::device::{Device, READY};
 use crate::device_sim::{DeviceSim, DeviceState};
 use crate::metrics::RunResult;
 
@@ -27,6 +27,52 @@ pub struct ModeInfo {
 pub struct TransitionCost {
     pub time_s: f64,
     pub energy_j: f64,
+}
+
+/// Predicted cost of an access: how long until the requester has its data, and the energy it
+/// takes (the device's, plus the platform's base power over the wait).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    pub time_s: f64,
+    pub energy_j: f64,
+}
+
+/// Seed 000's second question to the power manager: what reading `requests` (bytes each, served
+/// in turn) from `device` would cost at `t`, with the device in `state` there: waiting out a
+/// busy server or a transition, waking from a mode that does not serve, and the service itself
+/// (in a low-power mode that serves, at its cost). The energy-aware cache weighs sources with it;
+/// a live manager answers applications with it (`idlewise manage status`).
+pub fn access_estimate(device: &Device, state: DeviceState, t: f64, requests: &[f64], base_power_w: f64) -> Estimate {
+    let (wait_s, wait_j, serve_mode) = match state {
+        DeviceState::Busy { until_s } => (until_s - t, 0.0, READY),
+        DeviceState::Mode { mode } if mode == READY || device.modes[mode].serves => (0.0, 0.0, mode),
+        DeviceState::Mode { mode } => {
+            let up = device.up_route(mode);
+            (up.time_s, up.energy_j, READY)
+        }
+        DeviceState::Transition { to, end_s, .. } => {
+            let (time, energy) = if to == READY || device.modes[to].serves {
+                (0.0, 0.0)
+            } else {
+                let up = device.up_route(to);
+                (up.time_s, up.energy_j)
+            };
+            (end_s - t + time, energy, if device.modes[to].serves { to } else { READY })
+        }
+    };
+    let (mut time, mut energy) = (0.0, 0.0);
+    for &size_bytes in requests {
+        let (dt, de) = if serve_mode == READY {
+            device.service(size_bytes, false, 0.0, 0.0)
+        } else {
+            let served = device.service_in_mode(serve_mode, t + wait_s + time, size_bytes, false);
+            (served.time_s, served.energy_j)
+        };
+        time += dt;
+        energy += de;
+    }
+    let time_s = wait_s + time;
+    Estimate { time_s, energy_j: wait_j + energy + base_power_w * time_s }
 }
 
 #[derive(Default)]

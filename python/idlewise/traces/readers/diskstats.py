@@ -53,6 +53,24 @@ COUNTERS = {"reads completed": 0, "sectors read": 2, "writes completed": 4, "sec
 _BASIC_FIELDS, _DISCARD_FIELDS = 11, 15
 
 
+def line_counters(fields, path: str, number: int, name: str) -> tuple:
+    """The counters a replay uses of one diskstats line's fields after the name: (reads,
+    sectors read, writes, sectors written, discards, sectors discarded)."""
+    counters = [whole_number(v, path, number, f"counter {i + 1} of {name}") for i, v in enumerate(fields)]
+    discards = (counters[11], counters[13]) if len(counters) >= _DISCARD_FIELDS else (0, 0)
+    return (counters[0], counters[2], counters[4], counters[6], discards[0], discards[1])
+
+
+def interval_requests(name: str, t0: float, t1: float, before: tuple, after: tuple):
+    """The requests one interval between two snapshots of ``name``'s counters stands for, as a
+    recording's reader makes them (spread evenly, reads first; none across a reset): what a live
+    manager feeds its model each poll. Returns (time_s, size_bytes, is_write)."""
+    times = np.array([t0, t1], dtype=np.float64)
+    counters = np.array([before, after], dtype=np.int64)
+    t, size, is_write, _ = _requests("/proc/diskstats", name, times, counters, np.zeros(2, np.int64), 0.0)
+    return t, size, is_write
+
+
 def _parse(path: str):
     """Per device: (major, minor, [line numbers], [times], [counter tuples]); and the snapshot
     times in file order with the line each starts on."""
@@ -75,9 +93,7 @@ def _parse(path: str):
             major = whole_number(fields[1], path, number, "major")
             minor = whole_number(fields[2], path, number, "minor")
             name = fields[3]
-            counters = [whole_number(v, path, number, f"counter {i + 1} of {name}") for i, v in enumerate(fields[4:])]
-            discards = (counters[11], counters[13]) if len(counters) >= _DISCARD_FIELDS else (0, 0)
-            values = (counters[0], counters[2], counters[4], counters[6], discards[0], discards[1])
+            values = line_counters(fields[4:], path, number, name)
             if not snapshots or snapshots[-1][0] != t:
                 snapshots.append((t, number))
             entry = devices.setdefault(name, (major, minor, [], [], []))

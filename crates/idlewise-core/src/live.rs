@@ -1,0 +1,260 @@
+//! A power manager for a real device (seed 000's system, live): the same [`DeviceSim`] and policy
+//! objects a replay runs, fed the device's activity as it is observed, asked what the policy
+//! has decided by now, and answering applications' two questions (what mode, what an access
+//! would cost) and their ghost hints.
+//!
+//! The model is the simulation: fed the same requests, a [`LiveDisk`] holds the very run
+//! `simulate` computes, bit for bit. What the live loop adds is *when it acts*: a decision the
+//! plan makes at time `p` is carried out at the first poll at or after `p`, so late by less than
+//! one poll interval; one planned inside an interval that turned out to hold I/O was overtaken
+//! by that I/O. The Python face (`idlewise manage`) reads the activity, runs the commands and
+//! keeps the log; this file decides.
+
+use std::sync::Arc;
+
+use crate::device::{Device, READY};
+use crate::device_sim::{DeviceSim, DeviceState};
+use crate::error::{Error, Result};
+use crate::metrics::RunResult;
+use crate::options::ReplayOptions;
+use crate::policy::{BuildContext, PolicySpec};
+use crate::system::power_manager::{access_estimate, Estimate};
+
+/// Why a mode changed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cause {
+    /// The policy's plan for an idle gap, `idle_s` into it.
+    Plan { idle_s: f64 },
+    /// I/O arrived while the device rested in a low-power mode: the device wakes itself.
+    Access,
+    /// A ghost hint made the policy wake the device.
+    Hint,
+}
+
+/// One mode change of the model, at the time the model makes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    pub time_s: f64,
+    pub from_mode: usize,
+    pub to_mode: usize,
+    pub cause: Cause,
+}
+
+/// What an application asks of a managed device (seed 000 §4.1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Status {
+    /// The mode the device rests in, or is moving to.
+    pub mode: usize,
+    /// Whether a transition is under way (to `mode`).
+    pub moving: bool,
+    /// Since when the device has been in `mode` (or busy, in the ready mode).
+    pub since_s: f64,
+    /// The model's energy from the start.
+    pub energy_j: f64,
+    /// What an access of the asked size would cost now.
+    pub access: Estimate,
+}
+
+/// One managed device.
+pub struct LiveDisk {
+    sim: DeviceSim<'static>,
+    device: Arc<Device>,
+    base_power_w: f64,
+    /// The open gap (its start) and how many of its planned hops were reported.
+    reported: Option<(f64, usize)>,
+    /// When the device last entered its current mode (a request, a hop's end).
+    since_s: f64,
+    mode: usize,
+    /// When the last request fed completes.
+    last_finish_s: f64,
+}
+
+impl LiveDisk {
+    /// A device model under a policy, starting in its ready mode at `start_s`. An offline
+    /// policy (the oracle reads each gap's length before it starts) cannot run live.
+    pub fn new(device: Arc<Device>, spec: &str, base_power_w: f64, start_s: f64) -> Result<LiveDisk> {
+        let policy = PolicySpec::parse(spec)?.build(&device, &BuildContext { base_power_w })?;
+        if policy.reads_gap_lengths() {
+            return Err(Error::Option {
+                option: "policy".into(),
+                message: format!("{spec} is offline: it knows each idle period's length before it starts, which no live manager does"),
+            });
+        }
+        let opts = ReplayOptions { base_power_w, ..ReplayOptions::default() };
+        let sim = DeviceSim::new(device.clone(), policy, &opts, start_s, 0);
+        Ok(LiveDisk { sim, device, base_power_w, reported: None, since_s: start_s, mode: READY, last_finish_s: start_s })
+    }
+
+    pub fn device(&self) -> &Arc<Device> {
+        &self.device
+    }
+
+    /// Where the device is at `now`, without opening an idle gap of length zero at the last
+    /// completion (a replay never asks a policy to plan one).
+    fn state(&mut self, now: f64) -> DeviceState {
+        if self.sim.gap_start_s().is_none() && now <= self.sim.free_at() {
+            return DeviceState::Busy { until_s: self.sim.free_at() };
+        }
+        self.sim.state_at(now)
+    }
+
+    /// The plan's hops that begin before `until` and were not reported yet.
+    fn due(&mut self, until: f64, out: &mut Vec<Decision>) {
+        let hops = self.sim.planned_hops(until);
+        let Some(start) = self.sim.gap_start_s() else { return };
+        let done = match self.reported {
+            Some((s, n)) if s == start => n,
+            _ => 0,
+        };
+        for &(at, index) in &hops[done.min(hops.len())..] {
+            let hop = &self.device.transitions[index];
+            out.push(Decision { time_s: at, from_mode: hop.from, to_mode: hop.to, cause: Cause::Plan { idle_s: at - start } });
+            self.mode = hop.to;
+            self.since_s = at + hop.time_s;
+        }
+        self.reported = Some((start, hops.len()));
+    }
+
+    /// The mode changes the policy has made by `now` since the last call (none while busy).
+    pub fn advance(&mut self, now: f64) -> Vec<Decision> {
+        let mut out = Vec::new();
+        self.due(now, &mut out);
+        out
+    }
+
+    /// Requests observed (in time order, at or after everything given before): the plan's
+    /// hops before each arrival, then the wake-up an arrival in a low-power mode causes.
+    pub fn feed(&mut self, arrival_s: &[f64], size_bytes: &[f64], is_write: &[bool]) -> Vec<Decision> {
+        let mut out = Vec::new();
+        for ((&a, &size), &write) in arrival_s.iter().zip(size_bytes).zip(is_write) {
+            self.due(a, &mut out);
+            let resting = match self.state(a) {
+                DeviceState::Mode { mode } => mode,
+                DeviceState::Transition { to, .. } => to,
+                DeviceState::Busy { .. } => READY,
+            };
+            self.last_finish_s = self.sim.request(a, size, write, 0.0);
+            if resting != READY && !self.device.modes[resting].serves {
+                out.push(Decision { time_s: a, from_mode: resting, to_mode: READY, cause: Cause::Access });
+            }
+            if resting != READY && (self.mode != READY || !self.device.modes[resting].serves) {
+                self.mode = READY;
+                self.since_s = a;
+            }
+            self.reported = None;
+        }
+        out
+    }
+
+    /// A ghost hint at `now` (seed 000 §4.4): an application would have read `size_bytes` had
+    /// the device been ready. Its benefit is what the access costs now over what it would cost
+    /// ready, weighted by `knob` (`K·seconds + (100 − K)·joules`, as the energy-aware cache
+    /// weighs it); the policy decides whether to wake. Returns the wake-up, if any.
+    pub fn hint(&mut self, now: f64, size_bytes: f64, knob: f64) -> Vec<Decision> {
+        let mut out = Vec::new();
+        self.due(now, &mut out);
+        let state = self.state(now);
+        let cost = |e: Estimate| e.time_s * knob + e.energy_j * (100.0 - knob);
+        let here = access_estimate(&self.device, state, now, &[size_bytes], self.base_power_w);
+        let ready = access_estimate(&self.device, DeviceState::Mode { mode: READY }, now, &[size_bytes], self.base_power_w);
+        let benefit = cost(here) - cost(ready);
+        let resting = match state {
+            DeviceState::Mode { mode } => mode,
+            DeviceState::Transition { to, .. } => to,
+            DeviceState::Busy { .. } => READY,
+        };
+        if benefit > 0.0 && resting != READY {
+            if let Some(ready_s) = self.sim.ghost_hint(now, benefit) {
+                out.push(Decision { time_s: now, from_mode: resting, to_mode: READY, cause: Cause::Hint });
+                self.mode = READY;
+                self.since_s = ready_s;
+                self.reported = None;
+            }
+        }
+        out
+    }
+
+    /// The device's mode, how long it has been there, the energy so far and what an access of
+    /// `size_bytes` would cost now.
+    pub fn status(&mut self, now: f64, size_bytes: f64) -> Status {
+        let mut ignored = Vec::new();
+        self.due(now, &mut ignored);
+        let state = self.state(now);
+        let (mode, moving) = match state {
+            DeviceState::Mode { mode } => (mode, false),
+            DeviceState::Transition { to, .. } => (to, true),
+            DeviceState::Busy { .. } => (READY, false),
+        };
+        let access = access_estimate(&self.device, state, now, &[size_bytes], self.base_power_w);
+        Status { mode, moving, since_s: self.since_s.min(now), energy_j: self.sim.energy_to(now), access }
+    }
+
+    /// When the last request fed completes (the model's).
+    pub fn last_finish_s(&self) -> f64 {
+        self.last_finish_s
+    }
+
+    /// Ends the run at `end_s`: the account `simulate` gives for the same requests and end.
+    pub fn finish(self, end_s: f64) -> RunResult {
+        self.sim.finish(end_s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn disk() -> Arc<Device> {
+        Arc::new(Device::from_toml(include_str!("../../../python/idlewise/catalog/hitachi-microdrive-1gb.toml"), "microdrive").unwrap())
+    }
+
+    /// A hand-worked timeout: idle from 1 s (the request's completion), the plan moves the
+    /// microdrive down at 1 s + 10 s; an access at 100 s wakes it.
+    #[test]
+    fn a_timeout_spins_down_after_its_idle_time_and_an_access_wakes_it() {
+        let device = disk();
+        let service = device.service(4096.0, false, 0.0, 0.0).0;
+        let mut live = LiveDisk::new(device.clone(), "timeout:10s", 0.0, 0.0).unwrap();
+        assert!(live.feed(&[1.0], &[4096.0], &[false]).is_empty());
+        assert!(live.advance(5.0).is_empty());
+        let down = live.advance(50.0);
+        assert!(!down.is_empty());
+        assert!((down[0].time_s - (1.0 + service + 10.0)).abs() < 1e-9, "{down:?}");
+        assert_eq!(down[0].from_mode, READY);
+        assert!(live.advance(60.0).is_empty(), "each hop is reported once");
+        let up = live.feed(&[100.0], &[4096.0], &[false]);
+        assert_eq!(up.last().map(|d| (d.to_mode, d.cause.clone())), Some((READY, Cause::Access)));
+    }
+
+    /// The live model is the simulation: the same requests give the same account.
+    #[test]
+    fn fed_the_same_requests_it_is_the_replay() {
+        let device = disk();
+        let times: Vec<f64> = (0..200).map(|i| (i as f64).powf(1.7)).collect();
+        let sizes = vec![4096.0; times.len()];
+        let writes: Vec<bool> = (0..times.len()).map(|i| i % 3 == 0).collect();
+        for spec in ["timeout:2s", "stpm:knob=50", "experts", "randomized:seed=3", "hd-idle:30s", "predictive"] {
+            let mut live = LiveDisk::new(device.clone(), spec, 0.0, 0.0).unwrap();
+            for (i, &t) in times.iter().enumerate() {
+                live.advance(t - 0.5);
+                live.feed(&[t], &[sizes[i]], &[writes[i]]);
+            }
+            let end = live.last_finish_s() + 1000.0;
+            let ours = live.finish(end);
+            let offsets = vec![0i64; times.len()];
+            let sizes_i: Vec<i64> = sizes.iter().map(|&s| s as i64).collect();
+            let ops: Vec<u8> = writes.iter().map(|&w| w as u8).collect();
+            let trace = crate::trace::TraceView::new(&times, &offsets, &sizes_i, &ops).unwrap();
+            let mut p = PolicySpec::parse(spec).unwrap().build(&device, &BuildContext::default()).unwrap();
+            let opts = ReplayOptions { tail_s: 1000.0, ..ReplayOptions::default() };
+            let theirs = crate::replay::replay(&trace, &device, p.as_mut(), &opts).unwrap();
+            assert_eq!(ours.wakeups, theirs.wakeups, "{spec}");
+            assert!((ours.energy_j - theirs.energy_j).abs() <= 1e-9 * theirs.energy_j, "{spec}: {} vs {}", ours.energy_j, theirs.energy_j);
+        }
+    }
+
+    #[test]
+    fn the_oracle_cannot_run_live() {
+        assert!(LiveDisk::new(disk(), "oracle", 0.0, 0.0).is_err());
+    }
+}
