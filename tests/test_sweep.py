@@ -232,3 +232,17 @@ def test_volume_parts_of_a_transformed_group_are_one_pass_s_rows(tmp_path, parts
     one = sweep([path], **kwargs).to_dicts()
     assert sweep([path], volume_parts=parts, **kwargs).to_dicts() == one
     assert {r["normalized_against"] for r in one} == {"always-on, untransformed trace"}
+
+
+def test_volume_parts_are_never_more_than_the_devices(tmp_path):
+    """Issue 39: each part reads the whole file; 100 parts of a 37-volume file read it 100 times,
+    63 of them for nothing. A single-device file is not split at all."""
+    from idlewise.sweeps import plan
+
+    path = _many_volume_parquet(tmp_path / "v.parquet", n=2_000)
+    volumes = len(set(pq.read_table(path, columns=["stream"]).column("stream").to_pylist()))
+    tasks = plan([path, SPC_ASCII], ["hitachi-microdrive-1gb"], ["timeout:1s"], volume_parts=100)
+    assert [t.volume_part for t in tasks if t.source.label == "v.parquet"] == [(k, volumes) for k in range(volumes)]
+    single = tmp_path / "one.parquet"
+    pq.write_table(pq.read_table(path).drop(["stream"]), single)
+    assert [t.volume_part for t in plan([str(single)], ["hitachi-microdrive-1gb"], ["timeout:1s"], volume_parts=8)] == [None]

@@ -207,7 +207,10 @@ def _volume_parts(source: TraceSource, transform: str, parts: int) -> list:
     (a trace read whole holds them all anyway)."""
     if parts == 1 or not _streams(source, transform) or split_selection(transform, source.stream)[0] is not None:
         return [None]
-    return [(k, parts) for k in range(parts)]
+    # No more parts than devices: each part reads the whole file, so an empty one is a wasted read.
+    known = _devices_known(source)
+    parts = parts if known is None else min(parts, known)
+    return [None] if parts == 1 else [(k, parts) for k in range(parts)]
 
 
 def _devices_known(source: TraceSource) -> Optional[int]:
@@ -224,7 +227,12 @@ def _devices_known(source: TraceSource) -> Optional[int]:
         import pyarrow.parquet as pq
 
         try:
-            return None if "stream" in pq.read_schema(source.path).names else 1
+            if "stream" not in pq.read_schema(source.path).names:
+                return 1
+            import pyarrow.compute as pc
+
+            # One column, read alone: cheap beside a replay of every column.
+            return max(1, int(pc.count_distinct(pq.read_table(source.path, columns=["stream"]).column("stream")).as_py()))
         except Exception:  # the reader says what is wrong with the file
             return None
     return None
