@@ -84,7 +84,19 @@ def test_replay_is_the_simulation_for_every_live_policy(tmp_path, shape):
                 lag = d["acted_s"] - d["time_s"]
                 # Acted at the first poll at or after it (or, past the last poll, at the run's end).
                 assert -1e-9 <= lag <= interval + 1e-9 or d["acted_s"] > last_poll, d
-                assert d["outcome"] in ("recorded", "by the drive", "overtaken", "model only: no host command for this mode")
+                assert d["outcome"] in ("recorded", "by the drive", "overtaken", "model only: no host command for this mode",
+                                        "by the drive: its own timers")
+                if spec.partition(":")[0] in ("apst", "epc"):  # the drive's own timers: no command a change
+                    assert d["command"] is None, d
+
+
+def test_a_drives_own_timers_are_set_up_once_not_commanded_each_change():
+    from idlewise.manage import setup_command
+
+    device = idlewise.load_device("samsung-pm981-1tb")
+    assert setup_command("apst:ps_max_latency_us=25000", "nvme1n1", device) == [
+        "sh", "-c", "echo 25000 > /sys/class/nvme/nvme1/power/pm_qos_latency_tolerance_us"]
+    assert setup_command("timeout:2s", "nvme1n1", device) is None
 
 
 def test_the_oracle_and_bad_options_are_refused(tmp_path):

@@ -145,6 +145,25 @@ class NvmePowerState(Actuator):
 
 ACTUATORS = {a.name: a for a in (AtaStandby, ScsiStop, WifiPowerSave, NvmePowerState)}
 
+#: Policies that are the drive's own timers: the drive makes their changes by itself once set up,
+#: so the loop sets them up once (``setup_command``) and logs the model's changes, acting on none.
+OWN_TIMERS = ("apst", "epc")
+
+
+def setup_command(policy: str, disk: str, device) -> Optional[list[str]]:
+    """The one command that hands a drive-timer policy to the drive: APST's latency bound for
+    an NVMe controller (``power/pm_qos_latency_tolerance_us``, as ``advise`` writes it); EPC
+    timers need a vendor tool (openSeaChest, SeaChest), which idlewise does not drive."""
+    family, _, rest = policy.partition(":")
+    if family == "apst":
+        import re
+
+        bound = dict(p.split("=", 1) for p in rest.split(",") if "=" in p).get("ps_max_latency_us", "100000")
+        controller = re.match(r"nvme\d+", disk)
+        name = controller.group(0) if controller else "nvmeX"
+        return ["sh", "-c", f"echo {int(float(bound))} > /sys/class/nvme/{name}/power/pm_qos_latency_tolerance_us"]
+    return None
+
 
 def _stopped_modes(device) -> set:
     """The modes whose spindle is stopped: leaving one uses a rated start/stop cycle (the
@@ -188,6 +207,7 @@ class Managed:
     actuator: Actuator
     act: bool  # False: watched only (a dry run, or a disk refused for acting on)
     why_not: str = ""
+    live_policy: str = ""
     counters: Optional[tuple] = None
     actual_mode: str = ""
     log: list = field(default_factory=list)
@@ -221,9 +241,12 @@ class Manager:
 
     def _carry_out(self, m: Managed, d: dict, now: float, overtaken: bool) -> None:
         woken_by_io = d["reason"].startswith("I/O")
-        argv = None if woken_by_io else m.actuator.command(d["from_mode"], d["to_mode"])
+        own = m.live_policy.partition(":")[0] in OWN_TIMERS
+        argv = None if woken_by_io or own else m.actuator.command(d["from_mode"], d["to_mode"])
         if woken_by_io:
             outcome = "by the drive"
+        elif own:
+            outcome = "by the drive: its own timers"
         elif overtaken:
             outcome = "overtaken"
         elif argv is None:
@@ -232,7 +255,7 @@ class Manager:
             outcome = "dry-run" if not m.why_not else f"not acted: {m.why_not}"
         else:
             outcome = self.run(argv)
-        if outcome in ("done", "recorded", "by the drive", "model only: no host command for this mode"):
+        if outcome in ("done", "recorded", "by the drive", "by the drive: its own timers", "model only: no host command for this mode"):
             m.actual_mode = d["to_mode"]  # a failed command leaves the device where it was
         record = {"time_s": round(d["time_s"], 9), "acted_s": round(now, 9), "disk": m.disk, "from_mode": d["from_mode"],
                   "to_mode": d["to_mode"], "reason": d["reason"], "command": _fmt_command(argv), "outcome": outcome}
@@ -344,7 +367,7 @@ def prepare(disks: list[str], policy: str, device: str = "auto", *, apply: bool 
             if why_not:
                 notes.append(f"{why_not}: watched, not acted on (--force acts anyway)")
         managed.append(Managed(disk, model, live, choose_actuator(disk, model, actuator), act=apply and not why_not,
-                               why_not=why_not, actual_mode=model.modes[0]["name"]))
+                               why_not=why_not, actual_mode=model.modes[0]["name"], live_policy=policy))
     return managed, notes
 
 
@@ -398,6 +421,11 @@ def run(disks: list[str], policy: str, *, device: str = "auto", interval_s: floa
            "devices": {m.disk: m.device.name for m in managed}, "actuators": {m.disk: m.actuator.name for m in managed},
            "interval_s": interval_s})
     manager = Manager(managed, write, knob=knob)
+    for m in managed:
+        argv = setup_command(policy, m.disk, m.device)
+        if argv:
+            outcome = manager.run(argv) if m.act else ("dry-run" if not m.why_not else f"not acted: {m.why_not}")
+            write({"time_s": 0.0, "acted_s": 0.0, "disk": m.disk, "setup": True, "command": _fmt_command(argv), "outcome": outcome})
     requests: "queue.Queue" = queue.Queue()
     server = _serve(socket_path, requests) if socket_path else None
     stop = threading.Event()
@@ -582,7 +610,7 @@ def replay(recording: str, policy: str, device: str, *, disk: Optional[str] = No
         if emit:
             emit(record)
     m = Managed(disk, model, live, choose_actuator(disk, model, "ata" if model.kind == "disk" else "auto"), act=True,
-                actual_mode=model.modes[0]["name"])
+                actual_mode=model.modes[0]["name"], live_policy=policy)
     manager = Manager([m], write, run=recording_runner, knob=knob)
     for t, counters in zip(times, values):
         manager.poll(t - origin, {disk: counters})
