@@ -210,17 +210,17 @@ def test_bad_biosnoop_output(tmp_path, text, needle):
 
 
 def test_advice_from_a_short_recording_says_it_is_short_and_extrapolated(capsys):
-    # 417 s of a build VM: the read report counts snapshots and the requests they give, and the
+    # 419 s of a build VM: the read report counts snapshots and the requests they give, and the
     # advice says the year is that recording repeated, in text and in JSON.
     assert main(["advise", BUILD_VM, "--stream", "vda", "--device", "hitachi-travelstar-5k320"]) == 0
     captured = capsys.readouterr()
     assert "read 836 counter snapshots as diskstats, giving 45,558 requests" in captured.err
-    assert "45,558 requests recorded over 417.4 s; extrapolated to a year" in captured.out
-    assert "the recording covers 417.4 s; every yearly figure repeats it for a year. Record at least a day" in captured.out
+    assert "45,558 requests recorded over 419.4 s; extrapolated to a year" in captured.out  # first snapshot to last
+    assert "the recording covers 419.4 s; every yearly figure repeats it for a year. Record at least a day" in captured.out
     assert main(["advise", BUILD_VM, "--stream", "vda", "--device", "hitachi-travelstar-5k320", "--json"]) == 0
     advice = json.loads(capsys.readouterr().out)
-    assert advice["recorded_s"] == pytest.approx(417.4, abs=0.05)
-    assert any(w.startswith("the recording covers 417.4 s") for w in advice["warnings"])
+    assert advice["recorded_s"] == pytest.approx(419.4, abs=0.05)
+    assert any(w.startswith("the recording covers 419.4 s") for w in advice["warnings"])
 
 
 def test_a_recording_kept_across_a_reboot_replays_the_reset_interval_as_idle_and_counts_it(tmp_path):

@@ -250,3 +250,27 @@ def test_the_oracle_is_lowest_on_generated_traces_with_a_tail_on_every_kind_of_d
         for r in rows:
             if r["delayed_requests"] == 0:
                 assert oracle <= r["energy_j"] * (1 + 1e-9) + 1e-9, (tail, r["policy"], oracle, r["energy_j"])
+
+
+def test_a_recordings_idle_before_its_first_request_is_simulated(tmp_path):
+    """Issue 39: a diskstats recording that began idle had its lead dropped: the run began at the
+    first request, so a day idle before one burst counted nothing of that day (always-on 0.5 J
+    for a recording of 24 h). The run now begins at the recording's start."""
+    lines = []
+    for k in range(0, 86_400 + 1, 600):
+        done = 5 if k >= 80_000 else 0
+        lines.append(f"{1_700_000_000 + k} 8 0 sda {done} 0 {done * 8} 0 0 0 0 0 0 0 0\n")
+    path = tmp_path / "day.diskstats"
+    path.write_text("".join(lines))
+    trace = idlewise.read_trace(path)
+    # The 5 requests are spread over their 10-minute interval, the first 1 min into it.
+    assert trace.idle_lead_s == pytest.approx(79_800 + 60)
+    rows = {r["policy"]: r for r in idlewise.simulate(trace, "hitachi-travelstar-5k320", ["always-on", "timeout:60s", "oracle"],
+                                                       progress=False).raw_records()}
+    ready_w = idlewise.load_device("hitachi-travelstar-5k320").modes[0]["power_w"]
+    # Always-on: the whole day at least, at the ready mode's power.
+    assert rows["always-on"]["makespan_s"] >= 86_400 and rows["always-on"]["energy_j"] >= 86_400 * ready_w
+    # The lead is an idle period like any other: a timeout spins down in it, the oracle plans it.
+    # (each of the 5 requests, 2 min apart, finds the disk down: the first after the day's lead)
+    assert rows["timeout:1min"]["wakeups"] == 5 and rows["timeout:1min"]["energy_j"] < 0.2 * rows["always-on"]["energy_j"]
+    assert rows["oracle"]["energy_j"] <= rows["timeout:1min"]["energy_j"]

@@ -238,7 +238,7 @@ def _replayed(trace, device, specs, progress, read_options) -> tuple["_Recording
         raise IdlewiseError(f"{trace.path or trace.name}: no requests: the disk was never used, so any timeout "
                             "stops it once and for good")
     results = simulate(trace, device, specs, progress=progress)
-    first = float(trace.time_s[0])
+    first = float(trace.time_s[0]) - trace.idle_lead_s  # a recording's start, its first snapshot
     recorded_s = (trace.end_time_s if trace.end_time_s is not None else float(trace.time_s[-1])) - first
     return _Recording(trace.name, trace.device_name, len(trace), recorded_s, trace.read_report()), list(results)
 

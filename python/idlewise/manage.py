@@ -592,12 +592,12 @@ def replay(recording: str, policy: str, device: str, *, disk: Optional[str] = No
     _, _, _, times, values = devices[disk]
     origin = times[0]
     model = load_device(device)
-    # As a replay does, the model's run begins at the recording's first request.
+    # As a replay of the recording does (and a live manager started with it), the model's run
+    # begins at the recording's start, the first snapshot, idle until the first request.
     from .traces import read_trace
 
     requests = read_trace(recording, format="diskstats", stream=disk)
-    first_s = float(requests.time_s[0])
-    live = _core.LiveDisk(model, policy, start_s=first_s)
+    live = _core.LiveDisk(model, policy, start_s=0.0)
     recorded: list[list[str]] = []
 
     def recording_runner(argv):

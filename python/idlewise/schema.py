@@ -47,7 +47,7 @@ RUN_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("requests", _I, "requests replayed"),
     ("records_skipped", _I, "records the reader skipped (see read_report); null where no file was read"),
     ("read_report", _S, "what the reader read, kept and skipped"),
-    ("first_arrival_s", _F, "the first request's arrival"),
+    ("first_arrival_s", _F, "when the run began: the first request's arrival, or a recording's start when it was idle before"),
     ("makespan_s", _F, "from the first arrival to the end of the run"),
     ("execution_time_s", _F, "the run's length as the energy counts it"),
     ("energy_j", _F, "the device's energy"),

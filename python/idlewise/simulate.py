@@ -540,6 +540,8 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
         trace = traces.apply_transform(trace, transform)
     show = sys.stderr.isatty() if progress is None else bool(progress)
     tail_s = max(float(tail_s), trace.idle_tail_s)
+    # A recording that was idle before its first request runs from its start (issue 39).
+    lead_s = trace.idle_lead_s
     keep = bool(per_request or keep_response_times)
     window = _timeline_window(timeline_s)
 
@@ -548,7 +550,7 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
                               base_power_w=float(base_power_w), initial_mode=mode_index,
                               keep_per_request=keep, progress=counter, replay=replay,
                               fold_offsets=bool(fold_offsets), original_time_s=trace.original_time_s,
-                              response_from=response_from, tail_s=float(tail_s),
+                              response_from=response_from, tail_s=float(tail_s), lead_s=lead_s,
                               transition_seed=None if transition_seed is None else int(transition_seed),
                               threads=threads_for(len(trace), len(specs) + 2, threads), timeline_s=window)
 
@@ -559,7 +561,7 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     except TraceRecordError as e:
         raise trace.record_error(e) from None
     normalize_to_untransformed(records, trace, device, base_power_w=float(base_power_w), initial_mode=mode_index,
-                               replay=replay, fold_offsets=bool(fold_offsets), tail_s=float(tail_s),
+                               replay=replay, fold_offsets=bool(fold_offsets), tail_s=float(tail_s), lead_s=lead_s,
                                transition_seed=transition_seed, threads=threads)
     for spec, r in zip_exact(specs, records):
         r["spec"] = spec  # as the user wrote it (a range expanded); "policy" is the engine's full label

@@ -100,8 +100,9 @@ def run_task(task: Task, threads: int = 1) -> list[dict]:
         records = _core.evaluate(transformed.time_s, transformed.offset_bytes, transformed.size_bytes,
                                  transformed.is_write, device, list(task.specs), base_power_w=task.base_power_w,
                                  original_time_s=transformed.original_time_s, response_from=task.response_from,
-                                 tail_s=transformed.idle_tail_s, threads=threads)
+                                 tail_s=transformed.idle_tail_s, lead_s=transformed.idle_lead_s, threads=threads)
         normalize_to_untransformed(records, transformed, device, base_power_w=task.base_power_w, tail_s=transformed.idle_tail_s,
+                                   lead_s=transformed.idle_lead_s,
                                    threads=threads)
         for spec, r in zip_exact(task.specs, records):
             r.update(spec=spec, trace=task.source.label, stream=stream, transform=task.transform, family=r["policy"].split(":")[0],

@@ -374,6 +374,8 @@ impl MemsHost for MemsLedger<'_, '_> {
 impl<'p> DeviceSim<'p> {
     /// A device that is in `opts.initial_mode` at `start_s` (ready unless told otherwise).
     pub fn new(device: Arc<Device>, policy: Box<dyn Policy + 'p>, opts: &ReplayOptions, start_s: f64, expected_requests: usize) -> Self {
+        // A recording that began before its first request: the run begins then (`lead_s`).
+        let start_s = start_s - opts.lead_s;
         let mut plan = Plan::default();
         plan.steps.reserve(device.mode_count() * 2 + 2);
         let initial_mode = device.starting_mode(opts.initial_mode);

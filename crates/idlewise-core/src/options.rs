@@ -93,6 +93,10 @@ pub struct ReplayOptions {
     /// policy: a closed-loop program computes after its last fault; an open-loop recording goes
     /// on after its last request.
     pub tail_s: f64,
+    /// The run begins this long before the first request, the device idling under its policy
+    /// from its initial mode: a recording that began before its first request (a diskstats
+    /// recording's first snapshot). The idle before the first request is counted as any other.
+    pub lead_s: f64,
     /// What a response time is measured from.
     pub response_from: ResponseFrom,
     /// MEMS devices: compute seed 004's theoretical minima (`evaluate` does it once, in the

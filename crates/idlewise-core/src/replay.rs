@@ -111,6 +111,9 @@ pub(crate) fn check_options(device: &Device, opts: &ReplayOptions) -> Result<()>
     if !(opts.tail_s.is_finite() && opts.tail_s >= 0.0) {
         return Err(Error::Option { option: "tail_s".into(), message: format!("must be a non-negative number of seconds, got {}", opts.tail_s) });
     }
+    if !(opts.lead_s.is_finite() && opts.lead_s >= 0.0) {
+        return Err(Error::Option { option: "lead_s".into(), message: format!("must be a non-negative number of seconds, got {}", opts.lead_s) });
+    }
     if opts.response_from == ResponseFrom::Original && opts.mode != ReplayMode::Open {
         return Err(Error::Option {
             option: "response_from".into(),
@@ -396,6 +399,25 @@ mod tests {
     // Two-state device: ready 1 W, sleep 0 W, down 1 s/1 J, up 2 s/3 J; service = 10 ms +
     // size/1 MB/s at 2 W. Requests of 990 kB take exactly 1 s (2 J).
     const ONE_SECOND: i64 = 990_000;
+
+    /// A recording that began 100 s before its one request (issue 39: the idle before the first
+    /// request was not simulated). Always-on: 100 s ready (100 J) + the request (2 J).
+    /// timeout:10s: 10 s ready, down (1 s, 1 J), asleep until 100 s, up (2 s, 3 J), served:
+    /// 10 + 1 + 0 + 3 + 2 = 16 J, one wake-up, the request delayed 2 s. The oracle, knowing the
+    /// gap: down at once, up to be ready at 100 s: 1 + 3 + 2 = 6 J, no delay.
+    #[test]
+    fn idle_before_the_first_request_is_a_gap_like_any_other() {
+        let opts = ReplayOptions { lead_s: 100.0, ..ReplayOptions::default() };
+        let always_on = run("always-on", &[100.0], &[ONE_SECOND], &opts);
+        assert!(close(always_on.energy_j, 102.0) && close(always_on.makespan_s, 101.0), "{always_on:?}");
+        let timeout = run("timeout:10s", &[100.0], &[ONE_SECOND], &opts);
+        assert!(close(timeout.energy_j, 16.0), "{}", timeout.energy_j);
+        assert_eq!((timeout.wakeups, timeout.delayed_requests), (1, 1));
+        let oracle = run("oracle", &[100.0], &[ONE_SECOND], &opts);
+        assert!(close(oracle.energy_j, 6.0) && oracle.delayed_requests == 0, "{oracle:?}");
+        // Without the lead, the run begins at the request: only its service.
+        assert!(close(run("timeout:10s", &[100.0], &[ONE_SECOND], &ReplayOptions::default()).energy_j, 2.0));
+    }
 
     /// A device whose file states only its capacity (no seek curve) replays other disks'
     /// offsets as they are, but refuses a request larger than the whole device: a 2^62-byte

@@ -83,11 +83,13 @@ fn tail_strategy() -> impl Strategy<Value = f64> {
     prop_oneof![Just(0.0), 0.0f64..3.0, 0.0f64..1e4]
 }
 
-fn run_all(device: &Device, times: &[f64], sizes: &[i64], ops: &[u8], base: f64, tail_s: f64) -> Vec<idlewise_core::Report> {
+/// Idle at both ends: a run may begin before its first request (`lead_s`, a recording that began
+/// idle) and go on after its last (`tail_s`).
+fn run_all(device: &Device, times: &[f64], sizes: &[i64], ops: &[u8], base: f64, (lead_s, tail_s): (f64, f64)) -> Vec<idlewise_core::Report> {
     let offsets = vec![0i64; times.len()];
     let trace = TraceView::new(times, &offsets, sizes, ops).unwrap();
     let specs: Vec<PolicySpec> = POLICIES.iter().map(|s| PolicySpec::parse(s).unwrap()).collect();
-    evaluate(&trace, device, &specs, &ReplayOptions { base_power_w: base, tail_s, ..Default::default() }, None).unwrap()
+    evaluate(&trace, device, &specs, &ReplayOptions { base_power_w: base, tail_s, lead_s, ..Default::default() }, None).unwrap()
 }
 
 /// Whether the oracle bounds a run's last gap on `device`: its plan there goes down one path
@@ -138,10 +140,10 @@ proptest! {
         (times, sizes, ops) in trace_strategy(),
         p0 in 0.2f64..5.0, p1_frac in 0.0f64..0.9,
         td in 0.0f64..2.0, ed in 0.0f64..5.0, tu in 0.0f64..3.0, eu in 0.0f64..10.0,
-        base in 0.0f64..2.0, tail in tail_strategy(),
+        base in 0.0f64..2.0, tail in tail_strategy(), lead in tail_strategy(),
     ) {
         let device = two_state(p0, p0 * p1_frac, td, ed, tu, eu);
-        let reports = run_all(&device, &times, &sizes, &ops, base, tail);
+        let reports = run_all(&device, &times, &sizes, &ops, base, (lead, tail));
         check_common(&reports, tail_is_bounded(&device, tail))?;
         // breakeven is 2-competitive on a two-state device whose break-even time is set by energy,
         // gamma/(P0-P1) >= T_down + T_up (true of every catalog disk). When the round trip
@@ -160,10 +162,10 @@ proptest! {
     fn three_state_invariants(
         (times, sizes, ops) in trace_strategy(),
         p0 in 0.5f64..5.0, f1 in 0.3f64..0.9, f2 in 0.0f64..0.3,
-        t in prop::array::uniform4(0.0f64..2.0), e in prop::array::uniform4(0.0f64..5.0), tail in tail_strategy(),
+        t in prop::array::uniform4(0.0f64..2.0), e in prop::array::uniform4(0.0f64..5.0), tail in tail_strategy(), lead in tail_strategy(),
     ) {
         let device = three_state([p0, p0 * f1, p0 * f2], t, e);
-        let reports = run_all(&device, &times, &sizes, &ops, 0.0, tail);
+        let reports = run_all(&device, &times, &sizes, &ops, 0.0, (lead, tail));
         check_common(&reports, tail_is_bounded(&device, tail))?;
     }
 
@@ -172,10 +174,10 @@ proptest! {
         (times, sizes, ops) in trace_strategy(),
         p0 in 0.5f64..5.0, f1 in 0.3f64..0.9, f2 in 0.0f64..0.3,
         t in prop::array::uniform5(0.0f64..2.0), e in prop::array::uniform5(0.0f64..5.0), direct in any::<bool>(),
-        tail in tail_strategy(),
+        tail in tail_strategy(), lead in tail_strategy(),
     ) {
         let device = chained([p0, p0 * f1, p0 * f2], t, e, direct);
-        let reports = run_all(&device, &times, &sizes, &ops, 0.0, tail);
+        let reports = run_all(&device, &times, &sizes, &ops, 0.0, (lead, tail));
         check_common(&reports, tail_is_bounded(&device, tail))?;
         // The oracle's per-gap choice is no dearer than any fixed way down and back.
         let offsets = vec![0i64; times.len()];

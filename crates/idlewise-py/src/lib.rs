@@ -694,7 +694,7 @@ fn policy_families(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 /// Replays the trace under each policy (plus the always-on and oracle references) and returns
 /// one dict per policy.
 #[pyfunction]
-#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, base_power_w=0.0, initial_mode=0, keep_per_request=false, progress=None, replay="open", fold_offsets=false, original_time_s=None, response_from="issue", tail_s=0.0, transition_seed=None, threads=1, timeline_s=None))]
+#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, base_power_w=0.0, initial_mode=0, keep_per_request=false, progress=None, replay="open", fold_offsets=false, original_time_s=None, response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, threads=1, timeline_s=None))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate<'py>(
     py: Python<'py>,
@@ -713,6 +713,7 @@ fn evaluate<'py>(
     original_time_s: Option<PyReadonlyArray1<'py, f64>>,
     response_from: &str,
     tail_s: f64,
+    lead_s: f64,
     transition_seed: Option<u64>,
     threads: usize,
     timeline_s: Option<(f64, f64)>,
@@ -723,7 +724,7 @@ fn evaluate<'py>(
         keep_per_request,
         fold_offsets,
         timeline_s,
-        ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)?
+        ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)?
     };
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;
@@ -797,7 +798,7 @@ fn did_you_mean(word: &str, known: Vec<String>) -> String {
 /// each volume (device number or None, records kept, report dicts), `kept` a dict describing the
 /// records kept (records, writes, zero_size, first_time_s, last_time_s).
 #[pyfunction]
-#[pyo3(signature = (path, format, device, policies, base_power_w=0.0, initial_mode=0, progress=None, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None, timeline_s=None, max_volumes=None))]
+#[pyo3(signature = (path, format, device, policies, base_power_w=0.0, initial_mode=0, progress=None, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None, timeline_s=None, max_volumes=None))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_file<'py>(
     py: Python<'py>,
@@ -812,6 +813,7 @@ fn evaluate_file<'py>(
     fold_offsets: bool,
     response_from: &str,
     tail_s: f64,
+    lead_s: f64,
     transition_seed: Option<u64>,
     volume: Option<i64>,
     threads: usize,
@@ -819,7 +821,7 @@ fn evaluate_file<'py>(
     timeline_s: Option<(f64, f64)>,
     max_volumes: Option<usize>,
 ) -> PyResult<Streamed<'py>> {
-    let (specs, opts) = streamed_setup(&policies, fold_offsets, ReplayOptions { timeline_s, max_volumes, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)? })?;
+    let (specs, opts) = streamed_setup(&policies, fold_offsets, ReplayOptions { timeline_s, max_volumes, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)? })?;
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;
     let done = py
@@ -866,7 +868,7 @@ struct StreamedRuns {
 #[pymethods]
 impl StreamedRuns {
     #[new]
-    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None, timeline_s=None, keep_per_request=false, max_volumes=None))]
+    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None, timeline_s=None, keep_per_request=false, max_volumes=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         device: &Device,
@@ -877,6 +879,7 @@ impl StreamedRuns {
         fold_offsets: bool,
         response_from: &str,
         tail_s: f64,
+        lead_s: f64,
         transition_seed: Option<u64>,
         volume: Option<i64>,
         threads: usize,
@@ -888,7 +891,7 @@ impl StreamedRuns {
         let (specs, opts) = streamed_setup(
             &policies,
             fold_offsets,
-            ReplayOptions { timeline_s, keep_per_request, max_volumes, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)? },
+            ReplayOptions { timeline_s, keep_per_request, max_volumes, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)? },
         )?;
         // A binary file's records are named by their index (text files are the engine's to read).
         let mut inner = idlewise_core::stream::StreamedRuns::new(&device.inner, &specs, &opts, volume, threads, idlewise_core::stream::Positions::Records)
@@ -971,12 +974,12 @@ impl StreamedRuns {
 }
 
 /// The replay options every engine takes, from their Python spellings.
-fn replay_options(base_power_w: f64, initial_mode: usize, replay: &str, response_from: &str, tail_s: f64, transition_seed: Option<u64>) -> PyResult<ReplayOptions> {
+fn replay_options(base_power_w: f64, initial_mode: usize, replay: &str, response_from: &str, tail_s: f64, lead_s: f64, transition_seed: Option<u64>) -> PyResult<ReplayOptions> {
     let mode = idlewise_core::ReplayMode::parse(replay)
         .ok_or_else(|| IdlewiseError::new_err(format!("replay must be 'open', 'closed' or 'sync', got '{replay}'")))?;
     let response_from = idlewise_core::ResponseFrom::parse(response_from)
         .ok_or_else(|| IdlewiseError::new_err(format!("response_from must be 'issue' or 'original', got '{response_from}'")))?;
-    Ok(ReplayOptions { base_power_w, initial_mode, mode, response_from, tail_s, transition_seed, ..Default::default() })
+    Ok(ReplayOptions { base_power_w, initial_mode, mode, response_from, tail_s, lead_s, transition_seed, ..Default::default() })
 }
 
 fn trace_with_original<'a>(trace: TraceView<'a>, original_time_s: Option<&'a PyReadonlyArray1<'_, f64>>) -> PyResult<TraceView<'a>> {
@@ -1025,7 +1028,7 @@ struct HybridRuns {
 #[pymethods]
 impl HybridRuns {
     #[new]
-    #[pyo3(signature = (disk, flash, policy, configs, base_power_w=0.0, initial_mode=0, replay="open", response_from="issue", tail_s=0.0, transition_seed=None))]
+    #[pyo3(signature = (disk, flash, policy, configs, base_power_w=0.0, initial_mode=0, replay="open", response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         disk: &Device,
@@ -1037,6 +1040,7 @@ impl HybridRuns {
         replay: &str,
         response_from: &str,
         tail_s: f64,
+        lead_s: f64,
         transition_seed: Option<u64>,
     ) -> PyResult<Self> {
         let spec = PolicySpec::parse(policy).map_err(to_py_err)?;
@@ -1049,7 +1053,7 @@ impl HybridRuns {
                 Ok(HybridConfig { nvcache_bytes, dram_bytes, when, algorithm })
             })
             .collect::<PyResult<Vec<_>>>()?;
-        let opts = replay_options(base_power_w, initial_mode, replay, response_from, tail_s, transition_seed)?;
+        let opts = replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)?;
         let inner = idlewise_core::hybrid::HybridRuns::new(&disk.inner, &flash.inner, &spec, &ctx, &configs, &opts).map_err(to_py_err)?;
         Ok(HybridRuns { inner: Some(inner), disk: disk.inner.name.clone(), flash: flash.inner.name.clone() })
     }

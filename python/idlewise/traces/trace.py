@@ -364,6 +364,15 @@ class Trace:
         return max(0.0, float(self.end_time_s - self.time_s[-1]))
 
     @property
+    def idle_lead_s(self) -> float:
+        """How long the recording went on before the first request: a recording (a trace with a
+        recorded end: a diskstats recording, or its Parquet conversion) begins at time 0, its
+        first snapshot; 0 for any other trace."""
+        if self.end_time_s is None or not len(self):
+            return 0.0
+        return max(0.0, float(self.time_s[0]))
+
+    @property
     def span_s(self) -> float:
         return float(self.time_s[-1] - self.time_s[0]) if len(self) else 0.0
 
