@@ -383,10 +383,6 @@ def _virtual_reason(disk: str) -> Optional[str]:
     return _virtual(disk, model, os.path.realpath(os.path.join(sysfs, "block", disk, "device")))
 
 
-class _Stop(Exception):
-    pass
-
-
 def run(disks: list[str], policy: str, *, device: str = "auto", interval_s: float = 1.0, duration_s: Optional[float] = None,
         log: Optional[str] = None, socket_path: Optional[str] = DEFAULT_SOCKET, apply: bool = False, force: bool = False,
         actuator: str = "auto", base_power_w: float = 0.0, knob: float = 50.0, emit: Optional[Callable[[dict], None]] = None,
