@@ -274,3 +274,20 @@ def test_a_recordings_idle_before_its_first_request_is_simulated(tmp_path):
     # (each of the 5 requests, 2 min apart, finds the disk down: the first after the day's lead)
     assert rows["timeout:1min"]["wakeups"] == 5 and rows["timeout:1min"]["energy_j"] < 0.2 * rows["always-on"]["energy_j"]
     assert rows["oracle"]["energy_j"] <= rows["timeout:1min"]["energy_j"]
+
+
+def test_a_hybrid_disk_runs_a_recordings_idle_at_both_ends_as_simulate_does(tmp_path):
+    """The hybrid engine took neither a recording's lead nor its tail: its plain disk now equals
+    simulate's run of the same disk and policy on the recording."""
+    lines = [f"{1_700_000_000 + k} 8 0 sda {(k >= 3_000) * 4} 0 {(k >= 3_000) * 32} 0 {(k >= 3_000) * 2} 0 {(k >= 3_000) * 16} "
+             "0 0 0 0\n" for k in range(0, 7_201, 60)]
+    path = tmp_path / "two-hours.diskstats"
+    path.write_text("".join(lines))
+    trace = idlewise.read_trace(path)
+    assert trace.idle_lead_s > 2_900 and trace.idle_tail_s > 4_000
+    plain = idlewise.simulate(trace, "hitachi-travelstar-e7k100", ["experts"], progress=False).raw_records()[0]
+    hybrid = idlewise.hybrid(trace, "hitachi-travelstar-e7k100", "sandisk-ultra-ii-cf", policy="experts")[0]
+    assert hybrid["plain_disk_energy_j"] == pytest.approx(plain["energy_j"], rel=1e-9)
+    assert hybrid["plain_disk_spinups"] == plain["wakeups"]
+    # The whole recording (its last completion may differ: the NVCache spares a spin-up).
+    assert hybrid["makespan_s"] >= 7_200

@@ -204,7 +204,9 @@ def hybrid(trace: "traces.Trace", disk=None, flash=None, *, description=None, nv
     if setup is None:
         setup = prepare(disk, flash, description=description, nvcache=nvcache, dram=dram, flush_when=flush_when,
                         flush_algorithm=flush_algorithm, policy=policy, base_power_w=base_power_w)
-    runs = _runs(setup, initial_mode, replay, response_from, tail_s, transition_seed)
+    # A recording's idle before its first request and after its last are run, as simulate runs them.
+    runs = _runs(setup, initial_mode, replay, response_from, max(float(tail_s), trace.idle_tail_s), transition_seed,
+                 lead_s=trace.idle_lead_s)
     try:
         runs.feed(trace.time_s, trace.offset_bytes, trace.size_bytes, trace.is_write, original_time_s=trace.original_time_s)
     except TraceRecordError as e:
@@ -212,13 +214,13 @@ def hybrid(trace: "traces.Trace", disk=None, flash=None, *, description=None, nv
     return _results(runs.finish(), trace.name, setup)
 
 
-def _runs(setup: HybridSetup, initial_mode, replay, response_from, tail_s, transition_seed):
+def _runs(setup: HybridSetup, initial_mode, replay, response_from, tail_s, transition_seed, lead_s: float = 0.0):
     """Every configuration's run and the plain disk's, to be fed a trace a part at a time."""
     check_replay_options(replay, response_from, tail_s, transition_seed)
     mode_index = 0 if initial_mode is None else setup.disk.mode_index(initial_mode)
     return _core.HybridRuns(setup.disk, setup.flash, setup.policy, list(setup.configs), base_power_w=setup.base_power_w,
                             initial_mode=mode_index, replay=replay, response_from=response_from, tail_s=float(tail_s),
-                            transition_seed=None if transition_seed is None else int(transition_seed))
+                            lead_s=float(lead_s), transition_seed=None if transition_seed is None else int(transition_seed))
 
 
 def _results(rows, name: str, setup: HybridSetup, **extra) -> Results:
