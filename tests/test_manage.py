@@ -119,10 +119,12 @@ def test_apply_needs_root_and_never_acts_on_a_virtual_or_root_disk_unless_forced
     with pytest.raises(IdlewiseError, match="--apply needs root"):
         prepare(["sdb"], "timeout:1s", "auto", apply=True)
     monkeypatch.setattr(os, "geteuid", lambda: 0)
-    managed, notes = prepare(["sda", "sdb"], "timeout:1s", "auto", apply=True)
+    monkeypatch.setattr("idlewise.identify._nvme_power", lambda controller: (None, []))
+    managed, notes = prepare(["sda", "sdb", "nvme0n1"], "timeout:1s", "auto", apply=True)
     acting = {m.disk: m.act for m in managed}
-    assert acting == {"sda": False, "sdb": True}
-    assert notes == ["/dev/sda holds the root file system: watched, not acted on (--force acts anyway)"]
+    assert acting == {"sda": False, "sdb": True, "nvme0n1": False}
+    assert notes == ["/dev/sda holds the root file system: watched, not acted on (--force acts anyway)",
+                     "/dev/nvme0n1 holds active swap (/dev/nvme0n1p1): watched, not acted on (--force acts anyway)"]
     managed, notes = prepare(["sda"], "timeout:1s", "auto", apply=True, force=True)
     assert managed[0].act and not notes
     # A virtual disk with --device auto has no model; named, it is watched and never acted on.
@@ -165,7 +167,7 @@ def test_apply_runs_the_command_and_a_failure_leaves_the_device_in_its_mode():
     assert all(set(r) == fields for r in log)
 
 
-def test_applications_ask_the_mode_and_the_cost_of_an_access_and_give_hints(tmp_path, monkeypatch):
+def test_applications_ask_the_mode_and_the_cost_of_an_access_and_give_hints(tmp_path, monkeypatch, capsys):
     proc = tmp_path / "proc"
     proc.mkdir()
     stats = proc / "diskstats"
@@ -195,6 +197,13 @@ def test_applications_ask_the_mode_and_the_cost_of_an_access_and_give_hints(tmp_
     assert "ghost hint" in hinted[0]["reason"] and client.status()[0]["mode"] == "performance-idle"
     with pytest.raises(IdlewiseError, match="not managed"):
         client.hint("sdz")
+    # The command line's face of the same two interfaces.
+    from idlewise.cli import main
+
+    assert main(["manage", "status", "--socket", sock, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["mode"] == "performance-idle"
+    assert main(["manage", "hint", "sdb", "--socket", sock]) == 0
+    assert "the policy kept its mode" in capsys.readouterr().out  # already ready
     thread.join()
     lines = [json.loads(line) for line in log.read_text().splitlines()]
     assert lines[-1]["stop"] is True and lines[0]["policy"] == "stpm:knob=50"
@@ -202,7 +211,8 @@ def test_applications_ask_the_mode_and_the_cost_of_an_access_and_give_hints(tmp_
     assert not os.path.exists(sock)
 
 
-def test_sigterm_ends_a_run_with_the_log_complete(tmp_path):
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_sigterm_and_ctrl_c_end_a_run_with_the_log_complete(tmp_path, stop):
     proc = tmp_path / "proc"
     proc.mkdir()
     (proc / "diskstats").write_text("   8      16 sdb 10 0 80 0 0 0 0 0 0 0 0\n")
@@ -212,12 +222,41 @@ def test_sigterm_ends_a_run_with_the_log_complete(tmp_path):
                               "--device", "hitachi-microdrive-1gb", "--interval", "50ms", "--log", str(log),
                               "--socket", str(tmp_path / "s.sock")], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(2.0)
-    child.send_signal(signal.SIGTERM)
+    child.send_signal(stop)
     out, err = child.communicate(timeout=20)
     assert child.returncode == 0, err
     lines = [json.loads(line) for line in log.read_text().splitlines()]
     assert lines[-1].get("stop") and any(d.get("outcome") == "dry-run" for d in lines), lines
     assert "dry run" in err.decode()
+    assert not (tmp_path / "s.sock").exists()
+
+
+def test_an_interfaces_traffic_feeds_a_network_cards_model_and_its_power_save_is_commanded(tmp_path, monkeypatch):
+    """An 802.11 interface: its byte counters in /proc/net/dev are the card's transfers; the
+    policy's move into PSM is `iw dev IF set power_save on` (seed 000's CAM/PSM), logged in a
+    dry run."""
+    from idlewise.manage import NetCounters, _interval
+
+    t, size, write = _interval("wlan0", 10.0, 11.0, NetCounters(1_000, 50), NetCounters(6_000, 350))
+    assert t.tolist() == [10.25, 10.75] and size.tolist() == [5_000, 300] and write.tolist() == [False, True]
+    assert len(_interval("wlan0", 10.0, 11.0, NetCounters(1_000, 50), NetCounters(1_000, 50))[0]) == 0
+    proc = tmp_path / "proc"
+    (proc / "net").mkdir(parents=True)
+    (proc / "diskstats").write_text("   8      16 sdb 10 0 80 0 0 0 0 0 0 0 0\n")
+    (proc / "net" / "dev").write_text(
+        "Inter-|   Receive                                                |  Transmit\n"
+        " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n"
+        "wlan0: 30777 199 0 0 0 0 0 0 3077 19 0 0 0 0 0 0\n")
+    monkeypatch.setenv("IDLEWISE_PROCFS_ROOT", str(proc))
+    decisions = run(["wlan0"], "timeout:0.3s", device="cisco-350", interval_s=0.05, duration_s=1.0, socket_path=None)
+    moves = [d for d in decisions if "outcome" in d]
+    assert moves and moves[0]["to_mode"] == "psm" and moves[0]["outcome"] == "dry-run"
+    assert moves[0]["command"] == "iw dev wlan0 set power_save on"
+    sysfs = tmp_path / "sys"
+    (sysfs / "class" / "net" / "wlan0").mkdir(parents=True)
+    monkeypatch.setenv("IDLEWISE_SYSFS_ROOT", str(sysfs))
+    with pytest.raises(IdlewiseError, match="network interface: name its card's model with --device"):
+        prepare(["wlan0"], "timeout:1s", "auto")
 
 
 def _backing_disk(path: Path):

@@ -35,7 +35,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 
@@ -312,17 +312,36 @@ class Manager:
         return self.managed[disk]
 
 
-def _interval(disk: str, t0: float, t1: float, before: tuple, after: tuple):
+class NetCounters(NamedTuple):
+    """An interface's byte counters (``/proc/net/dev``): what a network card's model is fed."""
+
+    rx_bytes: int
+    tx_bytes: int
+
+
+def _interval(disk: str, t0: float, t1: float, before, after):
+    """The requests an interval stands for: a block device's as a recording's reader makes them;
+    an interface's as one download (a read) of the bytes received and one upload (a write) of
+    the bytes sent, spread over the interval as a recording's are (reads first). A counter that
+    went down (an interface re-created) counts nothing."""
+    if isinstance(after, NetCounters):
+        sizes = [max(0, after.rx_bytes - before.rx_bytes), max(0, after.tx_bytes - before.tx_bytes)]
+        kept = [(size, write) for size, write in zip(sizes, (False, True)) if size > 0]
+        n = len(kept)
+        times = np.array([t0 + (j + 0.5) * (t1 - t0) / n for j in range(n)], dtype=np.float64)
+        return (times, np.array([s for s, _ in kept], dtype=np.int64), np.array([w for _, w in kept], dtype=bool))
     from .traces.readers.diskstats import interval_requests
 
     return interval_requests(disk, t0, t1, before, after)
 
 
 def read_counters(disks, procfs: Optional[str] = None) -> dict:
-    """Each disk's counters now, from /proc/diskstats (a disk missing is left out)."""
+    """Each device's counters now: a block device's from /proc/diskstats, a network
+    interface's from /proc/net/dev (:class:`NetCounters`); a device in neither is left out."""
     from .traces.readers.diskstats import line_counters
 
-    path = os.path.join(procfs or os.environ.get(PROCFS_ENV, "/proc"), "diskstats")
+    root = procfs or os.environ.get(PROCFS_ENV, "/proc")
+    path = os.path.join(root, "diskstats")
     out = {}
     try:
         with open(path, encoding="ascii", errors="replace") as f:
@@ -332,6 +351,17 @@ def read_counters(disks, procfs: Optional[str] = None) -> dict:
                     out[fields[2]] = line_counters(fields[3:], path, number, fields[2])
     except OSError as e:
         raise IdlewiseError(f"{path}: cannot read: {e.strerror} (idlewise manage runs on Linux)") from None
+    if set(disks) - set(out):
+        net = os.path.join(root, "net", "dev")
+        try:
+            with open(net, encoding="ascii", errors="replace") as f:
+                for line in f:
+                    name, colon, rest = line.partition(":")
+                    fields = rest.split()
+                    if colon and name.strip() in disks and len(fields) >= 16:
+                        out[name.strip()] = NetCounters(int(fields[0]), int(fields[8]))
+        except (OSError, ValueError):
+            pass  # no interfaces to read: the caller names the devices it did not find
     return out
 
 
@@ -347,6 +377,10 @@ def prepare(disks: list[str], policy: str, device: str = "auto", *, apply: bool 
     managed, notes = [], []
     for disk in disks:
         found = None
+        interface = os.path.isdir(os.path.join(os.environ.get("IDLEWISE_SYSFS_ROOT", "/sys"), "class", "net", disk))
+        if device == "auto" and interface:
+            raise IdlewiseError(f"{disk} is a network interface: name its card's model with --device (idlewise devices: "
+                                "the network entries)")
         if device == "auto":
             found = identify(disk)
             if found.virtual and not force:
@@ -357,7 +391,7 @@ def prepare(disks: list[str], policy: str, device: str = "auto", *, apply: bool 
             model = load_device(device)
         live = _core.LiveDisk(model, policy, base_power_w=base_power_w, start_s=start_s)
         why_not = ""
-        if apply and not force:
+        if apply and not force and model.kind != "network":  # an interface holds no file system
             virtual = found.virtual if found else _virtual_reason(disk)
             roles = system_roles(disk)
             if virtual:
@@ -396,7 +430,7 @@ def run(disks: list[str], policy: str, *, device: str = "auto", interval_s: floa
     first = read_counters(set(disks))
     missing = [d for d in disks if d not in first]
     if missing:
-        raise IdlewiseError(f"/proc/diskstats has no disk {', '.join(missing)}")
+        raise IdlewiseError(f"no block device (/proc/diskstats) or network interface (/proc/net/dev) named {', '.join(missing)}")
     managed, notes = prepare(disks, policy, device, apply=apply, force=force, actuator=actuator, base_power_w=base_power_w)
     out_file = open(log, "a", encoding="utf-8") if log else None
     decisions: list[dict] = []
