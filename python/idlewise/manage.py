@@ -28,13 +28,14 @@ import json
 import math
 import os
 import queue
+import re
 import shlex
 import signal
 import socket
 import subprocess
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, NamedTuple, Optional
 
 import numpy as np
@@ -135,8 +136,6 @@ class NvmePowerState(Actuator):
 
     def command(self, from_mode, to_mode):
         if to_mode.startswith("ps") and to_mode[2:].isdigit():
-            import re
-
             controller = re.match(r"nvme\d+", self.target)
             return ["nvme", "set-feature", f"/dev/{controller.group(0) if controller else self.target}", "-f", "0x02",
                     "-v", to_mode[2:]]
@@ -156,8 +155,6 @@ def setup_command(policy: str, disk: str, device) -> Optional[list[str]]:
     timers need a vendor tool (openSeaChest, SeaChest), which idlewise does not drive."""
     family, _, rest = policy.partition(":")
     if family == "apst":
-        import re
-
         bound = dict(p.split("=", 1) for p in rest.split(",") if "=" in p).get("ps_max_latency_us", "100000")
         controller = re.match(r"nvme\d+", disk)
         name = controller.group(0) if controller else "nvmeX"
@@ -210,7 +207,6 @@ class Managed:
     live_policy: str = ""
     counters: Optional[tuple] = None
     actual_mode: str = ""
-    log: list = field(default_factory=list)
 
 
 def _runner(argv: list[str]) -> str:
@@ -239,10 +235,16 @@ class Manager:
         self.emit, self.run, self.knob = emit, run, knob
         self.previous_s: Optional[float] = None
 
-    def _carry_out(self, m: Managed, d: dict, now: float, overtaken: bool) -> None:
-        woken_by_io = d["reason"].startswith("I/O")
-        own = m.live_policy.partition(":")[0] in OWN_TIMERS
-        argv = None if woken_by_io or own else m.actuator.command(d["from_mode"], d["to_mode"])
+    def _carry_out(self, m: Managed, d: dict, now: float, overtaken: bool) -> dict:
+        """Acts on one decision of the model (or says why not) and logs it; returns the record."""
+        woken_by_io = d["cause"] == "access"
+        own = m.live_policy.partition(":")[0] in OWN_TIMERS and d["cause"] == "plan"
+        if woken_by_io or own:
+            argv = None
+        elif d["cause"] == "hint":
+            argv = m.actuator.wake()
+        else:
+            argv = m.actuator.command(d["from_mode"], d["to_mode"])
         if woken_by_io:
             outcome = "by the drive"
         elif own:
@@ -259,8 +261,8 @@ class Manager:
             m.actual_mode = d["to_mode"]  # a failed command leaves the device where it was
         record = {"time_s": round(d["time_s"], 9), "acted_s": round(now, 9), "disk": m.disk, "from_mode": d["from_mode"],
                   "to_mode": d["to_mode"], "reason": d["reason"], "command": _fmt_command(argv), "outcome": outcome}
-        m.log.append(record)
         self.emit(record)
+        return record
 
     def poll(self, now: float, snapshot: dict) -> None:
         """One poll at ``now`` (seconds from the start) with each device's counters: the
@@ -276,7 +278,7 @@ class Manager:
                     for d in m.live.feed(t, size.astype(np.float64), write):
                         # A change the plan made before the interval's first I/O, which the loop
                         # could only have carried out at this poll: the I/O overtook it.
-                        self._carry_out(m, d, now, overtaken=d["time_s"] <= first and not d["reason"].startswith("I/O"))
+                        self._carry_out(m, d, now, overtaken=d["time_s"] <= first and d["cause"] == "plan")
             m.counters = counters
             for d in m.live.advance(now):
                 self._carry_out(m, d, now, overtaken=False)
@@ -284,17 +286,7 @@ class Manager:
 
     def hint(self, disk: str, now: float, size_bytes: float) -> list[dict]:
         m = self._device(disk)
-        out = []
-        for d in m.live.hint(now, float(size_bytes), self.knob):
-            argv = m.actuator.wake()
-            outcome = ("dry-run" if not m.why_not else f"not acted: {m.why_not}") if not m.act else (
-                self.run(argv) if argv else "model only: no host command for this mode")
-            record = {"time_s": round(d["time_s"], 9), "acted_s": round(now, 9), "disk": disk, "from_mode": d["from_mode"],
-                      "to_mode": d["to_mode"], "reason": d["reason"], "command": _fmt_command(argv), "outcome": outcome}
-            m.log.append(record)
-            self.emit(record)
-            out.append(record)
-        return out
+        return [self._carry_out(m, d, now, overtaken=False) for d in m.live.hint(now, float(size_bytes), self.knob)]
 
     def status(self, now: float, size_bytes: float = 4096.0) -> list[dict]:
         out = []

@@ -64,7 +64,6 @@ pub struct LiveDisk {
     reported: Option<(f64, usize)>,
     /// When the device last entered its current mode (a request, a hop's end).
     since_s: f64,
-    mode: usize,
     /// When the last request fed completes.
     last_finish_s: f64,
 }
@@ -82,7 +81,7 @@ impl LiveDisk {
         }
         let opts = ReplayOptions { base_power_w, ..ReplayOptions::default() };
         let sim = DeviceSim::new(device.clone(), policy, &opts, start_s, 0);
-        Ok(LiveDisk { sim, device, base_power_w, reported: None, since_s: start_s, mode: READY, last_finish_s: start_s })
+        Ok(LiveDisk { sim, device, base_power_w, reported: None, since_s: start_s, last_finish_s: start_s })
     }
 
     pub fn device(&self) -> &Arc<Device> {
@@ -109,7 +108,6 @@ impl LiveDisk {
         for &(at, index) in &hops[done.min(hops.len())..] {
             let hop = &self.device.transitions[index];
             out.push(Decision { time_s: at, from_mode: hop.from, to_mode: hop.to, cause: Cause::Plan { idle_s: at - start } });
-            self.mode = hop.to;
             self.since_s = at + hop.time_s;
         }
         self.reported = Some((start, hops.len()));
@@ -134,11 +132,11 @@ impl LiveDisk {
                 DeviceState::Busy { .. } => READY,
             };
             self.last_finish_s = self.sim.request(a, size, write, 0.0);
-            if resting != READY && !self.device.modes[resting].serves {
-                out.push(Decision { time_s: a, from_mode: resting, to_mode: READY, cause: Cause::Access });
-            }
-            if resting != READY && (self.mode != READY || !self.device.modes[resting].serves) {
-                self.mode = READY;
+            if resting != READY {
+                // Woken (or served where it rests, a mode that serves): its time there restarts.
+                if !self.device.modes[resting].serves {
+                    out.push(Decision { time_s: a, from_mode: resting, to_mode: READY, cause: Cause::Access });
+                }
                 self.since_s = a;
             }
             self.reported = None;
@@ -166,7 +164,6 @@ impl LiveDisk {
         if benefit > 0.0 && resting != READY {
             if let Some(ready_s) = self.sim.ghost_hint(now, benefit) {
                 out.push(Decision { time_s: now, from_mode: resting, to_mode: READY, cause: Cause::Hint });
-                self.mode = READY;
                 self.since_s = ready_s;
                 self.reported = None;
             }

@@ -484,7 +484,7 @@ fn idle_gaps<'py>(
 /// One device managed live (`idlewise manage`): the replay's own device model and policy, fed
 /// observed I/O, asked what the policy has decided by now (`idlewise_core::live`). Decisions are
 /// dicts: `time_s` (when the model makes the change), `from_mode`, `to_mode` (mode names),
-/// `reason`.
+/// `cause` (`plan`, `access` or `hint`) and `reason` (for a person).
 #[pyclass(module = "idlewise._core", unsendable)]
 struct LiveDisk {
     inner: Option<idlewise_core::live::LiveDisk>,
@@ -504,11 +504,12 @@ impl LiveDisk {
             item.set_item("time_s", d.time_s)?;
             item.set_item("from_mode", &device.modes[d.from_mode].name)?;
             item.set_item("to_mode", &device.modes[d.to_mode].name)?;
-            let reason = match d.cause {
-                Cause::Plan { idle_s } => format!("{}: idle {}", self.policy, seconds_text(idle_s)),
-                Cause::Access => "I/O arrived: the device wakes to serve it".to_string(),
-                Cause::Hint => format!("{}: a ghost hint (an application would have used the device)", self.policy),
+            let (cause, reason) = match d.cause {
+                Cause::Plan { idle_s } => ("plan", format!("{}: idle {}", self.policy, seconds_text(idle_s))),
+                Cause::Access => ("access", "I/O arrived: the device wakes to serve it".to_string()),
+                Cause::Hint => ("hint", format!("{}: a ghost hint (an application would have used the device)", self.policy)),
             };
+            item.set_item("cause", cause)?;
             item.set_item("reason", reason)?;
             out.append(item)?;
         }
