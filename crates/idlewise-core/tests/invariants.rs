@@ -92,19 +92,32 @@ fn run_all(device: &Device, times: &[f64], sizes: &[i64], ops: &[u8], base: f64,
     evaluate(&trace, device, &specs, &ReplayOptions { base_power_w: base, tail_s, lead_s, ..Default::default() }, None).unwrap()
 }
 
-/// Whether the oracle bounds a run's last gap on `device`: its plan there goes down one path
-/// and stays, which is the cheapest way to end a run unless some transition draws less power than
-/// every low-power mode (a slow, free hop), where a run still in transitions at its end pays
-/// less (docs/semantics.md). No catalog device has such a transition.
+/// Whether the oracle bounds a run's last gap on `device`. Its plan there is the cheapest over
+/// simple paths down, each ending in its destination; that bounds every walk a policy may take
+/// after the last request (down, and back up by a pre-wake, any number of times) when each
+/// transition draws at least the lesser power of the two modes it joins: every moment of a walk
+/// then draws at least the power of the lowest mode it reaches, the cycles it makes on the way
+/// there included (docs/semantics.md). A transition drawing less than both its modes (free and
+/// slow) lets a policy cycle through it for less (the old condition here, every transition at
+/// least the lowest mode's power, was neither needed nor enough).
 fn tail_is_bounded(device: &Device, tail_s: f64) -> bool {
-    let lowest_w = device.modes.iter().skip(1).map(|m| m.power_w).fold(f64::INFINITY, f64::min);
-    tail_s == 0.0 || device.transitions.iter().all(|t| t.time_s == 0.0 || t.energy_j / t.time_s >= lowest_w)
+    tail_s == 0.0
+        || device.transitions.iter().all(|t| {
+            t.time_s == 0.0 || t.energy_j / t.time_s >= device.modes[t.from].power_w.min(device.modes[t.to].power_w)
+        })
 }
 
-fn check_common(reports: &[idlewise_core::Report], oracle_bounds: bool) -> Result<(), TestCaseError> {
+/// Catalog devices outside [`tail_is_bounded`]'s proof whose bound the property test checks as
+/// they are (`catalog_devices_oracle_lowest`): the Constellation ES.1's idle_b -> idle_c draws
+/// 2.133 W, between 2.98 W and 2.14 W, but every cycle through it passes idle_c -> idle_a (83.2 J).
+const OUTSIDE_THE_PROOF_CHECKED: [&str; 1] = ["seagate-constellation-es1-500gb"];
+
+fn check_common(reports: &[idlewise_core::Report], device: &Device, tail_s: f64) -> Result<(), TestCaseError> {
     let always_on = &reports[0].run;
     let oracle = &reports[POLICIES.len() - 1].run;
-    prop_assert_eq!(always_on.wakeups, 0);
+    let oracle_bounds = tail_is_bounded(device, tail_s) || OUTSIDE_THE_PROOF_CHECKED.contains(&device.name.as_str());
+    // Always-on never wakes, but once from a device's own starting mode (DiskSim's MEMS sled).
+    prop_assert_eq!(always_on.wakeups, u64::from(device.starting_mode(0) != 0));
     for r in reports {
         let run = &r.run;
         // Time conservation: residency + transitions + service = makespan.
@@ -144,7 +157,7 @@ proptest! {
     ) {
         let device = two_state(p0, p0 * p1_frac, td, ed, tu, eu);
         let reports = run_all(&device, &times, &sizes, &ops, base, (lead, tail));
-        check_common(&reports, tail_is_bounded(&device, tail))?;
+        check_common(&reports, &device, tail)?;
         // breakeven is 2-competitive on a two-state device whose break-even time is set by energy,
         // gamma/(P0-P1) >= T_down + T_up (true of every catalog disk). When the round trip
         // dominates instead, a pre-waking oracle hides latency that an online timeout pays for
@@ -166,7 +179,7 @@ proptest! {
     ) {
         let device = three_state([p0, p0 * f1, p0 * f2], t, e);
         let reports = run_all(&device, &times, &sizes, &ops, 0.0, (lead, tail));
-        check_common(&reports, tail_is_bounded(&device, tail))?;
+        check_common(&reports, &device, tail)?;
     }
 
     #[test]
@@ -178,7 +191,7 @@ proptest! {
     ) {
         let device = chained([p0, p0 * f1, p0 * f2], t, e, direct);
         let reports = run_all(&device, &times, &sizes, &ops, 0.0, (lead, tail));
-        check_common(&reports, tail_is_bounded(&device, tail))?;
+        check_common(&reports, &device, tail)?;
         // The oracle's per-gap choice is no dearer than any fixed way down and back.
         let offsets = vec![0i64; times.len()];
         let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
@@ -233,4 +246,33 @@ proptest! {
             prop_assert!(up_time >= -1e-9);
         }
     }
+
+    /// Every catalog device as it stands (the proof above does not cover one of them), with idle
+    /// at both ends: the oracle bounds every run that delayed no request.
+    #[test]
+    fn catalog_devices_oracle_lowest(
+        (times, sizes, ops) in trace_strategy(), tail in tail_strategy(), lead in tail_strategy(), which in 0usize..64,
+    ) {
+        let devices = catalog_devices();
+        let device = &devices[which % devices.len()];
+        let reports = run_all(device, &times, &sizes, &ops, 0.0, (lead, tail));
+        check_common(&reports, device, tail).map_err(|e| TestCaseError::fail(format!("{}: {e}", device.name)))?;
+    }
+}
+
+/// The catalog's devices that have a low-power mode, read once.
+fn catalog_devices() -> &'static [Device] {
+    static DEVICES: std::sync::OnceLock<Vec<Device>> = std::sync::OnceLock::new();
+    DEVICES.get_or_init(|| {
+        let dir = format!("{}/../../python/idlewise/catalog", env!("CARGO_MANIFEST_DIR"));
+        let mut paths: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
+        paths.sort();
+        paths
+            .iter()
+            .map(|p| Device::from_toml(&std::fs::read_to_string(p).unwrap(), &p.display().to_string()).unwrap())
+            // A flash part alone has no power management to weigh; MEMS runs have their own
+            // invariants (tests/mems.rs: a sled's position makes always-on's service differ).
+            .filter(|d| d.mode_count() > 1 && d.service.mems.is_none())
+            .collect()
+    })
 }
