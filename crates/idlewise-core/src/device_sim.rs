@@ -444,7 +444,7 @@ impl<'p> DeviceSim<'p> {
     #[inline]
     fn open_gap_ending(&mut self, gap_s: f64, ends_run: bool) {
         self.plan.clear();
-        self.policy.plan_gap(&GapStart { time_s: self.free_at, gap_s, ends_run }, &mut self.plan);
+        self.policy.plan_gap(&GapStart { device: &self.device, time_s: self.free_at, gap_s, ends_run }, &mut self.plan);
         self.gap = Some(OpenGap { start_s: self.free_at, start_mode: self.serving_mode });
     }
 

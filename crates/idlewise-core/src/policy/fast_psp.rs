@@ -99,7 +99,7 @@ mod tests {
             p.note_transfer(t);
         }
         let mut plan = Plan::default();
-        p.plan_gap(&GapStart { time_s: gap_start_s, gap_s: f64::INFINITY, ends_run: false }, &mut plan);
+        p.plan_gap(&GapStart { device: &d, time_s: gap_start_s, gap_s: f64::INFINITY, ends_run: false }, &mut plan);
         plan.steps.iter().map(|s| (s.at_s, s.mode)).collect()
     }
 

@@ -66,7 +66,10 @@ impl Plan {
 
 /// What a policy is told when a gap begins.
 #[derive(Debug, Clone, Copy)]
-pub struct GapStart {
+pub struct GapStart<'d> {
+    /// The device the run models (its gap options and routes, for policies that plan with them:
+    /// held by the run, not copied into every policy of every volume).
+    pub device: &'d Device,
     /// Absolute time the queue emptied.
     pub time_s: f64,
     /// Length of the gap until the next arrival. Future knowledge: only offline policies

@@ -27,7 +27,6 @@ pub(super) const FAMILY: Family = Family {
 
 struct Predictive {
     name: String,
-    device: Device,
     deepest: usize,
     deepest_break_even_s: f64,
     a: f64,
@@ -44,7 +43,6 @@ fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<
     let deepest = super::require_low_power_mode(spec, device)?;
     Ok(Box::new(Predictive {
         name: format!("predictive:a={},csat={},prewake={}", fmt_num(a), fmt_num(csat), u8::from(prewake)),
-        device: device.clone(),
         deepest,
         deepest_break_even_s: device.break_even_s(deepest),
         a,
@@ -59,8 +57,8 @@ impl Policy for Predictive {
         &self.name
     }
 
-    fn plan_gap(&mut self, _gap: &GapStart, plan: &mut Plan) {
-        let choice = self.device.best_choice_for_gap(self.prediction_s);
+    fn plan_gap(&mut self, gap: &GapStart, plan: &mut Plan) {
+        let choice = gap.device.best_choice_for_gap(self.prediction_s);
         let mode = choice.mode;
         if mode == READY {
             if self.deepest_break_even_s.is_finite() {
@@ -70,7 +68,7 @@ impl Policy for Predictive {
         }
         plan.steps.push(Step { at_s: 0.0, mode, route: choice.down });
         if self.prewake {
-            let up = choice.up.map_or_else(|| self.device.up_route(mode), |id| self.device.route_by_id(id));
+            let up = choice.up.map_or_else(|| gap.device.up_route(mode), |id| gap.device.route_by_id(id));
             plan.steps.push(Step { at_s: self.prediction_s - up.time_s, mode: READY, route: choice.up });
             if self.deepest_break_even_s.is_finite() {
                 plan.push(self.prediction_s + self.deepest_break_even_s, self.deepest);
