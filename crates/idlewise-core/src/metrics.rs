@@ -16,7 +16,7 @@ const BUCKETS: usize = (BINADES << MANTISSA_BITS) as usize;
 /// The bucket-number of 2^LOWEST_BINADE: its exponent field with the mantissa bits below it.
 const FIRST_KEY: u64 = ((1023 + LOWEST_BINADE) as u64) << MANTISSA_BITS;
 
-/// Buckets allocated together: a sixteenth of a binade (1 KiB of counts).
+/// Buckets allocated together: a sixteenth of a binade (512 bytes of 32-bit counts).
 const PER_BLOCK: usize = 128;
 const BLOCKS: usize = BUCKETS / PER_BLOCK;
 /// Responses whose bucket numbers are kept one by one before a run allocates any block: most
@@ -29,20 +29,23 @@ const FEW: usize = 32;
 /// shift, one subtraction), within 0.05 % of the exact value.
 ///
 /// The first [`FEW`] responses are kept as their bucket numbers (128 bytes); past them, buckets
-/// are counted a block (a sixteenth of a binade, 1 KiB) at a time, allocated when a response first
-/// falls in it and found through a table of the blocks (1.7 KiB), so a run holds the few blocks
+/// are counted a block (a sixteenth of a binade, 512 bytes) at a time, allocated when a response
+/// first falls in it and found through a table of the blocks (1.7 KiB), so a run holds the blocks
 /// its responses touch, whatever the allocator does. (One array of every bucket relied on
 /// untouched pages staying unmapped, which holds only while the allocator maps each array
 /// afresh; blocks of a quarter binade and a table of pointers took 25–31 KB a run, 5 GB for 100k
-/// devices under two policies.) Every form gives the same percentiles: those of one dense array
-/// of every bucket (tested).
+/// devices under two policies.) Counts are 32-bit: a bucket that fills one carries its multiples of
+/// 2^32 in a short list, so counts stay exact past four billion responses to a bucket. Every form
+/// gives the same percentiles: those of one dense array of every bucket (tested).
 #[derive(Debug, Clone)]
 pub struct ResponseStats {
     /// Bucket numbers of the first responses, until there are more than [`FEW`].
     few: Vec<u32>,
     /// Then `slot_of[block]`: 1 + the block's place in `blocks`, 0 where none has come.
     slot_of: Option<Box<[u16; BLOCKS]>>,
-    blocks: Vec<Box<[u64; PER_BLOCK]>>,
+    blocks: Vec<Box<[u32; PER_BLOCK]>>,
+    /// (bucket, how many times its 32-bit count wrapped), for buckets past 2^32 responses.
+    carries: Vec<(u32, u64)>,
     count: u64,
     sum_s: f64,
     min_s: f64,
@@ -51,7 +54,7 @@ pub struct ResponseStats {
 
 impl Default for ResponseStats {
     fn default() -> Self {
-        ResponseStats { few: Vec::new(), slot_of: None, blocks: Vec::new(), count: 0, sum_s: 0.0, min_s: f64::INFINITY, max_s: 0.0 }
+        ResponseStats { few: Vec::new(), slot_of: None, blocks: Vec::new(), carries: Vec::new(), count: 0, sum_s: 0.0, min_s: f64::INFINITY, max_s: 0.0 }
     }
 }
 
@@ -80,7 +83,7 @@ impl ResponseStats {
             Some(slot_of) => {
                 let slot = slot_of[index / PER_BLOCK];
                 if slot != 0 {
-                    self.blocks[slot as usize - 1][index % PER_BLOCK] += 1;
+                    self.count_in_block(slot, index);
                 } else {
                     self.count_in_new_block(index);
                 }
@@ -105,13 +108,33 @@ impl ResponseStats {
         if slot == 0 {
             self.count_in_new_block(index);
         } else {
-            self.blocks[slot as usize - 1][index % PER_BLOCK] += 1;
+            self.count_in_block(slot, index);
+        }
+    }
+
+    #[inline(always)]
+    fn count_in_block(&mut self, slot: u16, index: usize) {
+        let count = &mut self.blocks[slot as usize - 1][index % PER_BLOCK];
+        match count.checked_add(1) {
+            Some(next) => *count = next,
+            None => {
+                *count = 0;
+                self.carry(index);
+            }
+        }
+    }
+
+    #[cold]
+    fn carry(&mut self, index: usize) {
+        match self.carries.iter_mut().find(|(b, _)| *b as usize == index) {
+            Some((_, wraps)) => *wraps += 1,
+            None => self.carries.push((index as u32, 1)),
         }
     }
 
     #[cold]
     fn count_in_new_block(&mut self, index: usize) {
-        let mut block = Box::new([0u64; PER_BLOCK]);
+        let mut block = Box::new([0u32; PER_BLOCK]);
         block[index % PER_BLOCK] = 1;
         self.blocks.push(block);
         // At most BLOCKS (864) blocks, so the slot fits.
@@ -148,7 +171,11 @@ impl ResponseStats {
                 continue;
             }
             for (i, &c) in self.blocks[slot as usize - 1].iter().enumerate() {
-                seen += c;
+                seen += u64::from(c);
+                if !self.carries.is_empty() {
+                    let index = (b * PER_BLOCK + i) as u32;
+                    seen += self.carries.iter().find(|(k, _)| *k == index).map_or(0, |(_, wraps)| wraps << 32);
+                }
                 if seen >= rank {
                     return bucket_upper_s(b * PER_BLOCK + i).clamp(self.min_s, self.max_s);
                 }
@@ -536,6 +563,31 @@ mod tests {
         assert_eq!(s.max_s(), 1e12); // beyond 2^24 s the last bucket holds it, the maximum is exact
         let median = s.quantile_s(0.5);
         assert!(median >= 1.04e-3 * 1.025 && median <= 1.04e-3 * 1.025 * (1.0 + 1.0 / 2048.0), "{median}");
+    }
+
+    #[test]
+    fn a_bucket_past_four_billion_responses_keeps_its_count() {
+        // Counting 2^32 + 5 responses one by one takes a while: the bucket's count is set just
+        // below the wrap instead, as 2^32 - 3 responses would leave it.
+        let mut s = ResponseStats::default();
+        for _ in 0..=FEW {
+            s.record(1e-3);
+        }
+        let index = bucket(1e-3);
+        let slot = s.slot_of.as_ref().unwrap()[index / PER_BLOCK];
+        s.blocks[slot as usize - 1][index % PER_BLOCK] = u32::MAX - 2;
+        s.count = u64::from(u32::MAX) - 2;
+        for _ in 0..8 {
+            s.record(1e-3);
+        }
+        s.record(2e-3);
+        assert_eq!(s.carries, vec![(index as u32, 1)]);
+        assert_eq!(s.blocks[slot as usize - 1][index % PER_BLOCK], 5);
+        // 2^32 + 5 responses at 1 ms and one at 2 ms: every quantile short of the last is 1 ms.
+        assert_eq!(s.count(), (1u64 << 32) + 6);
+        assert_eq!(s.quantile_s(0.999_999_999), s.quantile_s(0.5));
+        assert!(s.quantile_s(0.5) >= 1e-3 && s.quantile_s(0.5) <= 1e-3 * (1.0 + 1.0 / 2048.0));
+        assert_eq!(s.quantile_s(1.0), 2e-3);
     }
 
     #[test]
