@@ -43,9 +43,12 @@ def threads_for(requests: int, runs: int, threads: int | None) -> int:
     return (os.cpu_count() or 1) if requests * runs >= 1_000_000 else 1
 
 
-#: Memory a device's runs keep while a trace is replayed as read, per run (measured 28-31 KB a
-#: volume and policy run over 1,000 volumes; the two references are runs too).
-BYTES_PER_VOLUME_RUN = 32 << 10
+#: Memory a device's runs keep while a trace is replayed as read, per run, its result row
+#: included (the two references are runs too). Measured 2026-11-26: 13.5 KB a run in the engine
+#: over 1,000 volumes x 100 policies of 10k requests each (histograms of many responses; 28-31 KB
+#: before they took small blocks), about 10 KB a result row in Python; 100k devices of 3
+#: requests under two policies, 1.9 GB in all, 5 KB a run.
+BYTES_PER_VOLUME_RUN = 24 << 10
 
 
 def volumes_within_budget(policies: int) -> int | None:
