@@ -202,11 +202,11 @@ def test_recording_faster_than_the_counters_move_is_refused(tmp_path):
 def test_more_devices_than_the_memory_budget_holds_is_refused_with_the_way_out(tmp_path, monkeypatch):
     # Every device's runs stay until a streamed trace's end: past the budget's worth of devices
     # the replay stops with the number and how to split them (a million devices aborted in an
-    # allocation failure). 1 MB holds 10 devices under one policy and the two references.
+    # allocation failure). 1 MB holds 13 devices under one policy and the two references (24 KiB a run).
     path = tmp_path / "many.alibaba"
     path.write_text("".join(f"{i % 50},R,0,4096,{1_000_000 * (i + 1)}\n" for i in range(500)))
     monkeypatch.setenv("IDLEWISE_MEMORY_BUDGET", "1MB")
-    with pytest.raises(idlewise.IdlewiseError, match=r"more than 10 devices.*--volume-parts N"):
+    with pytest.raises(idlewise.IdlewiseError, match=r"more than 13 devices.*--volume-parts N"):
         idlewise.simulate_file(path, "hitachi-microdrive-1gb", ["timeout:2s"], progress=False)
     monkeypatch.setenv("IDLEWISE_MEMORY_BUDGET", "100MB")
     assert len(idlewise.simulate_file(path, "hitachi-microdrive-1gb", ["timeout:2s"], progress=False).to_dicts()) == 50
