@@ -224,6 +224,10 @@ def test_many_devices_get_a_summary_not_thousands_of_tables(tmp_path, capsys):
     assert main(["sweep", str(path), "--device", "hitachi-microdrive-1gb", "--policy", "timeout:2s"]) == 0
     out = capsys.readouterr().out
     assert "2,800 more rows of the sweep are not shown" in out and len(out.splitlines()) < 230
+    # simulate too (its table of 100,000 devices took 204 s against 11 s for the runs).
+    assert main(["simulate", str(path), "--device", "hitachi-microdrive-1gb", "--policy", "timeout:2s"]) == 0
+    out = capsys.readouterr().out
+    assert "2,800 more are not shown (--json for every run)" in out and len(out.splitlines()) < 230
 
 
 NEGATIVE_TIMES = {

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..output import check_destination
 from ..results import Results
-from ._common import _console, results_table
+from ._common import TERMINAL_ROWS_MAX, _console, busiest_groups, results_table
 
 
 def cmd_sweep(args) -> int:
@@ -50,7 +50,7 @@ def cmd_sweep(args) -> int:
             keys += ("why",)
             title += (f"\nshown: {len(rows):,} of them, the energy/response frontier and each family's least energy "
                       "(always-on for reference)")
-        shown, left_out = _busiest_groups(rows, TERMINAL_ROWS_MAX)
+        shown, left_out = busiest_groups(rows, TERMINAL_ROWS_MAX)
         if left_out:
             title += (f"\nthe {len(shown):,} rows of the busiest devices; {left_out:,} more rows of "
                       f"{'the file' if args.out else 'the sweep'} are not shown (--json or --out for every run)")
@@ -74,29 +74,6 @@ def cmd_sweep(args) -> int:
 
 #: Groups (trace, device, transform) printed as a table each under a heading; more share one table.
 HEADED_TABLES_MAX = 8
-#: Rows a sweep prints at most: a sweep of thousands of devices is read in its file, and a
-#: terminal table of it took longer than the sweep (106 of 114 s for 100,000 devices).
-TERMINAL_ROWS_MAX = 200
-
-
-def _busiest_groups(rows: list, limit: int) -> tuple:
-    """The rows of whole groups (a trace's device under a transform on a device), the groups with
-    the most requests first, up to ``limit`` rows; and how many rows were left out."""
-    if len(rows) <= limit:
-        return rows, 0
-    from ..sweeps import GROUP_KEYS
-
-    groups: dict = {}
-    for r in rows:
-        groups.setdefault(tuple(str(r.get(k)) for k in GROUP_KEYS), []).append(r)
-    shown: list = []
-    for members in sorted(groups.values(), key=lambda m: -max(r.get("requests") or 0 for r in m)):
-        if shown and len(shown) + len(members) > limit:
-            break
-        shown += members
-    return shown, len(rows) - len(shown)
-
-
 def partial_path(out) -> Path:
     """Where an interrupted sweep leaves the rows it finished: ``runs.partial.parquet`` beside
     ``runs.parquet``."""
