@@ -10,7 +10,9 @@
 //! references beside them); VOLUMES (default 1) spreads the requests round-robin over that many
 //! device numbers, each replayed as its own disk, as a multi-volume trace (Alibaba, Tencent) is.
 //! PARTS (default 1) replays the volumes in that many parts, one pass of the generator each
-//! (`sweep --volume-parts`): the peak memory is one part's runs.
+//! (`sweep --volume-parts`): the peak memory is one part's runs. With `IDLEWISE_SEPARATE_RUNS=1`
+//! every timeout is replayed on its own instead of sharing one replay (`ReplayOptions::separate_runs`),
+//! to measure what sharing saves.
 //!
 //! The records are deterministic (PCG seed 1): bursts of 1–16 requests 1–5 ms apart separated
 //! by Pareto gaps (α = 1.2, minimum 0.2 s), sizes 1–16 sectors of 4 KiB, 30 % writes, one device.
@@ -103,7 +105,8 @@ fn main() {
         let generator_path = path.to_str().unwrap().to_string();
         let generator = std::thread::spawn(move || generate(&generator_path, n, volumes));
         let which = (parts > 1).then_some((part, parts));
-        let pass = evaluate_file(&path, "disksim", &device, &specs, &ReplayOptions::default(), None, which, threads, None);
+        let opts = ReplayOptions { separate_runs: std::env::var_os("IDLEWISE_SEPARATE_RUNS").is_some_and(|v| v == "1"), ..Default::default() };
+        let pass = evaluate_file(&path, "disksim", &device, &specs, &opts, None, which, threads, None);
         generator.join().expect("the generator finishes");
         let _ = std::fs::remove_file(&path);
         done = Some(match (done, pass) {

@@ -157,6 +157,10 @@ def _candidates(device, timeouts_s) -> list[tuple[str, dict]]:
 def _figures(row: dict, reference: dict, seconds: float, price: Optional[float]) -> dict:
     per_year = SECONDS_PER_YEAR / seconds
     saved_j = (reference["energy_j"] - row["energy_j"]) * per_year
+    if abs(saved_j) <= 1e-9 * reference["energy_j"] * per_year:
+        # Rounding, not a saving: a timeout that never fires sums always-on's energy in another
+        # order when timeouts share one replay (docs/semantics.md).
+        saved_j = 0.0
     delayed = row["delayed_requests"]
     added_s = max(0.0, (row["mean_response_s"] - reference["mean_response_s"]) * row["requests"])
     return {

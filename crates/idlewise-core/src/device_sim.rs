@@ -587,6 +587,28 @@ impl<'p> DeviceSim<'p> {
         self.close_gap(to_s) <= to_s
     }
 
+    /// Puts the device where a run that never left the ready mode is: idle and ready since
+    /// `free_at`, the head at `head_bytes`, no gap open (a run of a shared replay taking its
+    /// own course from there, `family.rs`).
+    pub(crate) fn resume_ready_at(&mut self, free_at: f64, head_bytes: f64) {
+        self.gap = None;
+        self.plan.clear();
+        self.free_at = free_at;
+        self.last_completion_s = free_at;
+        self.head_bytes = head_bytes;
+        self.serving_mode = READY;
+        self.low_power_wait = false;
+    }
+
+    pub(crate) fn ledger_mut(&mut self) -> &mut Ledger {
+        &mut self.ledger
+    }
+
+    /// The policy's [`crate::policy::Policy::first_step_s`].
+    pub(crate) fn policy_first_step_s(&self) -> Option<f64> {
+        self.policy.first_step_s()
+    }
+
     /// Takes the mirrored run's service, responses and end (see [`DeviceSim::idle_between`]).
     pub(crate) fn take_service_of(&mut self, served: &DeviceSim) {
         self.ledger.service_time_s = served.ledger.service_time_s;

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::family::Family;
 use crate::metrics::RunResult;
 use crate::policy::{BuildContext, PolicySpec};
 use crate::replay::{blocks, check_fits, check_options, replay_validated, References, Replay, ReplayOptions};
@@ -83,7 +84,11 @@ pub fn evaluate_on(
 /// Every run of one (trace, device, options): the policies' and the two references', fed the
 /// trace together (all of it at once, or chunk after chunk as it is read).
 pub struct Runs<'p> {
-    runs: Vec<Replay<'p>>,
+    /// Runs replayed on their own, with their specs' places.
+    runs: Vec<(usize, Replay<'p>)>,
+    /// Runs that share one replay where they agree (timeouts and their kin, `family.rs`).
+    family: Option<Family<'p>>,
+    specs: usize,
     references: References<'p>,
     opts: ReplayOptions,
     device: Arc<Device>,
@@ -101,12 +106,24 @@ impl<'p> Runs<'p> {
     /// Builds every policy (a bad spec fails before any run) and the references.
     pub fn new(device: &Arc<Device>, specs: &[PolicySpec], opts: &ReplayOptions, first_arrival_s: f64, expected_requests: usize) -> Result<Self> {
         let ctx = BuildContext { base_power_w: opts.base_power_w };
-        let runs = specs
+        let mut runs = specs
             .iter()
-            .map(|spec| Ok(Replay::new(Arc::clone(device), spec.build(device, &ctx)?, opts, first_arrival_s, expected_requests)))
+            .enumerate()
+            .map(|(i, spec)| Ok((i, Replay::new(Arc::clone(device), spec.build(device, &ctx)?, opts, first_arrival_s, expected_requests))))
             .collect::<Result<Vec<_>>>()?;
+        let mut family = None;
+        // A lone timeout shares too, though it would replay as fast on its own: a run's row is
+        // then the same, bit for bit, whatever other policies run beside it (a sweep's row is
+        // `simulate`'s).
+        if crate::family::shares(device, opts) && runs.iter().any(|(_, replay)| replay.first_step_s().is_some()) {
+            let (members, own): (Vec<_>, Vec<_>) = runs.into_iter().partition(|(_, replay)| replay.first_step_s().is_some());
+            runs = own;
+            family = Some(Family::new(members, opts, first_arrival_s));
+        }
         Ok(Runs {
             runs,
+            family,
+            specs: specs.len(),
             references: References::new(device, opts, first_arrival_s)?,
             opts: opts.clone(),
             device: Arc::clone(device),
@@ -153,19 +170,47 @@ impl<'p> Runs<'p> {
     }
 
     fn feed_blocks(&mut self, part: &TraceView, threads: usize, progress: Option<&AtomicU64>, count: bool) {
+        // A family is first judged after its first requests: they are fed apart, so that a
+        // family that then disbands hands the rest of the part to every thread.
+        let until_judged = self.family.as_ref().map_or(0, Family::requests_until_judged);
+        if until_judged > 0 && until_judged < part.len() {
+            self.feed_blocks(&part.slice(0, until_judged), threads, progress, count);
+            if !crate::progress::stopped(progress) {
+                self.feed_blocks(&part.slice(until_judged, part.len()), threads, progress, count);
+            }
+            return;
+        }
+        if let Some(family) = self.family.as_mut() {
+            family.let_go_of_the_costly();
+        }
+        // Runs whose family disbanded are spread over the threads as any others.
+        if self.family.as_ref().is_some_and(Family::disbanded) {
+            let family = self.family.take().expect("a family");
+            self.runs.extend(family.finish());
+            self.runs.sort_by_key(|(spec, _)| *spec);
+        }
         // A small part (one volume's share of a chunk of a many-volume trace) costs less than
         // starting a thread: it is replayed here.
         const WORTH_A_THREAD: usize = 1 << 16;
-        let threads = if part.len() * (self.runs.len() + 2) < WORTH_A_THREAD { 1 } else { threads.clamp(1, self.runs.len() + 1) };
+        let family_runs = self.family.as_ref().map_or(0, Family::len);
+        let units = self.runs.len() + usize::from(family_runs > 0);
+        let threads = if part.len() * (self.runs.len() + family_runs + 2) < WORTH_A_THREAD { 1 } else { threads.clamp(1, units + 1) };
         let mut shares: Vec<Vec<&mut Replay<'p>>> = (0..threads).map(|_| Vec::new()).collect();
-        for (i, run) in self.runs.iter_mut().enumerate() {
-            shares[(i + 1) % threads].push(run);
+        // The family (one unit of work) takes the last thread; the runs on their own the others.
+        let family_thread = threads - 1;
+        for (i, (_, run)) in self.runs.iter_mut().enumerate() {
+            let t = if threads > 1 && family_runs > 0 { (i + 1) % (threads - 1).max(1) } else { (i + 1) % threads };
+            shares[t].push(run);
         }
-        let feed_share = |share: &mut Vec<&mut Replay<'p>>, mut references: Option<&mut References<'p>>| {
-            let per_block = share.len() as u64 + if references.is_some() { 2 } else { 0 };
+        let response_from = self.opts.response_from;
+        let feed_share = |share: &mut Vec<&mut Replay<'p>>, mut references: Option<&mut References<'p>>, mut family: Option<&mut Family<'p>>| {
+            let per_block = share.len() as u64 + if references.is_some() { 2 } else { 0 } + family.as_ref().map_or(0, |f| f.len() as u64);
             for block in blocks(part) {
                 if let Some(r) = references.as_deref_mut() {
                     r.feed(&block);
+                }
+                if let Some(f) = family.as_deref_mut() {
+                    f.feed(&block, response_from);
                 }
                 for run in share.iter_mut() {
                     run.feed(&block);
@@ -177,18 +222,25 @@ impl<'p> Runs<'p> {
             }
         };
         let references = &mut self.references;
+        let mut family = self.family.as_mut();
         std::thread::scope(|scope| {
             let mut own = shares.remove(0);
-            for mut share in shares {
-                scope.spawn(move || feed_share(&mut share, None));
+            for (t, mut share) in shares.into_iter().enumerate() {
+                let family = if t + 1 == family_thread { family.take() } else { None };
+                scope.spawn(move || feed_share(&mut share, None, family));
             }
-            feed_share(&mut own, Some(references));
+            feed_share(&mut own, Some(references), family.take());
         });
     }
 
     /// Each policy run's per-request records kept since the last call, in spec order.
     pub fn take_per_request(&mut self) -> Vec<Option<crate::metrics::PerRequest>> {
-        self.runs.iter_mut().map(Replay::take_per_request).collect()
+        // A family's runs keep none (it is not formed when they are asked for).
+        let mut out: Vec<Option<crate::metrics::PerRequest>> = (0..self.specs).map(|_| None).collect();
+        for (i, run) in self.runs.iter_mut() {
+            out[*i] = run.take_per_request();
+        }
+        out
     }
 
     /// The reports in the order the specs were given. `whole`, the trace when it is in memory,
@@ -207,7 +259,10 @@ impl<'p> Runs<'p> {
             }
         };
         let references = ReferenceResults { always_on, oracle };
-        self.runs.into_iter().map(|run| report(run.finish(), device, &references)).collect()
+        let mut runs = self.runs;
+        runs.extend(self.family.map(Family::finish).unwrap_or_default());
+        runs.sort_by_key(|(spec, _)| *spec);
+        runs.into_iter().map(|(_, run)| report(run.finish(), device, &references)).collect()
     }
 }
 

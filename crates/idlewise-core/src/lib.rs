@@ -21,6 +21,7 @@ pub mod device;
 pub mod device_sim;
 pub mod error;
 pub mod evaluate;
+mod family;
 pub mod hybrid;
 pub mod live;
 pub mod mechanics;

@@ -43,6 +43,8 @@ pub struct ResponseStats {
     few: Vec<u32>,
     /// Then `slot_of[block]`: 1 + the block's place in `blocks`, 0 where none has come.
     slot_of: Option<Box<[u16; BLOCKS]>>,
+    /// Boxed: a new block is allocated on its own, never by growing (and copying) one array.
+    #[allow(clippy::vec_box)]
     blocks: Vec<Box<[u32; PER_BLOCK]>>,
     /// (bucket, how many times its 32-bit count wrapped), for buckets past 2^32 responses.
     carries: Vec<(u32, u64)>,
@@ -182,6 +184,77 @@ impl ResponseStats {
             }
         }
         self.max_s
+    }
+
+    /// Every (bucket, count) held, in no particular order.
+    fn bucket_counts(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        let few = self.few.iter().map(|&b| (b as usize, 1));
+        let blocks = self.slot_of.iter().flat_map(move |slot_of| {
+            slot_of.iter().enumerate().filter(|(_, &slot)| slot != 0).flat_map(move |(b, &slot)| {
+                self.blocks[slot as usize - 1].iter().enumerate().filter(|(_, &c)| c != 0).map(move |(i, &c)| (b * PER_BLOCK + i, u64::from(c)))
+            })
+        });
+        let carries = self.carries.iter().map(|&(b, wraps)| (b as usize, wraps << 32));
+        few.chain(blocks).chain(carries)
+    }
+
+    /// The statistics of a run that shared another's responses (`shared`, every request's) but
+    /// for those it served itself (`own`), in place of the shared run's (`replaced`):
+    /// `shared + own − replaced`, bucket by bucket. `shared_sum_s` is the sum of the shared
+    /// responses it kept (summed exactly by the caller, not as a difference of sums). The
+    /// maximum is the larger of the two, as every response of such a run is at least the shared
+    /// run's response to the same request (it only ever waits longer).
+    pub(crate) fn shared_with_own(shared: &ResponseStats, own: &ResponseStats, replaced: &ResponseStats, shared_sum_s: f64) -> ResponseStats {
+        // The buckets in use, merged (a run touches a few hundred of the 110,592).
+        let mut counts: Vec<(usize, i64)> = shared
+            .bucket_counts()
+            .chain(own.bucket_counts())
+            .map(|(b, c)| (b, c as i64))
+            .chain(replaced.bucket_counts().map(|(b, c)| (b, -(c as i64))))
+            .collect();
+        counts.sort_unstable_by_key(|&(b, _)| b);
+        let total = shared.count + own.count - replaced.count;
+        let mut out = ResponseStats::default();
+        if total > FEW as u64 {
+            out.slot_of = Some(Box::new([0; BLOCKS]));
+        }
+        for run in counts.chunk_by(|x, y| x.0 == y.0) {
+            let c: i64 = run.iter().map(|&(_, c)| c).sum();
+            debug_assert!(c >= 0, "a replaced response the shared run did not have");
+            if c <= 0 {
+                continue;
+            }
+            if out.slot_of.is_some() {
+                out.add_to_bucket(run[0].0, c as u64);
+            } else {
+                out.few.extend(std::iter::repeat_n(run[0].0 as u32, c as usize));
+            }
+        }
+        out.count = shared.count + own.count - replaced.count;
+        out.sum_s = shared_sum_s + own.sum_s;
+        out.min_s = shared.min_s.min(own.min_s);
+        out.max_s = shared.max_s.max(own.max_s);
+        out
+    }
+
+    /// Adds `count` responses to a bucket of a run that counts in blocks.
+    fn add_to_bucket(&mut self, index: usize, count: u64) {
+        let (low, wraps) = (count as u32, count >> 32);
+        if self.slot_of.as_ref().expect("blocks are in use")[index / PER_BLOCK] == 0 {
+            self.count_in_new_block(index);
+            self.blocks.last_mut().expect("a block was just made")[index % PER_BLOCK] = 0;
+        }
+        let slot = self.slot_of.as_ref().expect("blocks are in use")[index / PER_BLOCK];
+        let cell = &mut self.blocks[slot as usize - 1][index % PER_BLOCK];
+        let (sum, wrapped) = cell.overflowing_add(low);
+        *cell = sum;
+        let carried = wraps + u64::from(wrapped);
+        if carried > 0 {
+            match self.carries.iter_mut().find(|(b, _)| *b as usize == index) {
+                Some((_, w)) => *w += carried,
+                None => self.carries.push((index as u32, carried)),
+            }
+        }
     }
 
     /// Blocks of counts held (for tests of the memory a run keeps).

@@ -106,6 +106,9 @@ pub struct ReplayOptions {
     /// devices (the memory budget's worth) the replay stops with an error saying how to split
     /// it, rather than fail to allocate. `None`: no limit.
     pub max_volumes: Option<usize>,
+    /// Replay every policy on its own, even those that could share one replay (`family.rs`):
+    /// the results are the same (to rounding); for tests and measurements.
+    pub separate_runs: bool,
 }
 
 #[cfg(test)]

@@ -272,6 +272,15 @@ impl<'p> Replay<'p> {
         }
     }
 
+    pub(crate) fn sim_mut(&mut self) -> &mut DeviceSim<'p> {
+        &mut self.sim
+    }
+
+    /// The policy's [`crate::policy::Policy::first_step_s`].
+    pub(crate) fn first_step_s(&self) -> Option<f64> {
+        self.sim.policy_first_step_s()
+    }
+
     /// The per-request records kept since the last call (see [`DeviceSim::take_per_request`]).
     pub fn take_per_request(&mut self) -> Option<crate::metrics::PerRequest> {
         self.sim.take_per_request()

@@ -50,12 +50,15 @@ fn trace_strategy() -> impl Strategy<Value = Columns> {
     })
 }
 
+/// Options of each kind, every policy replayed on its own: these tests hold runs to plain
+/// replays bit for bit, which runs sharing one replay (`tests/family.rs`) match to rounding.
 fn options(kind: u8) -> ReplayOptions {
+    let separate = ReplayOptions { separate_runs: true, ..Default::default() };
     match kind {
-        0 => ReplayOptions { base_power_w: 1.0, ..Default::default() },
-        1 => ReplayOptions { mode: ReplayMode::Closed, tail_s: 20.0, ..Default::default() },
-        2 => ReplayOptions { response_from: ResponseFrom::Original, transition_seed: Some(9), ..Default::default() },
-        _ => ReplayOptions { initial_mode: 1, tail_s: 3.0, ..Default::default() },
+        0 => ReplayOptions { base_power_w: 1.0, ..separate },
+        1 => ReplayOptions { mode: ReplayMode::Closed, tail_s: 20.0, ..separate },
+        2 => ReplayOptions { response_from: ResponseFrom::Original, transition_seed: Some(9), ..separate },
+        _ => ReplayOptions { initial_mode: 1, tail_s: 3.0, ..separate },
     }
 }
 
@@ -142,7 +145,7 @@ fn shared_services_carry_the_head_across_pieces_and_parts() {
     }
     let trace = TraceView::new(&time_s, &offset, &size, &write).unwrap().validated().unwrap();
     let specs: Vec<PolicySpec> = ["timeout:1s", "breakeven"].iter().map(|s| PolicySpec::parse(s).unwrap()).collect();
-    let opts = ReplayOptions::default();
+    let opts = ReplayOptions { separate_runs: true, ..Default::default() };
     let whole = format!("{:?}", evaluate_on(&trace, &device, &specs, &opts, None, 2).unwrap());
     let shared = Arc::new(device.clone());
     let mut runs = Runs::new(&shared, &specs, &opts, time_s[0], 0).unwrap();

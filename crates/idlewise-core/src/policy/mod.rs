@@ -114,6 +114,13 @@ pub trait Policy: Send {
     fn ghost_hint(&mut self, _now_s: f64, _mode: usize, _benefit: f64) -> bool {
         false
     }
+    /// For a policy whose plan is the same for every gap, made from the idle time alone, and
+    /// that learns nothing from a gap (a timeout, a cascade of them, EPC's and APST's timers):
+    /// when its first step comes, counted from the gap's start (infinite if it has none).
+    /// Runs of such policies share one replay wherever their device stays ready (`family.rs`).
+    fn first_step_s(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// A borrowed policy is a policy: lets callers that own a policy lend it to a [`crate::device_sim::DeviceSim`].
@@ -126,6 +133,9 @@ impl<P: Policy + ?Sized> Policy for &mut P {
     }
     fn end_gap(&mut self, idle_s: f64) {
         (**self).end_gap(idle_s)
+    }
+    fn first_step_s(&self) -> Option<f64> {
+        (**self).first_step_s()
     }
     fn serve_in_mode(&mut self, mode: usize, arrival_s: f64) -> bool {
         (**self).serve_in_mode(mode, arrival_s)
@@ -154,6 +164,9 @@ impl Policy for FixedCascade {
     }
     fn plan_gap(&mut self, _gap: &GapStart, plan: &mut Plan) {
         plan.steps.extend_from_slice(&self.steps);
+    }
+    fn first_step_s(&self) -> Option<f64> {
+        Some(self.steps.iter().map(|s| s.at_s).fold(f64::INFINITY, f64::min))
     }
 }
 

@@ -1,0 +1,214 @@
+//! Runs that share one replay (`family.rs`: timeouts, cascades, EPC, APST, breakeven) give the
+//! rows of separate replays: every field, every generated trace, device and option, fed in parts
+//! of any size. Counts exactly; times, energies and responses to 1e-12 relative.
+
+use std::sync::Arc;
+
+use idlewise_core::evaluate::Runs;
+use idlewise_core::policy::PolicySpec;
+use idlewise_core::{Device, ReplayOptions, ResponseFrom, TraceView};
+use proptest::prelude::*;
+
+fn catalog(name: &str) -> Device {
+    let path = format!("{}/../../python/idlewise/catalog/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+    Device::from_toml(&std::fs::read_to_string(&path).unwrap(), &path).unwrap()
+}
+
+fn random_device(p: [f64; 3], t: [f64; 5], e: [f64; 5]) -> Device {
+    Device::from_toml(
+        &format!(
+            "name='chain3'\nkind='disk'\n[[modes]]\nname='a'\npower_w={}\nserves=true\n[[modes]]\nname='b'\npower_w={}\n[[modes]]\nname='c'\npower_w={}\n\
+             [[transitions]]\nfrom='a'\nto='b'\ntime_s={}\nenergy_j={}\n[[transitions]]\nfrom='b'\nto='a'\ntime_s={}\nenergy_j={}\n\
+             [[transitions]]\nfrom='b'\nto='c'\ntime_s={}\nenergy_j={}\n[[transitions]]\nfrom='c'\nto='a'\ntime_s={}\nenergy_j={}\n\
+             [[transitions]]\nfrom='a'\nto='c'\ntime_s={}\nenergy_j={}\n\
+             [service]\noverhead_s=0.002\nread_bandwidth_bytes_per_s=5e6\nwrite_bandwidth_bytes_per_s=5e6\nactive_power_w=1.5\n",
+            p[0], p[1], p[2], t[0], e[0], t[1], e[1], t[2], e[2], t[3], e[3], t[4], e[4]
+        ),
+        "random-chained",
+    )
+    .unwrap()
+}
+
+/// Bursts and idle gaps over six decades; original times (a transform's) up to 10 ms later.
+fn trace_strategy() -> impl Strategy<Value = (Vec<f64>, Vec<i64>, Vec<i64>, Vec<u8>, Vec<f64>)> {
+    prop::collection::vec((0.0f64..1.0, 0u32..6, 512i64..200_000, 0i64..1_000_000, any::<bool>(), 0.0f64..0.01), 1..300).prop_map(|items| {
+        let mut t = 0.0;
+        let mut out = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (u, decade, size, block, write, late) in items {
+            t += 10f64.powi(decade as i32 - 3) * u * 10.0;
+            out.0.push(t);
+            out.1.push(block * 4096);
+            out.2.push(size);
+            out.3.push(u8::from(write));
+            out.4.push(t + late);
+        }
+        out
+    })
+}
+
+fn close(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs()) + 1e-15
+}
+
+fn same(shared: &idlewise_core::Report, separate: &idlewise_core::Report) -> Result<(), TestCaseError> {
+    let (a, b) = (&shared.run, &separate.run);
+    let what = &a.policy;
+    prop_assert_eq!(&a.policy, &b.policy);
+    prop_assert_eq!(a.requests, b.requests, "{}", what);
+    prop_assert_eq!(a.wakeups, b.wakeups, "{}", what);
+    prop_assert_eq!(a.cycle_wakeups, b.cycle_wakeups, "{}", what);
+    prop_assert_eq!(a.load_unload_wakeups, b.load_unload_wakeups, "{}", what);
+    prop_assert_eq!(a.delayed_requests, b.delayed_requests, "{}", what);
+    prop_assert_eq!(&a.transition_counts, &b.transition_counts, "{}", what);
+    for (x, y, name) in [
+        (a.first_arrival_s, b.first_arrival_s, "first_arrival_s"),
+        (a.makespan_s, b.makespan_s, "makespan_s"),
+        (a.transition_time_s, b.transition_time_s, "transition_time_s"),
+        (a.transition_energy_j, b.transition_energy_j, "transition_energy_j"),
+        (a.service_time_s, b.service_time_s, "service_time_s"),
+        (a.service_energy_j, b.service_energy_j, "service_energy_j"),
+        (a.energy_j, b.energy_j, "energy_j"),
+        (a.system_energy_j, b.system_energy_j, "system_energy_j"),
+        (a.mean_response_s, b.mean_response_s, "mean_response_s"),
+        (a.p50_response_s, b.p50_response_s, "p50_response_s"),
+        (a.p95_response_s, b.p95_response_s, "p95_response_s"),
+        (a.p99_response_s, b.p99_response_s, "p99_response_s"),
+        (a.max_response_s, b.max_response_s, "max_response_s"),
+        (shared.energy_vs_oracle, separate.energy_vs_oracle, "energy_vs_oracle"),
+    ] {
+        prop_assert!(close(x, y), "{what}: {name} shared {x} against separate {y}");
+    }
+    for (m, (x, y)) in a.time_by_mode_s.iter().zip(&b.time_by_mode_s).enumerate() {
+        prop_assert!(close(*x, *y), "{what}: time in mode {m} shared {x} against separate {y}");
+    }
+    for (m, (x, y)) in a.energy_by_mode_j.iter().zip(&b.energy_by_mode_j).enumerate() {
+        prop_assert!(close(*x, *y), "{what}: energy in mode {m} shared {x} against separate {y}");
+    }
+    Ok(())
+}
+
+/// The reports of `specs`, the trace fed in parts cut at `cuts` (fractions), sharing a replay
+/// or each on its own.
+fn reports(device: &Device, specs: &[PolicySpec], trace: &TraceView, opts: &ReplayOptions, cuts: &[f64]) -> Vec<idlewise_core::Report> {
+    let arc = Arc::new(device.clone());
+    let mut runs = Runs::new(&arc, specs, opts, trace.arrival_s[0], 0).unwrap();
+    let mut from = 0;
+    let mut ends: Vec<usize> = cuts.iter().map(|c| (c * trace.len() as f64) as usize).collect();
+    ends.push(trace.len());
+    ends.sort_unstable();
+    for to in ends {
+        if to > from {
+            runs.feed(&trace.slice(from, to), 1, None);
+            from = to;
+        }
+    }
+    runs.finish(device, Some(trace)).unwrap()
+}
+
+fn check(device: &Device, specs: &[&str], trace: &TraceView, opts: &ReplayOptions, cuts: &[f64]) -> Result<(), TestCaseError> {
+    let specs: Vec<PolicySpec> = specs.iter().map(|s| PolicySpec::parse(s).unwrap()).collect();
+    let shared = reports(device, &specs, trace, opts, cuts);
+    let separate = reports(device, &specs, trace, &ReplayOptions { separate_runs: true, ..opts.clone() }, cuts);
+    for (a, b) in shared.iter().zip(&separate) {
+        same(a, b)?;
+    }
+    Ok(())
+}
+
+fn options(lead_s: f64, tail_s: f64, base_power_w: f64, original: bool) -> ReplayOptions {
+    ReplayOptions {
+        lead_s,
+        tail_s,
+        base_power_w,
+        response_from: if original { ResponseFrom::Original } else { ResponseFrom::Issue },
+        ..Default::default()
+    }
+}
+
+fn ends() -> impl Strategy<Value = f64> {
+    prop_oneof![Just(0.0), 0.0f64..3.0, 0.0f64..1e4]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+
+    #[test]
+    fn shared_timeouts_equal_separate_replays_on_random_devices(
+        (times, offsets, sizes, ops, original) in trace_strategy(),
+        p0 in 0.5f64..5.0, f1 in 0.3f64..0.9, f2 in 0.0f64..0.3,
+        t in prop::array::uniform5(0.0f64..2.0), e in prop::array::uniform5(0.0f64..5.0),
+        timeouts in prop::collection::vec(prop_oneof![Just(0.0), 0.0f64..0.01, 0.0f64..3.0, 0.0f64..100.0], 1..8),
+        picked in prop::collection::vec(0usize..300, 0..4),
+        lead in ends(), tail in ends(), base in prop_oneof![Just(0.0), 0.1f64..2.0], from_original in any::<bool>(),
+        cuts in prop::collection::vec(0.0f64..1.0, 0..4),
+    ) {
+        let device = random_device([p0, p0 * f1, p0 * f2], t, e);
+        let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap().with_original_s(&original).unwrap();
+        // Timeouts drawn, some equal to a gap between arrivals (a step exactly at an arrival),
+        // a cascade and breakeven.
+        let mut specs: Vec<String> = timeouts.iter().map(|s| format!("timeout:{s}s")).collect();
+        for &i in &picked {
+            if i + 1 < times.len() {
+                specs.push(format!("timeout:{}s", times[i + 1] - times[i]));
+            }
+        }
+        specs.push(format!("timeout:b={}s,c={}s", timeouts[0], timeouts[0] + 1.0));
+        specs.extend(["breakeven".to_string(), "always-on".to_string(), "stpm:knob=50".to_string()]);
+        let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+        check(&device, &specs, &trace, &options(lead, tail, base, from_original), &cuts)?;
+    }
+
+    #[test]
+    fn shared_timers_equal_separate_replays_on_catalog_devices(
+        (times, offsets, sizes, ops, original) in trace_strategy(),
+        which in 0usize..4, timeouts in prop::collection::vec(0.0f64..20.0, 1..6),
+        lead in ends(), tail in ends(), cuts in prop::collection::vec(0.0f64..1.0, 0..4),
+    ) {
+        let (name, own) = [
+            ("hitachi-microdrive-1gb", "breakeven"),
+            ("hitachi-travelstar-5k320", "hd-idle:10s"),
+            ("seagate-constellation-es1-500gb", "epc"),
+            ("samsung-950-pro-512gb", "apst"),
+        ][which];
+        let device = catalog(name);
+        let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap().with_original_s(&original).unwrap();
+        let mut specs: Vec<String> = timeouts.iter().map(|s| format!("timeout:{s}s")).collect();
+        specs.push(own.to_string());
+        let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+        check(&device, &specs, &trace, &options(lead, tail, 0.0, false), &cuts)?;
+    }
+}
+
+/// Members that serve most requests themselves leave the family after its first 512 requests
+/// and replay on their own (what they shared carried into their ledgers); the rows stay those
+/// of separate replays. 20,000 requests, most after a 3 s gap: the 0.5-2 s timeouts leave, the
+/// longer ones stay; fed whole and in uneven parts.
+#[test]
+fn members_that_serve_most_requests_alone_leave_and_still_equal_separate_replays() {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let (mut times, mut offsets, mut sizes, mut ops) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut t = 0.0;
+    for _ in 0..20_000 {
+        let r = next();
+        t += if r % 5 == 0 { 0.003 } else { 3.0 + (r % 100) as f64 * 0.01 };
+        times.push(t);
+        offsets.push(((r >> 8) % 100_000) as i64 * 4096);
+        sizes.push(4096 * (1 + ((r >> 40) % 8) as i64));
+        ops.push(u8::from(r >> 63 == 1));
+    }
+    let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
+    let specs = ["timeout:0.5s", "timeout:1s", "timeout:2s", "timeout:10s", "timeout:100s", "breakeven"];
+    for (device, cuts) in [
+        (catalog("hitachi-microdrive-1gb"), vec![]),
+        (catalog("hitachi-travelstar-5k320"), vec![0.1, 0.2047, 0.2048, 0.5, 0.77]),
+        (catalog("seagate-constellation-es1-500gb"), vec![0.33]),
+    ] {
+        check(&device, &specs, &trace, &options(7.0, 30.0, 1.0, false), &cuts).unwrap();
+    }
+}
