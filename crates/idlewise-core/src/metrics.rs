@@ -232,6 +232,8 @@ impl ResponseStats {
         }
         out.count = shared.count + own.count - replaced.count;
         out.sum_s = shared_sum_s + own.sum_s;
+        // A lower bound of the run's least response, not always the least: a percentile is clamped
+        // to it only from below, where a bucket's upper end never falls.
         out.min_s = shared.min_s.min(own.min_s);
         out.max_s = shared.max_s.max(own.max_s);
         out

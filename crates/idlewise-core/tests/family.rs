@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use idlewise_core::evaluate::Runs;
 use idlewise_core::policy::PolicySpec;
-use idlewise_core::{Device, ReplayOptions, ResponseFrom, TraceView};
+use idlewise_core::{Device, ReplayMode, ReplayOptions, ResponseFrom, TraceView};
 use proptest::prelude::*;
 
 fn catalog(name: &str) -> Device {
@@ -125,6 +125,17 @@ fn options(lead_s: f64, tail_s: f64, base_power_w: f64, original: bool) -> Repla
     }
 }
 
+/// Closed and synchronous replay, and a run that starts in a low-power mode, keep every run on
+/// its own; the rows are those of separate replays all the same.
+fn other_replays(kind: u8) -> ReplayOptions {
+    match kind {
+        0 => ReplayOptions::default(),
+        1 => ReplayOptions { mode: ReplayMode::Closed, ..Default::default() },
+        2 => ReplayOptions { mode: ReplayMode::Sync, ..Default::default() },
+        _ => ReplayOptions { initial_mode: 1, ..Default::default() },
+    }
+}
+
 fn ends() -> impl Strategy<Value = f64> {
     prop_oneof![Just(0.0), 0.0f64..3.0, 0.0f64..1e4]
 }
@@ -140,7 +151,7 @@ proptest! {
         timeouts in prop::collection::vec(prop_oneof![Just(0.0), 0.0f64..0.01, 0.0f64..3.0, 0.0f64..100.0], 1..8),
         picked in prop::collection::vec(0usize..300, 0..4),
         lead in ends(), tail in ends(), base in prop_oneof![Just(0.0), 0.1f64..2.0], from_original in any::<bool>(),
-        cuts in prop::collection::vec(0.0f64..1.0, 0..4),
+        cuts in prop::collection::vec(0.0f64..1.0, 0..4), replay in 0u8..4,
     ) {
         let device = random_device([p0, p0 * f1, p0 * f2], t, e);
         let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap().with_original_s(&original).unwrap();
@@ -155,7 +166,8 @@ proptest! {
         specs.push(format!("timeout:b={}s,c={}s", timeouts[0], timeouts[0] + 1.0));
         specs.extend(["breakeven".to_string(), "always-on".to_string(), "stpm:knob=50".to_string()]);
         let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
-        check(&device, &specs, &trace, &options(lead, tail, base, from_original), &cuts)?;
+        let opts = ReplayOptions { mode: other_replays(replay).mode, initial_mode: other_replays(replay).initial_mode, ..options(lead, tail, base, from_original) };
+        check(&device, &specs, &trace, &opts, &cuts)?;
     }
 
     #[test]
