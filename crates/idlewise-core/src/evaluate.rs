@@ -196,10 +196,18 @@ impl<'p> Runs<'p> {
         let units = self.runs.len() + usize::from(family_runs > 0);
         let threads = if part.len() * (self.runs.len() + family_runs + 2) < WORTH_A_THREAD { 1 } else { threads.clamp(1, units + 1) };
         let mut shares: Vec<Vec<&mut Replay<'p>>> = (0..threads).map(|_| Vec::new()).collect();
-        // The family (one unit of work) takes the last thread; the runs on their own the others.
+        // The family (one unit of work) takes the last thread; the runs on their own the others,
+        // each to the thread with the fewest replays so far, counting the references on this one
+        // (two replays where the oracle cannot be carried along always-on's, as on a MEMS sled).
         let family_thread = threads - 1;
-        for (i, (_, run)) in self.runs.iter_mut().enumerate() {
-            let t = if threads > 1 && family_runs > 0 { (i + 1) % (threads - 1).max(1) } else { (i + 1) % threads };
+        let mut replays = vec![0usize; threads];
+        replays[0] = self.references.replays();
+        if threads > 1 && family_runs > 0 {
+            replays[family_thread] = usize::MAX;
+        }
+        for (_, run) in self.runs.iter_mut() {
+            let t = (0..threads).min_by_key(|&t| (replays[t], t == 0)).expect("a thread");
+            replays[t] = replays[t].saturating_add(1);
             shares[t].push(run);
         }
         let response_from = self.opts.response_from;

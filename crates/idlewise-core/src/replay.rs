@@ -357,6 +357,15 @@ impl<'p> References<'p> {
         Ok(References { always_on, oracle })
     }
 
+    /// How many replays the references cost: one, or two where the oracle is replayed on its
+    /// own (its shadow spends only the gaps).
+    pub fn replays(&self) -> usize {
+        match self.oracle {
+            OracleRun::Shadow { .. } => 1,
+            OracleRun::Replayed(_) => 2,
+        }
+    }
+
     pub fn feed(&mut self, block: &TraceView) {
         match &mut self.oracle {
             OracleRun::Shadow { sim, late } => self.always_on.feed_observed(block, |from_s, to_s| *late |= !sim.idle_between(from_s, to_s)),
