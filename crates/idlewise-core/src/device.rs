@@ -227,6 +227,10 @@ struct MemsFile {
     idle_sweep: Option<String>,
     /// Seed 004's seek power per moving axis (W); absent: the sled power over the positioning.
     seek_power_per_axis_w: Option<f64>,
+    /// "per-tip" (default: `tip_power_w` for each tip a pass uses) or "all-tips" (every active
+    /// tip's power whenever data move, whatever the request uses: seed 004's 1 W).
+    #[serde(default)]
+    probe_power: Option<String>,
     shutdown: Option<MemsShutdownFile>,
     #[serde(default)]
     source: String,
@@ -640,6 +644,11 @@ fn mems_service(origin: &str, m: &MemsFile, overhead_s: f64, sled_power_w: f64) 
     if let Some(p) = m.seek_power_per_axis_w {
         check_value(origin, &field("seek_power_per_axis_w"), p, true)?;
     }
+    let probes_charged = match m.probe_power.as_deref() {
+        None | Some("per-tip") => None,
+        Some("all-tips") => Some(sled.tips_simultaneous as i32),
+        Some(other) => return Err(Error::device(origin, field("probe_power"), format!("must be \"per-tip\" or \"all-tips\", got \"{other}\""))),
+    };
     let shutdown = match &m.shutdown {
         None => None,
         Some(sd) => {
@@ -657,6 +666,7 @@ fn mems_service(origin: &str, m: &MemsFile, overhead_s: f64, sled_power_w: f64) 
         sector_transfer_ms: m.sector_transfer_s * 1e3,
         sled_power_w,
         tip_power_w: m.tip_power_w,
+        probes_charged,
         rest,
         seek_axis_power_w: m.seek_power_per_axis_w,
         shutdown,
@@ -674,6 +684,19 @@ impl Device {
             .and_then(|m| m.shutdown.as_mut())
             .ok_or_else(|| Error::device(&self.name, SHUTDOWN_POLICY_FIELD, "this device has no sled shutdown model ([service.mems.shutdown])"))?;
         shutdown.policy = shutdown_policy(&self.name, policy, shutdown.x_axis.omega2 > 0.0)?;
+        Ok(device)
+    }
+
+    /// This MEMS device charging its probes' power another way: `"per-tip"` (each pass pays for
+    /// the tips it uses) or `"all-tips"` (every active tip whenever data move, seed 004's 1 W).
+    pub fn with_probe_power(&self, convention: &str) -> Result<Device> {
+        let mut device = self.clone();
+        let mems = device.service.mems.as_mut().ok_or_else(|| Error::device(&self.name, "service.mems.probe_power", "this device has no MEMS sled"))?;
+        mems.probes_charged = match convention {
+            "per-tip" => None,
+            "all-tips" => Some(mems.sled.tips_simultaneous as i32),
+            other => return Err(Error::device(&self.name, "service.mems.probe_power", format!("must be \"per-tip\" or \"all-tips\", got \"{other}\""))),
+        };
         Ok(device)
     }
 

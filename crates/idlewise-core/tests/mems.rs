@@ -164,3 +164,25 @@ fn shutdowns_are_charged_from_where_the_sled_stopped() {
     let expected_s = 0.3e-3 + braking.time_s + bus_s;
     assert!((run.transition_time_s - expected_s).abs() < 1e-12, "{} vs {expected_s}", run.transition_time_s);
 }
+
+/// Seed 004's probe power, both conventions, by hand. A 4 KB read at block 0 is one pass over
+/// 8 blocks × 64 tip sectors = 512 tips for one 90-bit tip sector (servo burst and data) at
+/// 40 kbit/s: 2.25 ms. Charging every active tip (`all-tips`, the seed's 1 W) instead of the 512
+/// it uses adds 3,584 × 0.244140625 mW over those 2.25 ms: 1.96875 mJ exactly. A 32 KB read uses
+/// all 4,096 tips: the two conventions charge the same, to the bit.
+#[test]
+fn probe_power_conventions_differ_by_the_tips_a_pass_leaves_idle() {
+    let per_tip = catalog("ibm-mems-seed004");
+    let all_tips = per_tip.with_probe_power("all-tips").unwrap();
+    assert!(per_tip.with_probe_power("some-tips").unwrap_err().to_string().contains("probe_power"));
+    assert!(g2().with_probe_power("all-tips").is_ok());
+    let service_j = |device: &Device, bytes: i64| {
+        let (times, offsets, sizes, ops) = ([1.0], [0i64], [bytes], [0u8]);
+        let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
+        let mut policy = PolicySpec::parse("always-on").unwrap().build(device, &Default::default()).unwrap();
+        idlewise_core::replay(&trace, device, policy.as_mut(), &ReplayOptions::default()).unwrap().service_energy_j
+    };
+    let extra_j = service_j(&all_tips, 4096) - service_j(&per_tip, 4096);
+    assert!((extra_j - 1.96875e-3).abs() < 1e-12, "{extra_j}");
+    assert_eq!(service_j(&all_tips, 32768), service_j(&per_tip, 32768));
+}

@@ -185,6 +185,18 @@ impl Device {
         self.inner.with_mems_shutdown(policy).map(|inner| Device { inner }).map_err(to_py_err)
     }
 
+    /// This MEMS device charging its probes "per-tip" (the tips each pass uses) or "all-tips"
+    /// (every active tip whenever data move: seed 004's 1 W).
+    fn with_probe_power(&self, convention: &str) -> PyResult<Device> {
+        self.inner.with_probe_power(convention).map(|inner| Device { inner }).map_err(to_py_err)
+    }
+
+    /// How a MEMS device charges its probes ("per-tip" or "all-tips"), or None for other devices.
+    #[getter]
+    fn probe_power(&self) -> Option<&'static str> {
+        self.inner.service.mems.as_ref().map(|m| if m.probes_charged.is_some() { "all-tips" } else { "per-tip" })
+    }
+
     /// The whole device in bytes (a MEMS layout, a seek curve's cylinders or the file's
     /// `[capacity]`), or None where the device file states none (network cards).
     #[getter]

@@ -74,15 +74,19 @@ def _fits(trace, device) -> bool:
     return True
 
 
-def mems_timeout(traces, plot=None, device=None, format="auto", stream=None, sort=False, replay="open") -> list[dict]:
+def mems_timeout(traces, plot=None, device=None, format="auto", stream=None, sort=False, replay="open",
+                 probe_power=None) -> list[dict]:
     """One row per (trace, timeout, shutdown policy): energy, mean response, the theoretical
     minima and the number of shutdowns. ``traces`` are paths or :class:`Trace` objects (such as
     :func:`mobile_workload`'s, replayed ``closed`` so that their gaps are the idle periods).
     Traces that do not fit the device are folded onto it (``fold_offsets``), and their rows say so.
     A path is read as it is replayed (a pass for the idle periods and whether it fits, one for
     each shutdown policy's runs), with the rows of the file read whole; ``sort``, diskstats and
-    biosnoop read it whole."""
+    biosnoop read it whole. ``probe_power`` (``"per-tip"`` or ``"all-tips"``, seed 004's 1 W
+    whenever data move) overrides the device's convention."""
     base = _mems_device(device)
+    if probe_power is not None:
+        base = base.with_probe_power(probe_power)
     if not traces:
         raise IdlewiseError("experiment mems-timeout needs one or more traces")
     rows, histograms = [], {}
@@ -174,7 +178,7 @@ def _timeout_rows(trace, base, folded=False, replay="open") -> list[dict]:
 
 def _timeout_row(name, base, ms, shutdown, folded, r) -> dict:
     return {
-        "trace": name, "device": base.name, "timeout_s": ms / 1e3, "shutdown": shutdown,
+        "trace": name, "device": base.name, "probe_power": base.probe_power, "timeout_s": ms / 1e3, "shutdown": shutdown,
         "energy_j": r["energy_j"], "mean_response_s": r["mean_response_s"],
         "theoretical_min_energy_j": r["theoretical_min_energy_j"],
         "theoretical_min_response_s": r["theoretical_min_response_s"],

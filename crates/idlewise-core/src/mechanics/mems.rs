@@ -397,6 +397,9 @@ pub struct MemsService {
     pub sled_power_w: f64,
     /// Power of each active tip while it reads or writes, W.
     pub tip_power_w: f64,
+    /// `None`: each pass pays for the tips it uses; `Some(n)`: for n tips whatever it uses (seed
+    /// 004 charges its probes' 1 W whenever data move).
+    pub probes_charged: Option<i32>,
     /// Where a stopped sled waits: the servo start of the centermost LBN, moving up (DiskSim
     /// starts the device inactive there).
     pub rest: Coord,
@@ -449,6 +452,12 @@ pub struct Served {
 }
 
 impl MemsService {
+    /// The sled's and the probes' power while a pass that uses `tips` tips reads or writes (W).
+    #[inline(always)]
+    pub fn access_power_w(&self, tips: i32) -> f64 {
+        self.sled_power_w + self.tip_power_w * self.probes_charged.unwrap_or(tips) as f64
+    }
+
     /// Energy of a positioning (mW × ms).
     #[inline(always)]
     pub(crate) fn seek_energy_mj(&self, seek: &Seek) -> f64 {
@@ -540,7 +549,7 @@ impl MemsService {
             let data_ms = sled.media_ms(target.tipsector_start, target.tipsector_end);
             t += data_ms;
             *pos = target.tipsector_end;
-            energy += (self.sled_power_w + self.tip_power_w * tips as f64) * (servo_ms + data_ms);
+            energy += self.access_power_w(tips) * (servo_ms + data_ms);
             done = end;
         }
         // Powers in W times ms: mJ.

@@ -873,7 +873,7 @@ impl MemsEvents {
             Step::SledData
         };
         self.pos = self.target.tipsector_start;
-        self.req(id).energy_mj += (service.sled_power_w + service.tip_power_w * self.tips as f64) * dt;
+        self.req(id).energy_mj += service.access_power_w(self.tips) * dt;
         let at_ms = t + dt;
         if next == Step::SledData && self.take_next(at_ms) {
             return self.sled_data(service, host, at_ms);
@@ -888,7 +888,7 @@ impl MemsEvents {
         let dt = service.sled.media_ms(self.pos, self.target.tipsector_end);
         let id = self.active.expect("data for a request");
         self.pos = self.target.tipsector_end;
-        self.req(id).energy_mj += (service.sled_power_w + service.tip_power_w * self.tips as f64) * dt;
+        self.req(id).energy_mj += service.access_power_w(self.tips) * dt;
         let at_ms = t + dt;
         then_call!(self, at_ms, Step::SledUpdate.of(0), self.sled_update(host, at_ms))
     }
