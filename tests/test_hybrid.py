@@ -207,3 +207,21 @@ def test_hybrid_file_refuses_a_recording_read_whole_with_the_way_out():
     path = TRACES / "diskstats" / "build-vm.diskstats"
     with pytest.raises(idlewise.IdlewiseError, match=r"diskstats files are read whole; use read_trace\(\) and hybrid\(\)"):
         idlewise.hybrid_file(path, description="seed003-e7k100-ultra-ii", format="diskstats")
+
+
+def test_the_final_flush_puts_what_the_log_holds_on_the_platters_and_charges_it(capsys):
+    """Seed 003's full leaves its log's last contents unflushed at the end of the week; with
+    --final-flush they are flushed after the last request and the flush's time and energy are
+    counted (issue 44). Everything before the end is the same run."""
+    argv = ["hybrid", SRT, "--stream", "0", "--disk", DISK, "--flash", FLASH, "--flush-when", "full", "--flush-algorithm", "1",
+            "--policy", "timeout:10s", "--json"]
+    assert main(argv) == 0
+    left = json.loads(capsys.readouterr().out)[0]
+    assert main(argv + ["--final-flush"]) == 0
+    charged = json.loads(capsys.readouterr().out)[0]
+    assert left["final_flush"] is False and charged["final_flush"] is True
+    assert left["bytes_unflushed"] > 0 and charged["bytes_unflushed"] == 0
+    assert charged["bytes_flushed"] == left["bytes_flushed"] + left["bytes_unflushed"]
+    assert charged["flushes"] == left["flushes"] + 1
+    assert charged["flush_time_s"] > left["flush_time_s"] and charged["energy_j"] > left["energy_j"]
+    assert charged["requests"] == left["requests"] and charged["bytes_redirected"] == left["bytes_redirected"]

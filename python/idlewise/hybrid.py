@@ -121,10 +121,11 @@ class HybridSetup:
     configs: tuple  # (nvcache_bytes or None, dram_bytes, flush_when, flush_algorithm)
     base_power_w: float
     name: str | None = None
+    final_flush: bool = False
 
 
 def prepare(disk=None, flash=None, *, description=None, nvcache=None, dram=None, flush_when=None, flush_algorithm=None,
-            policy: str | None = None, base_power_w: float = 0.0) -> HybridSetup:
+            policy: str | None = None, base_power_w: float = 0.0, final_flush: bool = False) -> HybridSetup:
     """Checks a hybrid disk's parts, sizes, flush choices and policy without a trace, so a bad
     argument fails before a long read. Arguments as for :func:`hybrid`."""
     d = load_hybrid(description) if description is not None else {}
@@ -158,13 +159,15 @@ def prepare(disk=None, flash=None, *, description=None, nvcache=None, dram=None,
         if not (isinstance(a, numbers.Integral) and not isinstance(a, bool) and int(a) in FLUSH_ALGORITHMS):
             raise IdlewiseError(f"flush_algorithm must be 1, 2, 3 or 4 (seed 003 Figure 2), got {a!r}")
     configs = tuple((n, m, w, int(a)) for n, m, w, a in itertools.product(nvcaches, drams, whens, algorithms))
-    return HybridSetup(disk, flash, policy, configs, base_power_w, d.get("name"))
+    if not isinstance(final_flush, bool):
+        raise IdlewiseError(f"final_flush must be True or False, got {final_flush!r}")
+    return HybridSetup(disk, flash, policy, configs, base_power_w, d.get("name"), final_flush)
 
 
 def hybrid(trace: "traces.Trace", disk=None, flash=None, *, description=None, nvcache=None, dram=None, flush_when=None,
            flush_algorithm=None, policy: str | None = None, base_power_w: float = 0.0, initial_mode: str | None = None,
            replay: str = "open", response_from: str = "issue", tail_s: float = 0.0,
-           transition_seed: int | None = None, setup: HybridSetup | None = None) -> Results:
+           transition_seed: int | None = None, setup: HybridSetup | None = None, final_flush: bool = False) -> Results:
     """Replays a trace on a hybrid disk: a rotating disk under a policy with flash as its NVCache.
 
     Parameters
@@ -187,6 +190,9 @@ def hybrid(trace: "traces.Trace", disk=None, flash=None, *, description=None, nv
         The disk's spin-down policy (default ``experts``).
     base_power_w, initial_mode, replay, response_from, tail_s, transition_seed
         As :func:`idlewise.simulate`.
+    final_flush : bool, optional
+        Flush what the NVCache still holds after the last request (spinning the disk up if
+        need be) and charge it; by default it is left there and reported as ``bytes_unflushed``.
     setup : HybridSetup, optional
         From :func:`prepare`: replaces the parts, sizes and policy.
 
@@ -203,7 +209,7 @@ def hybrid(trace: "traces.Trace", disk=None, flash=None, *, description=None, nv
         raise IdlewiseError(f"hybrid() needs a Trace, got {type(trace).__name__}; build one with Trace.from_arrays or read_trace")
     if setup is None:
         setup = prepare(disk, flash, description=description, nvcache=nvcache, dram=dram, flush_when=flush_when,
-                        flush_algorithm=flush_algorithm, policy=policy, base_power_w=base_power_w)
+                        flush_algorithm=flush_algorithm, policy=policy, base_power_w=base_power_w, final_flush=final_flush)
     # A recording's idle before its first request and after its last are run, as simulate runs them.
     runs = _runs(setup, initial_mode, replay, response_from, max(float(tail_s), trace.idle_tail_s), transition_seed,
                  lead_s=trace.idle_lead_s)
@@ -220,7 +226,8 @@ def _runs(setup: HybridSetup, initial_mode, replay, response_from, tail_s, trans
     mode_index = 0 if initial_mode is None else setup.disk.mode_index(initial_mode)
     return _core.HybridRuns(setup.disk, setup.flash, setup.policy, list(setup.configs), base_power_w=setup.base_power_w,
                             initial_mode=mode_index, replay=replay, response_from=response_from, tail_s=float(tail_s),
-                            lead_s=float(lead_s), transition_seed=None if transition_seed is None else int(transition_seed))
+                            lead_s=float(lead_s), transition_seed=None if transition_seed is None else int(transition_seed),
+                            final_flush=setup.final_flush)
 
 
 def _results(rows, name: str, setup: HybridSetup, **extra) -> Results:
@@ -247,7 +254,7 @@ def hybrid_file(path: str | os.PathLike, disk=None, flash=None, *, format: str =
         The trace file (any format :func:`read_trace` reads as it goes).
     disk, flash, setup, **parts
         As :func:`hybrid` (``description``, ``nvcache``, ``dram``, ``flush_when``,
-        ``flush_algorithm``, ``policy``, ``base_power_w``).
+        ``flush_algorithm``, ``policy``, ``base_power_w``, ``final_flush``).
     format, stream, transform, columns, write_flag
         As :func:`idlewise.simulate_file`.
     initial_mode, replay, response_from, tail_s, transition_seed

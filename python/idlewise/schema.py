@@ -26,7 +26,7 @@ import math
 #: Bumped when a column changes meaning or type; added columns do not bump it.
 SCHEMA_VERSION = 1
 
-_F, _I, _S = "float64", "int64", "string"
+_F, _I, _S, _B = "float64", "int64", "string", "bool"
 _MAP_F, _MAP_I = "map<string,float64>", "map<string,int64>"
 _LIST_F, _LIST_I = "list<float64>", "list<int64>"
 
@@ -94,6 +94,7 @@ HYBRID_COLUMNS: tuple[tuple[str, str, str], ...] = RUN_COLUMNS + (
     ("dram_bytes", _I, "the DRAM write buffer's size"),
     ("flush_when", _S, "when the NVCache is flushed: each spin-up or when full (seed 003)"),
     ("flush_algorithm", _I, "how it is flushed: seed 003 Figure 2's algorithm 1-4"),
+    ("final_flush", _B, "whether what the NVCache holds after the last request is flushed and charged"),
     ("disk_energy_j", _F, "the disk's energy"),
     ("flash_energy_j", _F, "the NVCache's energy"),
     ("flash_busy_s", _F, "time the NVCache was busy"),
@@ -114,7 +115,7 @@ HYBRID_COLUMNS: tuple[tuple[str, str, str], ...] = RUN_COLUMNS + (
     ("bytes_flushed", _I, "bytes flushed"),
     ("flush_disk_bytes_written", _I, "bytes flushes wrote to the disk"),
     ("flush_bytes_read", _I, "bytes flushes read from the NVCache"),
-    ("bytes_unflushed", _I, "bytes still in the NVCache at the end (not charged)"),
+    ("bytes_unflushed", _I, "bytes still in the NVCache at the end (not charged; 0 with final_flush)"),
     ("max_bytes_cached_per_spindown", _I, "the most bytes cached in one spin-down"),
     ("bytes_cached_per_spindown", _LIST_I, "bytes cached in each spin-down"),
     ("spindown_ends_s", _LIST_F, "when each spin-down ended"),
@@ -141,7 +142,7 @@ ARRAY_KEYS = frozenset({"arrival_s", "start_s", "finish_s", "response_s", "at_ar
 def arrow_type(name: str):
     import pyarrow as pa
 
-    return {_F: pa.float64(), _I: pa.int64(), _S: pa.string(), _MAP_F: pa.map_(pa.string(), pa.float64()),
+    return {_F: pa.float64(), _I: pa.int64(), _S: pa.string(), _B: pa.bool_(), _MAP_F: pa.map_(pa.string(), pa.float64()),
             _MAP_I: pa.map_(pa.string(), pa.int64()), _LIST_F: pa.list_(pa.float64()), _LIST_I: pa.list_(pa.int64())}[name]
 
 
@@ -176,6 +177,8 @@ def _convert(kind: str, value):
         return int(value)
     if kind == _S:
         return str(value)
+    if kind == _B:
+        return bool(value)
     if kind == _MAP_F:
         return {str(k): _number_or_null(v) for k, v in value.items()} or None
     if kind == _MAP_I:

@@ -37,7 +37,7 @@ fn run(times: &[f64], offsets: &[i64], sizes: &[i64], ops: &[u8], policy: &str, 
 }
 
 fn config(when: FlushWhen, nvcache: Option<u64>) -> HybridConfig {
-    HybridConfig { nvcache_bytes: nvcache, dram_bytes: 4096, when, algorithm: FlushAlgorithm::Chunked }
+    HybridConfig { nvcache_bytes: nvcache, dram_bytes: 4096, when, algorithm: FlushAlgorithm::Chunked, final_flush: false }
 }
 
 // A write at 0 (disk 0-0.011); idle from 0.011, down at 1.011-2.011 under timeout:1s. At 5 s a
@@ -127,7 +127,7 @@ fn the_disk_waits_ready_for_the_next_chunk_and_its_policy_does_not_spin_it_down_
     let trace = TraceView::new(&[0.0, 5.0, 6.0, 7.0], &[0, 4096, 8192, 0], &[1000, 488, 488, 1000], &[1, 1, 1, 0]).unwrap();
     let d = disk();
     let p = PolicySpec::parse("timeout:0s").unwrap().build(&d, &Default::default()).unwrap();
-    let config = HybridConfig { nvcache_bytes: Some(1 << 20), dram_bytes: 1024, when: FlushWhen::Each, algorithm: FlushAlgorithm::Chunked };
+    let config = HybridConfig { nvcache_bytes: Some(1 << 20), dram_bytes: 1024, when: FlushWhen::Each, algorithm: FlushAlgorithm::Chunked, final_flush: false };
     let r = replay_hybrid(&trace, &d, &flash(), p, config, &ReplayOptions::default()).unwrap();
     assert_eq!((r.writes_redirected, r.flushes, r.flush.disk_ios, r.flush.nvcache_reads), (2, 1, 2, 2));
     assert_eq!(r.disk.wakeups, 1);
@@ -167,13 +167,14 @@ proptest! {
     fn hybrid_invariants(
         (times, offsets, sizes, ops) in random_trace(),
         nv_sectors in prop::option::of(4u64..64), dram_sectors in 2u64..32,
-        each in any::<bool>(), algorithm in 1u32..5, timeout in 0.0f64..3.0,
+        each in any::<bool>(), algorithm in 1u32..5, timeout in 0.0f64..3.0, final_flush in any::<bool>(),
     ) {
         let config = HybridConfig {
             nvcache_bytes: nv_sectors.map(|s| s * 512),
             dram_bytes: dram_sectors * 512,
             when: if each { FlushWhen::Each } else { FlushWhen::Full },
             algorithm: FlushAlgorithm::from_number(algorithm).unwrap(),
+            final_flush,
         };
         let policy = format!("timeout:{timeout}s");
         let r = run(&times, &offsets, &sizes, &ops, &policy, config);
@@ -197,15 +198,26 @@ proptest! {
         prop_assert!(r.spindown_ends_s.windows(2).all(|w| w[0] <= w[1]));
         prop_assert!((r.disk.accounted_time_s() - r.disk.makespan_s).abs() <= 1e-6 * r.disk.makespan_s.max(1.0));
         prop_assert!(r.flush.time_s + 1e-12 >= r.flush.disk_time_s.max(0.0));
-        // An unbounded NVCache flushed only when full never flushes.
-        if config.nvcache_bytes.is_none() && !each {
+        // An unbounded NVCache flushed only when full never flushes (but at the end, if asked).
+        if config.nvcache_bytes.is_none() && !each && !final_flush {
             prop_assert_eq!(r.flushes, 0);
+        }
+        if final_flush {
+            // Everything redirected ends on the platters or was superseded there.
+            prop_assert_eq!(r.bytes_unflushed, 0);
+            // The same run as without the final flush until its last request: the final flush
+            // writes exactly what that run left in the log, and costs at least its disk writes.
+            let without = run(&times, &offsets, &sizes, &ops, &policy, HybridConfig { final_flush: false, ..config });
+            prop_assert_eq!(r.flush.bytes_flushed, without.flush.bytes_flushed + without.bytes_unflushed);
+            prop_assert_eq!(r.flushes, without.flushes + u64::from(without.bytes_unflushed > 0));
+            prop_assert!(r.flush.time_s >= without.flush.time_s);
+            prop_assert!(r.disk.energy_j + 1e-9 >= without.disk.energy_j);
         }
     }
 
     #[test]
     fn with_no_spin_down_the_hybrid_is_the_plain_disk((times, offsets, sizes, ops) in random_trace(), each in any::<bool>()) {
-        let config = HybridConfig { nvcache_bytes: Some(1 << 20), dram_bytes: 1 << 16, when: if each { FlushWhen::Each } else { FlushWhen::Full }, algorithm: FlushAlgorithm::SortedMerged };
+        let config = HybridConfig { nvcache_bytes: Some(1 << 20), dram_bytes: 1 << 16, when: if each { FlushWhen::Each } else { FlushWhen::Full }, algorithm: FlushAlgorithm::SortedMerged, final_flush: false };
         let r = run(&times, &offsets, &sizes, &ops, "always-on", config);
         let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
         let d = disk();
@@ -229,7 +241,7 @@ proptest! {
         let opts = ReplayOptions { mode: if closed { ReplayMode::Closed } else { ReplayMode::Open }, ..Default::default() };
         let configs: Vec<HybridConfig> = [(FlushWhen::Each, 1u32), (FlushWhen::Full, 4)]
             .iter()
-            .map(|&(when, a)| HybridConfig { nvcache_bytes: nv_sectors.map(|s| s * 512), dram_bytes: 2048, when, algorithm: FlushAlgorithm::from_number(a).unwrap() })
+            .map(|&(when, a)| HybridConfig { nvcache_bytes: nv_sectors.map(|s| s * 512), dram_bytes: 2048, when, algorithm: FlushAlgorithm::from_number(a).unwrap(), final_flush: false })
             .collect();
         let mut runs = HybridRuns::new(&d, &flash(), &spec, &Default::default(), &configs, &opts).unwrap();
         let mut bounds: Vec<usize> = cuts.into_iter().map(|c| c.min(times.len())).chain([0, times.len()]).collect();

@@ -1041,7 +1041,7 @@ struct HybridRuns {
 #[pymethods]
 impl HybridRuns {
     #[new]
-    #[pyo3(signature = (disk, flash, policy, configs, base_power_w=0.0, initial_mode=0, replay="open", response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None))]
+    #[pyo3(signature = (disk, flash, policy, configs, base_power_w=0.0, initial_mode=0, replay="open", response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, final_flush=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         disk: &Device,
@@ -1055,6 +1055,7 @@ impl HybridRuns {
         tail_s: f64,
         lead_s: f64,
         transition_seed: Option<u64>,
+        final_flush: bool,
     ) -> PyResult<Self> {
         let spec = PolicySpec::parse(policy).map_err(to_py_err)?;
         let ctx = idlewise_core::policy::BuildContext { base_power_w };
@@ -1063,7 +1064,7 @@ impl HybridRuns {
             .map(|(nvcache_bytes, dram_bytes, when, algorithm)| {
                 let when = FlushWhen::parse(&when).map_err(|m| IdlewiseError::new_err(format!("flush_when {m}")))?;
                 let algorithm = FlushAlgorithm::from_number(algorithm).map_err(|m| IdlewiseError::new_err(format!("flush_algorithm {m}")))?;
-                Ok(HybridConfig { nvcache_bytes, dram_bytes, when, algorithm })
+                Ok(HybridConfig { nvcache_bytes, dram_bytes, when, algorithm, final_flush })
             })
             .collect::<PyResult<Vec<_>>>()?;
         let opts = replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)?;
@@ -1101,6 +1102,7 @@ impl HybridRuns {
             d.set_item("dram_bytes", config.dram_bytes)?;
             d.set_item("flush_when", config.when.as_str())?;
             d.set_item("flush_algorithm", config.algorithm as u32)?;
+            d.set_item("final_flush", config.final_flush)?;
             d.set_item("disk_energy_j", r.disk.energy_j)?;
             d.set_item("flash_energy_j", r.flash_energy_j)?;
             d.set_item("flash_busy_s", r.flash_busy_s)?;

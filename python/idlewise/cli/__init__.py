@@ -111,6 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
     hy.add_argument("--flush-algorithm", action="append", type=int, choices=(1, 2, 3, 4),
                     help="1 one request at a time, 2 DRAM chunks, 3 double-buffered, 4 double-buffered sorted and merged "
                          "(repeatable; default 4)")
+    hy.add_argument("--final-flush", action="store_true",
+                    help="flush what the NVCache holds after the last request and charge it (default: report it as unflushed)")
     hy.add_argument("--policy", help="the disk's spin-down policy (default experts, as seed 003)")
     hy.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power (policies that weigh delay)")
     hy.add_argument("--initial-mode", default=None, metavar="MODE", help="the disk's mode at the first request (default: ready)")

@@ -37,7 +37,7 @@ def cmd_hybrid(args) -> int:
 
     # Parts, sizes and the policy are checked before a possibly long read.
     setup = prepare(args.disk, args.flash, description=args.hybrid, nvcache=args.nvcache, dram=args.dram,
-                    flush_when=args.flush_when, flush_algorithm=args.flush_algorithm, policy=args.policy,
+                    flush_when=args.flush_when, flush_algorithm=args.flush_algorithm, policy=args.policy, final_flush=args.final_flush,
                     base_power_w=args.base_power)
     if args.initial_mode is not None:
         setup.disk.mode_index(args.initial_mode)

@@ -76,6 +76,9 @@ def nvcache_flushing(workloads=None, plot=None, trace=None) -> dict:
 
     infinite = run(nvcache="inf", flush_when="full")[0]
     figure5 = _rows(run(flush_when=["each", "full"], flush_algorithm=[1, 2, 3, 4]))
+    # The same with what the NVCache holds at the end of the week flushed and charged: under
+    # full that is most of a log's worth, which the seed's comparison leaves out.
+    figure5_final = _rows(run(flush_when=["each", "full"], flush_algorithm=[1, 2, 3, 4], final_flush=True))
     dram_sweep = _rows(run(dram=DRAM_SWEEP, flush_when=["each", "full"], flush_algorithm=4))
     nvcache_sweep = _rows(run(nvcache=NVCACHE_SWEEP, flush_when=["each", "full"], flush_algorithm=4))
     # Algorithm 1 over the DRAM sweep, to see how much ordering and merging save at each size.
@@ -86,6 +89,8 @@ def nvcache_flushing(workloads=None, plot=None, trace=None) -> dict:
 
     full_vs_each = {a: _reduction(at(figure5, flush_when="each", flush_algorithm=a)["flush_time_s"],
                                   at(figure5, flush_when="full", flush_algorithm=a)["flush_time_s"]) for a in (1, 2, 3, 4)}
+    full_vs_each_final = {a: _reduction(at(figure5_final, flush_when="each", flush_algorithm=a)["flush_time_s"],
+                                        at(figure5_final, flush_when="full", flush_algorithm=a)["flush_time_s"]) for a in (1, 2, 3, 4)}
     # Over the sweeps too, where the seed's "over 75 %" may come from (algorithm 4, where full still flushes).
     sweep_pairs = [(at(rows, flush_when="each", **{key: size}), at(rows, flush_when="full", **{key: size}))
                    for rows, key, sizes in ((dram_sweep, "dram_bytes", DRAM_SWEEP), (nvcache_sweep, "nvcache_bytes", NVCACHE_SWEEP))
@@ -99,14 +104,15 @@ def nvcache_flushing(workloads=None, plot=None, trace=None) -> dict:
     per_spindown = infinite["bytes_cached_per_spindown"]
     claims = [
         {"claim": SEED_CLAIMS["full_vs_each"], "seed": "> 75 %",
-         "ours": {"64MiB/16MiB by algorithm": full_vs_each, "best over the DRAM and NVCache sweeps (algorithm 4)": max(sweep_full_vs_each)},
-         "criterion": "a reduction over 75 % in some configuration",
+         "ours": {"64MiB/16MiB by algorithm": full_vs_each, "64MiB/16MiB by algorithm, the final flush charged": full_vs_each_final,
+                  "best over the DRAM and NVCache sweeps (algorithm 4)": max(sweep_full_vs_each)},
+         "criterion": "a reduction over 75 % in some configuration (the final flush not charged)",
          "holds": max(max(full_vs_each.values()), max(sweep_full_vs_each)) > 0.75},
         {"claim": SEED_CLAIMS["ordering_merging"], "seed": "up to 90 %",
          "ours": {**{"algorithm 4 against 1 at 64MiB/16MiB, " + w: v for w, v in ordering.items()},
                   "best over the DRAM sweep": ordering_sweep},
-         "criterion": "a reduction of 85 % or more in some configuration (the seed's 90 % is its best over four traces)",
-         "holds": max(max(ordering.values()), ordering_sweep) >= 0.85},
+         "criterion": "a reduction of 90 % or more in some configuration (the seed's 90 % is its best over four traces)",
+         "holds": max(max(ordering.values()), ordering_sweep) >= 0.90},
         {"claim": SEED_CLAIMS["week_size"], "seed": "0.5 GB",
          "ours": {"data cached over the week": int(infinite["bytes_redirected"]),
                   "log on flash (with metadata sectors)": int(infinite["flash_bytes_written"])},
@@ -129,7 +135,7 @@ def nvcache_flushing(workloads=None, plot=None, trace=None) -> dict:
                      "bytes_cached_per_spindown": per_spindown.tolist(),
                      "spindown_ends_s": infinite["spindown_ends_s"].tolist(),
                      "energy_j": infinite["energy_j"], "spinups": infinite["spinups"]},
-        "figure5": figure5, "dram_sweep": dram_sweep, "nvcache_sweep": nvcache_sweep, "dram_sweep_algorithm1": dram_sweep_1,
+        "figure5": figure5, "figure5_final_flush": figure5_final, "dram_sweep": dram_sweep, "nvcache_sweep": nvcache_sweep, "dram_sweep_algorithm1": dram_sweep_1,
         "claims": claims,
     }
     if plot:

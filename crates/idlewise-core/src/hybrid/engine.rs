@@ -68,6 +68,10 @@ pub struct HybridConfig {
     pub dram_bytes: u64,
     pub when: FlushWhen,
     pub algorithm: FlushAlgorithm,
+    /// Flush what the NVCache still holds after the last request (spinning the disk up if need
+    /// be), and charge it: the data then end on the platters, as they would before a shutdown.
+    /// Without it they are left in the log and counted as `bytes_unflushed`.
+    pub final_flush: bool,
 }
 
 /// What a hybrid run did, beside the disk's own ledger.
@@ -385,6 +389,16 @@ impl<'p> HybridReplay<'p> {
     /// The run's account, once every request is fed.
     pub fn finish(self) -> Result<HybridResult> {
         let Some(mut run) = self.run else { return Err(Error::Trace("the trace has no requests".to_string())) };
+        if self.config.final_flush && !run.nvcache.is_empty() {
+            let last_s = run.disk.free_at().max(run.flash.free_s);
+            if run.spun_down(last_s) {
+                let ready = run.disk.wake(last_s);
+                run.after_disk_io(last_s, ready);
+                run.flush_now(ready);
+            } else {
+                run.flush_now(last_s);
+            }
+        }
         let end = run.disk.free_at().max(run.flash.free_s) + self.opts.tail_s;
         let bytes_unflushed = run.nvcache.entries().iter().map(|e| e.size_bytes).sum();
         if run.cached_this_spindown > 0 {
