@@ -147,6 +147,30 @@ def swap_reshaping(workloads=None, plot=None, draws: int = DRAWS, start: str = "
     return rows
 
 
+#: Program phases beside Table 3's (n = 128 over 25 s, 8-page clusters): a larger product whose
+#: faults come every 1.6 s, the same over 100 s, a smaller one, and faults of one page each.
+OTHER_PHASES = ({"n": 128}, {"n": 256}, {"n": 256, "compute_s": 100.0}, {"n": 64}, {"n": 128, "pages_per_fault": 1})
+
+
+def doze_savings(phases=OTHER_PHASES) -> list[dict]:
+    """Each card's doze saving against no DPM on other phases of the matrix product (the original
+    program, closed loop, starting ready): what Table 3's doze rows say beyond their one program.
+    ``phases`` are :func:`matrix_product` keyword sets."""
+    rows = []
+    for kw in phases:
+        w = matrix_product(False, **kw)
+        row = {"phase": dict(kw), "faults": w.faults, "pages": len(w.trace)}
+        for device, dpm, entry, policy in TABLE3_ROWS:
+            if dpm != "doze":
+                continue
+            plain = _run(w, entry, "always-on", None)[1]
+            doze = simulate(w.trace, entry, [policy], replay="closed", tail_s=w.tail_s, progress=False)[0]
+            row[device] = {"energy_j_none": plain, "energy_j_doze": doze["energy_j"], "saving": 1 - doze["energy_j"] / plain,
+                           "dozes": doze["transitions"].get("wait->doze", 0)}
+        rows.append(row)
+    return rows
+
+
 def plot_swap_reshaping(rows: list[dict], path: str) -> None:
     """Table 3 as bars: swapping energy (log scale) and execution time, original against reshaped,
     ours filled and the seed's outlined, one group per (device, DPM)."""
