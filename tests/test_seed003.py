@@ -89,3 +89,20 @@ def test_command_prints_json_and_draws(capsys, tmp_path):
     assert plot.stat().st_size > 50_000
     assert main(["experiment", "nvcache-flushing"]) == 0
     assert "seed 003's claims" in capsys.readouterr().out
+
+
+def test_write_once_moves_every_write_to_a_block_never_written_before():
+    import numpy as np
+
+    from idlewise import Trace
+    from idlewise.experiments.seed003 import write_once
+
+    t = Trace.from_arrays([0.0, 1.0, 2.0, 3.0], [4096, 512, 8192, 4096], offset_bytes=[0, 0, 4096, 0],
+                          is_write=[True, False, True, True], name="t")
+    once = write_once(t)
+    off, size, w = np.asarray(once.offset_bytes), np.asarray(once.size_bytes), np.asarray(once.is_write).astype(bool)
+    assert list(off[~w]) == [0] and list(size) == [4096, 512, 8192, 4096]
+    # Past the highest block the trace touched (12 KiB), one after another, 4 KiB aligned.
+    assert list(off[w]) == [12288, 16384, 24576]
+    extents = sorted(zip(off[w], off[w] + size[w]))
+    assert all(a_end <= b for (_, a_end), (b, _) in zip(extents, extents[1:]))

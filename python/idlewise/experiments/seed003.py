@@ -56,6 +56,24 @@ def hplajw_disk0():
         return read_srt(path, disk=0, name="hplajw week, disk 0")
 
 
+def write_once(trace):
+    """``trace`` with every write moved to a block never written before (appended one after
+    another past the highest block the trace touches, 4 KiB aligned), reads as they are: data
+    written once, as a log or a media recorder writes it. No write then supersedes an earlier
+    one, so no NVCache data goes stale before a flush."""
+    import numpy as np
+
+    from ..traces import Trace
+
+    offsets = np.array(trace.offset_bytes, dtype=np.int64)
+    sizes = np.asarray(trace.size_bytes, dtype=np.int64)
+    writes = np.asarray(trace.is_write, dtype=bool)
+    start = -(-int((offsets + sizes).max()) // 4096) * 4096
+    padded = -(-sizes[writes] // 4096) * 4096
+    offsets[writes] = start + np.concatenate(([0], np.cumsum(padded)[:-1]))
+    return Trace.from_arrays(trace.time_s, sizes, offset_bytes=offsets, is_write=writes, name=f"{trace.name}, written once")
+
+
 def _rows(results) -> list[dict]:
     return [{k: v for k, v in r.items() if k not in ARRAYS} for r in results]
 
