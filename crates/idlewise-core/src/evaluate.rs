@@ -86,8 +86,12 @@ pub fn evaluate_on(
 pub struct Runs<'p> {
     /// Runs replayed on their own, with their specs' places.
     runs: Vec<(usize, Replay<'p>)>,
-    /// Runs that share one replay where they agree (timeouts and their kin, `family.rs`).
-    family: Option<Family<'p>>,
+    /// Runs that share one replay where they agree (timeouts and their kin, `family.rs`): one
+    /// family, or one per thread once the first large part shows the threads are worth it.
+    families: Vec<Family<'p>>,
+    /// Whether the family may still be split over the threads (before any request is fed).
+    splittable: bool,
+    first_arrival_s: f64,
     specs: usize,
     references: References<'p>,
     opts: ReplayOptions,
@@ -111,18 +115,20 @@ impl<'p> Runs<'p> {
             .enumerate()
             .map(|(i, spec)| Ok((i, Replay::new(Arc::clone(device), spec.build(device, &ctx)?, opts, first_arrival_s, expected_requests))))
             .collect::<Result<Vec<_>>>()?;
-        let mut family = None;
+        let mut families = Vec::new();
         // A lone timeout shares too, though it would replay as fast on its own: a run's row is
         // then the same, bit for bit, whatever other policies run beside it (a sweep's row is
         // `simulate`'s).
         if crate::family::shares(device, opts) && runs.iter().any(|(_, replay)| replay.first_step_s().is_some()) {
             let (members, own): (Vec<_>, Vec<_>) = runs.into_iter().partition(|(_, replay)| replay.first_step_s().is_some());
             runs = own;
-            family = Some(Family::new(members, opts, first_arrival_s));
+            families.push(Family::new(members, opts, first_arrival_s));
         }
         Ok(Runs {
             runs,
-            family,
+            splittable: !families.is_empty(),
+            families,
+            first_arrival_s,
             specs: specs.len(),
             references: References::new(device, opts, first_arrival_s)?,
             opts: opts.clone(),
@@ -170,9 +176,22 @@ impl<'p> Runs<'p> {
     }
 
     fn feed_blocks(&mut self, part: &TraceView, threads: usize, progress: Option<&AtomicU64>, count: bool) {
+        // A small part (one volume's share of a chunk of a many-volume trace) costs less than
+        // starting a thread: it is replayed here.
+        const WORTH_A_THREAD: usize = 1 << 16;
+        // A family big enough to keep several threads busy is dealt over them before its first
+        // request (each replaying the shared run: cheap beside its members' gaps). Decided on
+        // the first part fed, so a many-volume trace's small parts keep one family a volume.
+        if std::mem::take(&mut self.splittable) && threads > 1 {
+            let members: usize = self.families.iter().map(Family::len).sum();
+            if members >= 2 * threads && part.len() * members >= WORTH_A_THREAD {
+                let family = self.families.pop().expect("one family before any split");
+                self.families = family.split(threads, &self.opts, self.first_arrival_s);
+            }
+        }
         // A family is first judged after its first requests: they are fed apart, so that a
         // family that then disbands hands the rest of the part to every thread.
-        let until_judged = self.family.as_ref().map_or(0, Family::requests_until_judged);
+        let until_judged = self.families.first().map_or(0, Family::requests_until_judged);
         if until_judged > 0 && until_judged < part.len() {
             self.feed_blocks(&part.slice(0, until_judged), threads, progress, count);
             if !crate::progress::stopped(progress) {
@@ -180,44 +199,49 @@ impl<'p> Runs<'p> {
             }
             return;
         }
-        if let Some(family) = self.family.as_mut() {
+        for family in self.families.iter_mut() {
             family.let_go_of_the_costly();
         }
         // Runs whose family disbanded are spread over the threads as any others.
-        if self.family.as_ref().is_some_and(Family::disbanded) {
-            let family = self.family.take().expect("a family");
-            self.runs.extend(family.finish());
+        if self.families.iter().any(Family::disbanded) {
+            let (gone, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.families).into_iter().partition(Family::disbanded);
+            self.families = kept;
+            self.runs.extend(gone.into_iter().flat_map(Family::finish));
             self.runs.sort_by_key(|(spec, _)| *spec);
         }
-        // A small part (one volume's share of a chunk of a many-volume trace) costs less than
-        // starting a thread: it is replayed here.
-        const WORTH_A_THREAD: usize = 1 << 16;
-        let family_runs = self.family.as_ref().map_or(0, Family::len);
-        let units = self.runs.len() + usize::from(family_runs > 0);
+        let family_runs: usize = self.families.iter().map(Family::len).sum();
+        let units = self.runs.len() + self.families.len();
         let threads = if part.len() * (self.runs.len() + family_runs + 2) < WORTH_A_THREAD { 1 } else { threads.clamp(1, units + 1) };
         let mut shares: Vec<Vec<&mut Replay<'p>>> = (0..threads).map(|_| Vec::new()).collect();
-        // The family (one unit of work) takes the last thread; the runs on their own the others,
-        // each to the thread with the fewest replays so far, counting the references on this one
+        // Each family (one unit of work) takes a thread of its own from the last down, sharing
+        // the first only when there are as many families as threads; the runs on their own go
+        // to the thread with the fewest replays so far, counting the references on the first
         // (two replays where the oracle cannot be carried along always-on's, as on a MEMS sled).
-        let family_thread = threads - 1;
+        let family_thread = |f: usize| (threads - 1 - f % threads) % threads;
         let mut replays = vec![0usize; threads];
         replays[0] = self.references.replays();
-        if threads > 1 && family_runs > 0 {
-            replays[family_thread] = usize::MAX;
+        if threads > 1 {
+            for f in 0..self.families.len() {
+                replays[family_thread(f)] = usize::MAX;
+            }
         }
         for (_, run) in self.runs.iter_mut() {
             let t = (0..threads).min_by_key(|&t| (replays[t], t == 0)).expect("a thread");
             replays[t] = replays[t].saturating_add(1);
             shares[t].push(run);
         }
+        let mut family_shares: Vec<Vec<&mut Family<'p>>> = (0..threads).map(|_| Vec::new()).collect();
+        for (f, family) in self.families.iter_mut().enumerate() {
+            family_shares[if threads > 1 { family_thread(f) } else { 0 }].push(family);
+        }
         let response_from = self.opts.response_from;
-        let feed_share = |share: &mut Vec<&mut Replay<'p>>, mut references: Option<&mut References<'p>>, mut family: Option<&mut Family<'p>>| {
-            let per_block = share.len() as u64 + if references.is_some() { 2 } else { 0 } + family.as_ref().map_or(0, |f| f.len() as u64);
+        let feed_share = |share: &mut Vec<&mut Replay<'p>>, mut references: Option<&mut References<'p>>, families: &mut Vec<&mut Family<'p>>| {
+            let per_block = share.len() as u64 + if references.is_some() { 2 } else { 0 } + families.iter().map(|f| f.len() as u64).sum::<u64>();
             for block in blocks(part) {
                 if let Some(r) = references.as_deref_mut() {
                     r.feed(&block);
                 }
-                if let Some(f) = family.as_deref_mut() {
+                for f in families.iter_mut() {
                     f.feed(&block, response_from);
                 }
                 for run in share.iter_mut() {
@@ -230,14 +254,13 @@ impl<'p> Runs<'p> {
             }
         };
         let references = &mut self.references;
-        let mut family = self.family.as_mut();
         std::thread::scope(|scope| {
             let mut own = shares.remove(0);
-            for (t, mut share) in shares.into_iter().enumerate() {
-                let family = if t + 1 == family_thread { family.take() } else { None };
-                scope.spawn(move || feed_share(&mut share, None, family));
+            let mut own_families = family_shares.remove(0);
+            for (mut share, mut families) in shares.into_iter().zip(family_shares) {
+                scope.spawn(move || feed_share(&mut share, None, &mut families));
             }
-            feed_share(&mut own, Some(references), family.take());
+            feed_share(&mut own, Some(references), &mut own_families);
         });
     }
 
@@ -268,7 +291,7 @@ impl<'p> Runs<'p> {
         };
         let references = ReferenceResults { always_on, oracle };
         let mut runs = self.runs;
-        runs.extend(self.family.map(Family::finish).unwrap_or_default());
+        runs.extend(self.families.into_iter().flat_map(Family::finish));
         runs.sort_by_key(|(spec, _)| *spec);
         runs.into_iter().map(|(_, run)| report(run.finish(), device, &references)).collect()
     }

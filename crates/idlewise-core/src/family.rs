@@ -171,6 +171,20 @@ impl<'p> Family<'p> {
         self.members.len()
     }
 
+    /// This family as `k` families of a share of the members each, dealt in turn by first step
+    /// (so each has short and long timeouts alike), before any request is fed. Each replays the
+    /// shared run itself (the same operations in the same order: the same sums, bit for bit),
+    /// so the members' rows do not depend on how they are dealt; the families can then run on
+    /// `k` threads.
+    pub(crate) fn split(self, k: usize, opts: &ReplayOptions, first_arrival_s: f64) -> Vec<Family<'p>> {
+        assert!(self.requests == 0, "a family is split before it is fed");
+        let mut groups: Vec<Vec<(usize, Replay<'p>)>> = (0..k.max(1)).map(|_| Vec::new()).collect();
+        for (i, member) in self.members.into_iter().enumerate() {
+            groups[i % k.max(1)].push((member.spec, member.replay));
+        }
+        groups.into_iter().filter(|g| !g.is_empty()).map(|g| Family::new(g, opts, first_arrival_s)).collect()
+    }
+
     /// Requests to feed before members are first judged (0 once they have been).
     pub(crate) fn requests_until_judged(&self) -> usize {
         JUDGED_AFTER_REQUESTS.saturating_sub(self.requests) as usize

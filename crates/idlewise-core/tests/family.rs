@@ -224,3 +224,55 @@ fn members_that_serve_most_requests_alone_leave_and_still_equal_separate_replays
         check(&device, &specs, &trace, &options(7.0, 30.0, 1.0, false), &cuts).unwrap();
     }
 }
+
+/// A family big enough is dealt over the threads before its first request, each part replaying
+/// the shared run itself: the rows are the same bit for bit as one family on one thread (and as
+/// separate replays to rounding), however many threads, and whether the trace comes whole or in
+/// parts. 30,000 bursty requests, nine timers (members act at some gaps and rejoin).
+#[test]
+fn a_family_dealt_over_threads_gives_the_same_rows_bit_for_bit() {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let (mut times, mut offsets, mut sizes, mut ops) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut t = 0.0;
+    for _ in 0..30_000 {
+        let r = next();
+        // Bursts of requests 1-20 ms apart, and now and then an idle gap of 0.1 s to 100 s.
+        t += if r % 16 == 0 { 10f64.powf(-1.0 + 3.0 * ((r >> 20) % 1000) as f64 / 1000.0) } else { 0.001 + ((r >> 8) % 20) as f64 * 0.001 };
+        times.push(t);
+        offsets.push(((r >> 12) % 1_000_000) as i64 * 4096);
+        sizes.push(4096 * (1 + ((r >> 40) % 16) as i64));
+        ops.push(u8::from(r >> 63 == 1));
+    }
+    let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
+    let specs: Vec<PolicySpec> = ["timeout:0.2s", "timeout:0.5s", "timeout:1s", "timeout:2s", "timeout:5s", "timeout:10s", "timeout:30s", "breakeven", "oracle"]
+        .iter()
+        .map(|s| PolicySpec::parse(s).unwrap())
+        .collect();
+    let device = catalog("hitachi-travelstar-5k320");
+    let arc = Arc::new(device.clone());
+    let opts = options(5.0, 20.0, 0.5, false);
+    let rows = |threads: usize, cuts: &[usize]| -> Vec<String> {
+        let mut runs = Runs::new(&arc, &specs, &opts, trace.arrival_s[0], 0).unwrap();
+        let mut from = 0;
+        for &to in cuts.iter().chain(std::iter::once(&trace.len())) {
+            runs.feed(&trace.slice(from, to), threads, None);
+            from = to;
+        }
+        runs.finish(&device, Some(&trace)).unwrap().iter().map(|r| format!("{:?}", r.run)).collect()
+    };
+    let one = rows(1, &[]);
+    for (threads, cuts) in [(2, vec![]), (3, vec![]), (2, vec![20_000, 25_000]), (4, vec![12_345])] {
+        assert_eq!(rows(threads, &cuts), one, "{threads} threads, parts cut at {cuts:?}");
+    }
+    let separate = reports(&device, &specs, &trace, &ReplayOptions { separate_runs: true, ..opts.clone() }, &[]);
+    let shared = reports(&device, &specs, &trace, &opts, &[]);
+    for (a, b) in shared.iter().zip(&separate) {
+        same(a, b).unwrap();
+    }
+}
