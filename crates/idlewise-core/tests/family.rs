@@ -87,6 +87,26 @@ fn same(shared: &idlewise_core::Report, separate: &idlewise_core::Report) -> Res
     Ok(())
 }
 
+/// `n` requests from a xorshift stream seeded with `seed`: each gap `gap(r)` of the draw, 4 KiB
+/// blocks anywhere in the first `blocks`, 1 to `max_blocks` of them, reads and writes alike.
+fn generated(n: usize, seed: u64, blocks: u64, max_blocks: u64, gap: impl Fn(u64) -> f64) -> (Vec<f64>, Vec<i64>, Vec<i64>, Vec<u8>) {
+    let mut state = seed;
+    let (mut times, mut offsets, mut sizes, mut ops) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut t = 0.0;
+    for _ in 0..n {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let r = state;
+        t += gap(r);
+        times.push(t);
+        offsets.push(((r >> 8) % blocks) as i64 * 4096);
+        sizes.push(4096 * (1 + ((r >> 40) % max_blocks) as i64));
+        ops.push(u8::from(r >> 63 == 1));
+    }
+    (times, offsets, sizes, ops)
+}
+
 /// The reports of `specs`, the trace fed in parts cut at `cuts` (fractions), sharing a replay
 /// or each on its own.
 fn reports(device: &Device, specs: &[PolicySpec], trace: &TraceView, opts: &ReplayOptions, cuts: &[f64]) -> Vec<idlewise_core::Report> {
@@ -197,23 +217,7 @@ proptest! {
 /// longer ones stay; fed whole and in uneven parts.
 #[test]
 fn members_that_serve_most_requests_alone_leave_and_still_equal_separate_replays() {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    let (mut times, mut offsets, mut sizes, mut ops) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut t = 0.0;
-    for _ in 0..20_000 {
-        let r = next();
-        t += if r % 5 == 0 { 0.003 } else { 3.0 + (r % 100) as f64 * 0.01 };
-        times.push(t);
-        offsets.push(((r >> 8) % 100_000) as i64 * 4096);
-        sizes.push(4096 * (1 + ((r >> 40) % 8) as i64));
-        ops.push(u8::from(r >> 63 == 1));
-    }
+    let (times, offsets, sizes, ops) = generated(20_000, 0x2545_F491_4F6C_DD1D, 100_000, 8, |r| if r % 5 == 0 { 0.003 } else { 3.0 + (r % 100) as f64 * 0.01 });
     let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
     let specs = ["timeout:0.5s", "timeout:1s", "timeout:2s", "timeout:10s", "timeout:100s", "breakeven"];
     for (device, cuts) in [
@@ -231,24 +235,10 @@ fn members_that_serve_most_requests_alone_leave_and_still_equal_separate_replays
 /// parts. 30,000 bursty requests, nine timers (members act at some gaps and rejoin).
 #[test]
 fn a_family_dealt_over_threads_gives_the_same_rows_bit_for_bit() {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    let (mut times, mut offsets, mut sizes, mut ops) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut t = 0.0;
-    for _ in 0..30_000 {
-        let r = next();
-        // Bursts of requests 1-20 ms apart, and now and then an idle gap of 0.1 s to 100 s.
-        t += if r % 16 == 0 { 10f64.powf(-1.0 + 3.0 * ((r >> 20) % 1000) as f64 / 1000.0) } else { 0.001 + ((r >> 8) % 20) as f64 * 0.001 };
-        times.push(t);
-        offsets.push(((r >> 12) % 1_000_000) as i64 * 4096);
-        sizes.push(4096 * (1 + ((r >> 40) % 16) as i64));
-        ops.push(u8::from(r >> 63 == 1));
-    }
+    // Bursts of requests 1-20 ms apart, and now and then an idle gap of 0.1 s to 100 s.
+    let (times, offsets, sizes, ops) = generated(30_000, 0x9E37_79B9_7F4A_7C15, 1_000_000, 16, |r| {
+        if r % 16 == 0 { 10f64.powf(-1.0 + 3.0 * ((r >> 20) % 1000) as f64 / 1000.0) } else { 0.001 + ((r >> 8) % 20) as f64 * 0.001 }
+    });
     let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
     let specs: Vec<PolicySpec> = ["timeout:0.2s", "timeout:0.5s", "timeout:1s", "timeout:2s", "timeout:5s", "timeout:10s", "timeout:30s", "breakeven", "oracle"]
         .iter()
