@@ -340,13 +340,16 @@ def seed003(d: dict) -> list[Claim]:
     final = {(r["flush_when"], r["flush_algorithm"]): r for r in n["figure5_final_flush"]}
     charged = {a: 1 - final[("full", a)]["flush_time_s"] / final[("each", a)]["flush_time_s"] for a in (1, 2, 3, 4)}
     superseded = fig5[("full", 1)]["bytes_superseded"]
+    never = sorted(r["nvcache_bytes"] for r in n["nvcache_sweep"] if r["flush_when"] == "full" and r["flushes"] == 0)
     rows.append(Claim(
         SEED003, "Flushing only when full cuts flushing time by over 75 %", "> 75 %",
         "algorithms 1–4: " + ", ".join(f"{share(v)}" for v in red.values()) + f"; charging the {left / 2**20:.1f} MiB left unflushed at the end "
         "(`--final-flush`): " + ", ".join(f"{share(v)}" for v in charged.values()),
         "predicted", CONDITIONS if all(v > 0.75 for v in red.values()) else NOT,
         f"hplajw week, 64 MiB NVCache, 16 MiB DRAM; stale NVCache data invalidated by later writes ({superseded / 2**20:.0f} MiB superseded "
-        "under full: a choice the seed does not describe); vacuous where full never flushes (long spin-down timeouts, larger NVCaches); "
+        "under full: a choice the seed does not describe); vacuous where full never flushes ("
+        + (f"an NVCache of {never[0] / 2**20:.0f} MiB or more here, " if never else "")
+        + "or a spin-down timeout long enough that the log never fills); "
         + ("under 75 % for " + ", ".join(str(a) for a, v in charged.items() if v <= 0.75) + " once the final flush is charged"
            if any(v <= 0.75 for v in charged.values()) else "holds with the final flush charged"),
         cmd))
