@@ -1,0 +1,126 @@
+"""The seed pages' tables of numbers, rendered from the runs `tools/check-docs` regenerates: each
+function takes those runs (by their names in `check-docs`'s RUNS) and returns the Markdown of one
+generated block (`<!-- check-docs: NAME -->`), so a page's table is never typed in.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+
+def _signed(x: float, digits: int = 0, space: bool = True) -> str:
+    """A change as a signed percentage with a true minus sign: -0.52 -> '−52 %'."""
+    return (f"{x * 100:+.{digits}f}" + (" %" if space else "%")).replace("-", "−")
+
+
+# --- seed 000 ------------------------------------------------------------------------------
+
+#: Seed 000's own numbers for Figure 7 and Figures 10-12, as its text gives them.
+SEED000_FIG7 = {"mail.csv": "−42 % / −5 %", "web.csv": "−27 % / −9 %"}
+
+
+def _s(r: dict) -> str:
+    return f"{r['mean_response_s']:.3f} s"
+
+
+def _j(r: dict) -> str:
+    return f"{r['energy_j']:,.0f} J"
+
+
+def seed000_fig7(d: dict) -> str:
+    rows = {(r["workload"], r["variant"]): r for r in d["fig7"]}
+    lines = ["| workload | static: mean response | static: energy | adaptive (knob 50): mean response | energy | change (response / energy) | seed 000 |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for w, seed in SEED000_FIG7.items():
+        s, a = rows[(w, "static")], rows[(w, "adaptive")]
+        change = f"{_signed(a['mean_response_s'] / s['mean_response_s'] - 1)} / {_signed(a['energy_j'] / s['energy_j'] - 1)}"
+        lines.append(f"| {w.split('.')[0]} | {_s(s)} | {_j(s)} | {_s(a)} | {_j(a)} | {change} | {seed} |")
+    return "\n".join(lines)
+
+
+def seed000_static_baselines(d: dict) -> str:
+    rows = d["static_baselines"]
+    names = list(dict.fromkeys(r["baseline"] for r in rows))
+    cell = {(r["baseline"], r["workload"]): r for r in rows}
+    lines = ["| static baseline (disk) | mail: response / energy | web: response / energy |", "|---|---:|---:|"]
+    for name in names:
+        parts = [f"{_signed(cell[(name, w)]['response_change'], space=False)} / {_signed(cell[(name, w)]['energy_change'], space=False)}"
+                 for w in ("mail.csv", "web.csv")]
+        lines.append(f"| {name} | {parts[0]} | {parts[1]} |")
+    lines.append("| **seed 000 (ABLE)** | **−42 % / −5 %** | **−27 % / −9 %** |")
+    return "\n".join(lines)
+
+
+def seed000_knob(d: dict) -> str:
+    rows = {(r["workload"], r["knob"]): r for r in d["knob"]}
+    knobs = sorted({k for _, k in rows})
+    lines = ["| knob | mail response | mail energy | web response | web energy |", "|---:|---:|---:|---:|---:|"]
+    for k in knobs:
+        m, w = rows[("mail.csv", k)], rows[("web.csv", k)]
+        lines.append(f"| {k} | {_s(m)} | {_j(m)} | {_s(w)} | {_j(w)} |")
+    bound = {w: f"{rows[(w, knobs[0])]['energy_lower_bound_j']:,.0f} J" for w in ("mail.csv", "web.csv")}
+    lines.append(f"| lower bound (§5.3) | | {bound['mail.csv']} | | {bound['web.csv']} |")
+    return "\n".join(lines)
+
+
+#: Figures 10-12: where the seed saw hints matter, and what it said.
+SEED000_HINTS = (("mail.csv", "mail", 99, "clear benefit at knob 99"), ("web-all-cached.csv", "all-cached web", 95, "clear benefit"),
+                 ("web.csv", "web", 95, '"no real effect" (Figure 11)'))
+
+
+def seed000_hints(d: dict) -> str:
+    rows = {(r["workload"], r["knob"], r["ghost_hints_enabled"]): r for r in d["hints"]}
+    lines = ["| workload, knob | with hints | without | hint spin-ups | seed 000 |", "|---|---:|---:|---:|---|"]
+    for w, name, k, seed in SEED000_HINTS:
+        on, off = rows[(w, k, True)], rows[(w, k, False)]
+        lines.append(f"| {name}, {k} | {_s(on)}, {_j(on)} | {_s(off)}, {_j(off)} | {on['hint_spin_ups']} | {seed} |")
+    return "\n".join(lines)
+
+
+# --- seed 004 ------------------------------------------------------------------------------
+
+SEED004_TRACES = (("ajw.1week.srt#0", "hplajw"), ("visible.trace#0", "visible"), ("memsvalid.trace#0", "memsvalid (folded)"))
+
+
+def _mems_cell(energy_j: float, response_s: float) -> str:
+    # A week-long trace's kilojoules to the joule, the minutes-long ones' joules to 10 mJ.
+    return f"{energy_j:.0f} / {response_s * 1e3:.1f}" if energy_j >= 1000 else f"{energy_j:.2f} / {response_s * 1e3:.2f}"
+
+
+def _seed004_table(d: dict, shutdown: str, timeouts_ms: tuple) -> str:
+    rows = {(r["trace"], round(r["timeout_s"] * 1e3)): r for r in d["mems_timeouts"] if r["shutdown"] == shutdown}
+    lines = ["| timeout ms | " + " | ".join(name for _, name in SEED004_TRACES) + " |", "|---:|" + "---:|" * len(SEED004_TRACES)]
+    for ms in timeouts_ms:
+        lines.append(f"| {ms} | " + " | ".join(_mems_cell(rows[(t, ms)]["energy_j"], rows[(t, ms)]["mean_response_s"]) for t, _ in SEED004_TRACES) + " |")
+    least = [rows[(t, 0)] for t, _ in SEED004_TRACES]
+    lines.append("| theoretical min. | " + " | ".join(_mems_cell(r["theoretical_min_energy_j"], r["theoretical_min_response_s"]) for r in least) + " |")
+    return "\n".join(lines)
+
+
+def seed004_table2(d: dict) -> str:
+    return _seed004_table(d, "pe", (0, 1, 2, 3, 4, 5, 10, 20, 30, 40, 50))
+
+
+def seed004_table3(d: dict) -> str:
+    return _seed004_table(d, "ee", (0, 1, 5, 10, 20, 50))
+
+
+def seed004_optimum(d: dict) -> str:
+    rows = {(r["locality"], r["sub_ms_share"], r["shutdown"]): r for r in d["mems_optimum"]}
+    lines = ["| locality | idle < 1 ms | best PE | E(1 ms) vs E(0), PE | best EE | E(1 ms) vs E(0), EE | R(10 ms) vs R(0), PE |",
+             "|---:|---:|---:|---:|---:|---:|---:|"]
+    for locality in (0.0, 0.5, 0.9, 0.99):
+        for share in (0.0, 0.2, 0.48, 0.6, 0.8):
+            pe, ee = rows[(locality, share, "pe")], rows[(locality, share, "ee")]
+            lines.append(
+                f"| {locality:.0%} | {share:.0%} | {pe['best_timeout_ms']} ms | {_signed(pe['energy_1ms_j'] / pe['energy_0ms_j'] - 1, 2, False)} | "
+                f"{ee['best_timeout_ms']} ms | {_signed(ee['energy_1ms_j'] / ee['energy_0ms_j'] - 1, 2, False)} | "
+                f"{_signed(pe['response_10ms_s'] / pe['response_0ms_s'] - 1, 1, False)} |")
+    return "\n".join(lines)
+
+
+TABLES: dict[str, Callable[[dict], str]] = {
+    "seed000-fig7": seed000_fig7, "seed000-static-baselines": seed000_static_baselines, "seed000-knob": seed000_knob,
+    "seed000-hints": seed000_hints, "seed004-table2": seed004_table2, "seed004-table3": seed004_table3,
+    "seed004-optimum": seed004_optimum,
+}
