@@ -77,6 +77,85 @@ def seed000_hints(d: dict) -> str:
     return "\n".join(lines)
 
 
+# --- seed 001 ------------------------------------------------------------------------------
+
+SEED001_WORKLOADS = ("none", "compress:64ops", "compress-reorder:64ops", "compress:16ops", "compress:128ops")
+
+
+def seed001_timeouts(d: dict) -> str:
+    rows = {(r["drive"], r["workload"], r["timeout_s"]): r for r in d["purple"]["rows"]}
+    drives = list(dict.fromkeys(r["drive"] for r in d["purple"]["rows"]))
+    lines = ["| drive (stands in for) | workload | delay at 1 s | energy at 1 s | delay at 10 s | energy at 10 s | delay at 120 s | energy at 120 s |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for drive in drives:
+        for w in SEED001_WORKLOADS:
+            cells = [(rows[(drive, w, t)]["normalized_delay"], rows[(drive, w, t)]["normalized_energy"]) for t in (1.0, 10.0, 120.0)]
+            stands = rows[(drive, w, 1.0)]["stands_in_for"].split(" (")[0]
+            lines.append(f"| {drive} ({stands}) | {w} | " + " | ".join(f"×{dl:.1f} | {e:.2f}" for dl, e in cells) + " |")
+    return "\n".join(lines)
+
+
+SEED001_RANGES = (0.0, 0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.85, 0.9, 1.0)
+
+
+def seed001_arm_power(d: dict) -> str:
+    rows = {r["range_fraction"]: r for r in d["arm_power"]}
+    lines = ["| range of blocks | mean arm movement | mean service ms | mechanical power W |", "|---:|---:|---:|---:|"]
+    for f in SEED001_RANGES:
+        r = rows[f]
+        movement = "0 %" if r["mean_movement_fraction"] == 0 else f"{r['mean_movement_fraction'] * 100:.1f} %"
+        lines.append(f"| {f * 100:g} % | {movement} | {r['mean_service_s'] * 1e3:.1f} | {r['mechanical_power_w']:.2f} |")
+    return "\n".join(lines)
+
+
+# --- seed 003 ------------------------------------------------------------------------------
+
+MIB = 1 << 20
+
+
+def seed003_figure5(d: dict) -> str:
+    lines = ["| when | alg | flush time s | NVCache s | disk s | flushes | disk I/Os | NVCache reads | merges | data flushed MiB | "
+             "platters wrote MiB | energy J | spin-ups | mean response | stale, not flushed MiB |",
+             "|---|---|" + "---:|" * 13]
+    for r in d["nvcache"]["figure5"]:
+        lines.append(
+            f"| {r['flush_when']} | {r['flush_algorithm']} | {r['flush_time_s']:.1f} | {r['flush_nvcache_time_s']:.1f} | {r['flush_disk_time_s']:.1f} | "
+            f"{r['flushes']:,} | {r['flush_disk_ios']:,} | {r['flush_nvcache_reads']:,} | {r['merges']:,} | {r['bytes_flushed'] / MIB:.1f} | "
+            f"{r['flush_disk_bytes_written'] / MIB:.1f} | {r['energy_j']:,.0f} | {r['spinups']:,} | {r['mean_response_s'] * 1e3:.0f} ms | "
+            f"{r['bytes_superseded'] / MIB:.1f} |")
+    return "\n".join(lines)
+
+
+#: Seed 003 Figures 6-12: the metrics and the sweep points the page shows.
+SEED003_METRICS = (("flush time s (Fig. 6)", "flush_time_s", 1), ("disk s (Fig. 7)", "flush_disk_time_s", 1),
+                   ("NVCache s (Fig. 8)", "flush_nvcache_time_s", 1), ("merges (Fig. 9)", "merges", None),
+                   ("disk I/Os (Fig. 10)", "flush_disk_ios", None), ("NVCache reads (Fig. 11)", "flush_nvcache_reads", None),
+                   ("data flushed MiB (Fig. 12)", "bytes_flushed", MIB))
+SEED003_POINTS = (("dram_sweep", "dram_bytes", 100 << 10, "DRAM 100 KiB"), ("dram_sweep", "dram_bytes", 1 << 20, "DRAM 1 MiB"),
+                  ("dram_sweep", "dram_bytes", 16 << 20, "DRAM 16 MiB"), ("dram_sweep", "dram_bytes", 64 << 20, "DRAM 64 MiB"),
+                  ("nvcache_sweep", "nvcache_bytes", 1 << 20, "NVCache 1 MiB"), ("nvcache_sweep", "nvcache_bytes", 16 << 20, "NVCache 16 MiB"),
+                  ("nvcache_sweep", "nvcache_bytes", 128 << 20, "NVCache 128 MiB"), ("nvcache_sweep", "nvcache_bytes", 256 << 20, "NVCache 256 MiB"))
+
+
+def seed003_sweeps(d: dict) -> str:
+    n = d["nvcache"]
+
+    def value(r: dict, key: str, unit) -> str:
+        v = r[key]
+        if v == 0:
+            return "0"
+        return f"{v:,}" if unit is None else f"{v:.1f}" if unit == 1 else f"{v / unit:.1f}"
+
+    def at(sweep: str, key: str, size: int, when: str) -> dict:
+        return next(r for r in n[sweep] if r[key] == size and r["flush_when"] == when)
+
+    lines = ["| | " + " | ".join(label for *_, label in SEED003_POINTS) + " |", "|---|" + "---:|" * len(SEED003_POINTS)]
+    for label, metric, unit in SEED003_METRICS:
+        cells = [f"{value(at(sw, k, size, 'each'), metric, unit)} / {value(at(sw, k, size, 'full'), metric, unit)}" for sw, k, size, _ in SEED003_POINTS]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 # --- seed 004 ------------------------------------------------------------------------------
 
 SEED004_TRACES = (("ajw.1week.srt#0", "hplajw"), ("visible.trace#0", "visible"), ("memsvalid.trace#0", "memsvalid (folded)"))
@@ -122,5 +201,6 @@ def seed004_optimum(d: dict) -> str:
 TABLES: dict[str, Callable[[dict], str]] = {
     "seed000-fig7": seed000_fig7, "seed000-static-baselines": seed000_static_baselines, "seed000-knob": seed000_knob,
     "seed000-hints": seed000_hints, "seed004-table2": seed004_table2, "seed004-table3": seed004_table3,
-    "seed004-optimum": seed004_optimum,
+    "seed004-optimum": seed004_optimum, "seed003-figure5": seed003_figure5, "seed003-sweeps": seed003_sweeps,
+    "seed001-timeouts": seed001_timeouts, "seed001-arm-power": seed001_arm_power,
 }
