@@ -228,6 +228,21 @@ def seed004_table3(d: dict) -> str:
     return _seed004_table(d, "ee", (0, 1, 5, 10, 20, 50))
 
 
+def seed004_shutdown(d: dict) -> str:
+    """Section 6.2: the two PE times are what the acceleration and springs were fitted to; the EE
+    times and Figure 7's two extremes follow."""
+    rows = {(r["shutdown"], r.get("distance_m")): r for r in d["mems_shutdown"]}
+    lines = ["| shutdown along one axis | seed | idlewise | |", "|---|---:|---:|---|"]
+    for shutdown, um, kind in (("pe", 5, "fitted (with the next row)"), ("pe", 45, "fitted"), ("ee", 5, None), ("ee", 45, None)):
+        r = rows[(shutdown, um / 1e6)]
+        kind = kind or f"predicted, {_signed(r['time_s'] / r['seed_time_s'] - 1, 1)}"
+        lines.append(f"| {shutdown.upper()} from {um} µm | {r['seed_time_s'] * 1e3:.1f} ms | {r['time_s'] * 1e3:.3f} ms | {kind} |")
+    field = rows[("ee-vs-pe", None)]
+    lines.append(f"| EE's energy saving over the field | at least 40 % | at least {field['least_energy_saving'] * 100:.1f} % (at the edges) | predicted |")
+    lines.append(f"| EE's extra time near the centre | up to 600 % | {field['largest_time_increase'] * 100:.0f} % at 1 µm (grows towards the centre) | predicted |")
+    return "\n".join(lines)
+
+
 def seed004_optimum(d: dict) -> str:
     rows = {(r["locality"], r["sub_ms_share"], r["shutdown"]): r for r in d["mems_optimum"]}
     lines = ["| locality | idle < 1 ms | best PE | E(1 ms) vs E(0), PE | best EE | E(1 ms) vs E(0), EE | R(10 ms) vs R(0), PE |",
@@ -245,6 +260,6 @@ def seed004_optimum(d: dict) -> str:
 TABLES: dict[str, Callable[[dict], str]] = {
     "seed000-fig7": seed000_fig7, "seed000-static-baselines": seed000_static_baselines, "seed000-knob": seed000_knob,
     "seed000-hints": seed000_hints, "seed004-table2": seed004_table2, "seed004-table3": seed004_table3,
-    "seed004-optimum": seed004_optimum, "seed003-figure5": seed003_figure5, "seed003-sweeps": seed003_sweeps,
+    "seed004-optimum": seed004_optimum, "seed004-shutdown": seed004_shutdown, "seed003-figure5": seed003_figure5, "seed003-sweeps": seed003_sweeps,
     "seed001-timeouts": seed001_timeouts, "seed001-arm-power": seed001_arm_power, "seed002-table3": seed002_table3,
 }
