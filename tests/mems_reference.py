@@ -18,6 +18,35 @@ DATA = Path(__file__).parent / "data" / "mems-disksim"
 FAMILY = DATA / "family"
 
 
+#: DiskSim's runs of the two shipped traces: (trace, model, policy, response file, DiskSim's mean
+#: response in ms, DiskSim's spin-ups), as DiskSim printed them.
+SHIPPED_RUNS = [
+    ("visible", "g1", "timeout:100ms", "visible.g1", 1.705121, 100),
+    ("visible", "g2", "timeout:100ms", "visible.g2", 0.940329, 102),
+    ("visible", "g3", "timeout:100ms", "visible.g3", 0.631655, 101),
+    ("memsvalid", "g1", "timeout:100ms", "memsvalid.g1", 2.004645, 1314),
+    ("memsvalid", "g2", "timeout:100ms", "memsvalid.g2", 1.115134, 1332),
+    ("memsvalid", "g3", "timeout:100ms", "memsvalid.g3", 0.783088, 1337),
+    ("visible", "g2", "timeout:0s", "visible.g2.t0ms", 1.576188, 18362),
+    ("visible", "g2", "timeout:1ms", "visible.g2.t1ms", 1.537744, 17261),
+    ("visible", "g2", "timeout:10ms", "visible.g2.t10ms", 1.284401, 9865),
+    ("visible", "g2", "timeout:50ms", "visible.g2.t50ms", 0.960821, 693),
+    ("memsvalid", "g2", "timeout:0s", "memsvalid.g2.t0ms", 1.468125, 9745),
+    ("memsvalid", "g2", "timeout:1ms", "memsvalid.g2.t1ms", 1.460386, 9560),
+    ("memsvalid", "g2", "timeout:10ms", "memsvalid.g2.t10ms", 1.392518, 7978),
+    ("memsvalid", "g2", "timeout:50ms", "memsvalid.g2.t50ms", 1.209134, 3583),
+]
+
+
+def run_shipped(trace_name: str, model: str, policy: str, ref: str) -> tuple[Match, dict]:
+    """One of SHIPPED_RUNS by our engine, compared with DiskSim's responses request by request."""
+    rows = np.loadtxt(DATA / f"{trace_name}.trace", ndmin=2)
+    trace = idlewise.read_trace(DATA / f"{trace_name}.trace", format="disksim")
+    results = idlewise.simulate(trace, f"cmu-mems-{model}", policy, keep_response_times=True, progress=False)
+    run = next(r for r in results.raw_records() if r["policy"] not in ("always-on", "oracle"))
+    return compare(rows, np.asarray(run["response_s"]) * 1e3, read_gz_rows(DATA / "responses" / f"{ref}.resp.gz")), run
+
+
 def family_runs() -> dict[str, dict]:
     """Every run of the workload family: '<workload>.<model>' → what DiskSim printed for it."""
     return json.loads((FAMILY / "summary.json").read_text())

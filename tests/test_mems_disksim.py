@@ -8,35 +8,15 @@ import numpy as np
 import pytest
 
 import idlewise
-from mems_reference import DATA, compare, read_gz_rows
+from mems_reference import DATA, SHIPPED_RUNS, compare, read_gz_rows, run_shipped
 
 
-# (trace, model, policy, response file, DiskSim's mean response in ms, DiskSim's spin-ups)
-RUNS = [
-    ("visible", "g1", "timeout:100ms", "visible.g1", 1.705121, 100),
-    ("visible", "g2", "timeout:100ms", "visible.g2", 0.940329, 102),
-    ("visible", "g3", "timeout:100ms", "visible.g3", 0.631655, 101),
-    ("memsvalid", "g1", "timeout:100ms", "memsvalid.g1", 2.004645, 1314),
-    ("memsvalid", "g2", "timeout:100ms", "memsvalid.g2", 1.115134, 1332),
-    ("memsvalid", "g3", "timeout:100ms", "memsvalid.g3", 0.783088, 1337),
-    ("visible", "g2", "timeout:0s", "visible.g2.t0ms", 1.576188, 18362),
-    ("visible", "g2", "timeout:1ms", "visible.g2.t1ms", 1.537744, 17261),
-    ("visible", "g2", "timeout:10ms", "visible.g2.t10ms", 1.284401, 9865),
-    ("visible", "g2", "timeout:50ms", "visible.g2.t50ms", 0.960821, 693),
-    ("memsvalid", "g2", "timeout:0s", "memsvalid.g2.t0ms", 1.468125, 9745),
-    ("memsvalid", "g2", "timeout:1ms", "memsvalid.g2.t1ms", 1.460386, 9560),
-    ("memsvalid", "g2", "timeout:10ms", "memsvalid.g2.t10ms", 1.392518, 7978),
-    ("memsvalid", "g2", "timeout:50ms", "memsvalid.g2.t50ms", 1.209134, 3583),
-]
+RUNS = SHIPPED_RUNS
 
 
 @pytest.mark.parametrize("trace_name,model,policy,ref,mean_ms,spinups", RUNS, ids=[r[3] for r in RUNS])
 def test_same_requests_give_the_same_responses(trace_name, model, policy, ref, mean_ms, spinups):
-    rows = np.loadtxt(DATA / f"{trace_name}.trace", ndmin=2)
-    trace = idlewise.read_trace(DATA / f"{trace_name}.trace", format="disksim")
-    results = idlewise.simulate(trace, f"cmu-mems-{model}", policy, keep_response_times=True, progress=False)
-    run = next(r for r in results.raw_records() if r["policy"] not in ("always-on", "oracle"))
-    match = compare(rows, np.asarray(run["response_s"]) * 1e3, read_gz_rows(DATA / "responses" / f"{ref}.resp.gz"))
+    match, run = run_shipped(trace_name, model, policy, ref)
     assert match.disksim_mean_ms == pytest.approx(mean_ms, abs=1e-6)
     assert abs(match.mean_error) <= 0.005
     assert match.within_1us >= 0.99, f"only {match.within_1us:.2%} of requests within 1 us of DiskSim"
