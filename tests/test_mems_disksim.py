@@ -4,11 +4,10 @@ Acceptance (issue 9): on each reference run the mean response is within 0.5 % of
 least 99 % of requests are within 1 microsecond of DiskSim's response; the sled spins up as often.
 """
 
-import numpy as np
 import pytest
 
 import idlewise
-from mems_reference import DATA, SHIPPED_RUNS, compare, read_gz_rows, run_shipped
+from mems_reference import DATA, SHIPPED_RUNS, run_shipped
 
 
 RUNS = SHIPPED_RUNS
