@@ -188,3 +188,18 @@ def test_mems_timeout_of_a_file_as_read_is_the_whole_reads(tmp_path, source, str
     assert streamed == whole
     assert (tmp_path / "streamed.png").read_bytes() == (tmp_path / "whole.png").read_bytes()
     assert streamed[0]["folded"] == (source.endswith("far.csv"))
+
+
+def test_the_seeds_probe_power_from_the_command_line(capsys):
+    """--probe-power all-tips charges every probe whenever data move (seed 004's 1 W): more energy
+    than the tips a pass uses, the same responses; other experiments refuse the option."""
+    argv = ["experiment", "mems-timeout", str(Path(__file__).parent / "data" / "mems-disksim" / "visible.trace"), "--json"]
+    assert main(argv) == 0
+    per_tip = json.loads(capsys.readouterr().out)
+    assert main(argv + ["--probe-power", "all-tips"]) == 0
+    all_tips = json.loads(capsys.readouterr().out)
+    assert {r["probe_power"] for r in per_tip} == {"per-tip"} and {r["probe_power"] for r in all_tips} == {"all-tips"}
+    for a, b in zip(per_tip, all_tips):
+        assert b["energy_j"] > a["energy_j"] and b["mean_response_s"] == a["mean_response_s"]
+    assert main(["experiment", "mems-shutdown", "--probe-power", "all-tips"]) == 2
+    assert "takes no --probe-power" in capsys.readouterr().err

@@ -408,8 +408,7 @@ def seed004(d: dict) -> list[Claim]:
         return " — ".join(f"{c}: " + "; ".join(f"{short(n)} {cell(n, c)}" for n in traces) for c in conventions)
 
     cmd = ("idlewise experiment mems-timeout python/idlewise/data/hplajw/ajw.1week.srt tests/data/mems-disksim/visible.trace "
-           "tests/data/mems-disksim/memsvalid.trace --stream 0 --json (per tip); the seed's probe power and the generated mobile "
-           "workloads: tools/check-docs")
+           "tests/data/mems-disksim/memsvalid.trace --stream 0 [--probe-power all-tips] --json; the generated mobile workloads: tools/check-docs")
     ee_below = all(at[(n, c, "ee", ms)]["energy_j"] <= at[(n, c, "pe", ms)]["energy_j"] for (n, c, sd, ms) in at if sd == "pe")
     rows.append(Claim(SEED004, "EE shutdown below PE in energy", "every timeout", "every timeout, every trace, both probe powers" if ee_below else "not everywhere",
                       "predicted", REPRODUCED if ee_below else NOT, "timeouts 0–50 ms; hplajw, DiskSim's two MEMS workloads, two generated mobile workloads", cmd))

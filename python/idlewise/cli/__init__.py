@@ -198,6 +198,9 @@ def build_parser() -> argparse.ArgumentParser:
                                      "nvcache-flushing", "mems-timeout", "mems-shutdown", "mems-optimum"))
     ex.add_argument("traces", nargs="*", metavar="TRACE", help="trace files (mems-timeout)")
     ex.add_argument("--device", help="catalog name or TOML path (mems-timeout, mems-shutdown; default ibm-mems-seed004)")
+    ex.add_argument("--probe-power", choices=("per-tip", "all-tips"),
+                    help="mems-timeout: charge the probes per tip a pass uses, or all of them whenever data move "
+                         "(seed 004's 1 W); default: the device's")
     _trace_options(ex)
     ex.add_argument("--workload", action="append", help="application trace CSV (repeatable; seed 000's experiments)")
     ex.add_argument("--plot", metavar="FILE")

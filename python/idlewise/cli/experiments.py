@@ -45,11 +45,14 @@ def cmd_experiment(args) -> int:
     if args.traces and args.name not in TRACE_EXPERIMENTS:
         raise IdlewiseError(f"experiment {args.name} takes no trace arguments" +
                             ("" if args.name in NO_WORKLOAD else " (give application traces with --workload)"))
+    if args.probe_power and args.name != "mems-timeout":
+        raise IdlewiseError(f"experiment {args.name} takes no --probe-power (mems-timeout does)")
     if args.name in TRACE_EXPERIMENTS:
         if not args.traces:
             raise IdlewiseError(f"experiment {args.name} needs one or more trace files: idlewise experiment {args.name} TRACE...")
+        extra = {"probe_power": args.probe_power} if args.probe_power else {}
         result = EXPERIMENTS[args.name](args.traces, plot=args.plot, device=args.device, format=args.format,
-                                        stream=args.stream, sort=args.sort)
+                                        stream=args.stream, sort=args.sort, **extra)
     elif args.name in DEVICE_EXPERIMENTS:
         result = EXPERIMENTS[args.name](None, plot=args.plot, device=args.device)
     else:
