@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from doc_tables import signed
+
 REPRODUCED = "reproduced"
 CONDITIONS = "holds under stated conditions"
 NOT = "not reproduced"
@@ -42,8 +44,7 @@ class Claim:
 
 def pct(x: float, digits: int = 0) -> str:
     """A change as a signed percentage: -0.52 -> '−52 %'."""
-    text = f"{x * 100:+.{digits}f} %"
-    return text.replace("-", "−")
+    return signed(x, digits)
 
 
 def share(x: float) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Callable
 
 
-def _signed(x: float, digits: int = 0, space: bool = True) -> str:
+def signed(x: float, digits: int = 0, space: bool = True) -> str:
     """A change as a signed percentage with a true minus sign: -0.52 -> '−52 %'."""
     return (f"{x * 100:+.{digits}f}" + (" %" if space else "%")).replace("-", "−")
 
@@ -33,7 +33,7 @@ def seed000_fig7(d: dict) -> str:
              "|---|---:|---:|---:|---:|---:|---:|"]
     for w, seed in SEED000_FIG7.items():
         s, a = rows[(w, "static")], rows[(w, "adaptive")]
-        change = f"{_signed(a['mean_response_s'] / s['mean_response_s'] - 1)} / {_signed(a['energy_j'] / s['energy_j'] - 1)}"
+        change = f"{signed(a['mean_response_s'] / s['mean_response_s'] - 1)} / {signed(a['energy_j'] / s['energy_j'] - 1)}"
         lines.append(f"| {w.split('.')[0]} | {_s(s)} | {_j(s)} | {_s(a)} | {_j(a)} | {change} | {seed} |")
     return "\n".join(lines)
 
@@ -44,7 +44,7 @@ def seed000_static_baselines(d: dict) -> str:
     cell = {(r["baseline"], r["workload"]): r for r in rows}
     lines = ["| static baseline (disk) | mail: response / energy | web: response / energy |", "|---|---:|---:|"]
     for name in names:
-        parts = [f"{_signed(cell[(name, w)]['response_change'], space=False)} / {_signed(cell[(name, w)]['energy_change'], space=False)}"
+        parts = [f"{signed(cell[(name, w)]['response_change'], space=False)} / {signed(cell[(name, w)]['energy_change'], space=False)}"
                  for w in ("mail.csv", "web.csv")]
         lines.append(f"| {name} | {parts[0]} | {parts[1]} |")
     lines.append("| **seed 000 (ABLE)** | **−42 % / −5 %** | **−27 % / −9 %** |")
@@ -267,7 +267,7 @@ def seed004_shutdown(d: dict) -> str:
     lines = ["| shutdown along one axis | seed | idlewise | |", "|---|---:|---:|---|"]
     for shutdown, um, kind in (("pe", 5, "fitted (with the next row)"), ("pe", 45, "fitted"), ("ee", 5, None), ("ee", 45, None)):
         r = rows[(shutdown, um / 1e6)]
-        kind = kind or f"predicted, {_signed(r['time_s'] / r['seed_time_s'] - 1, 1)}"
+        kind = kind or f"predicted, {signed(r['time_s'] / r['seed_time_s'] - 1, 1)}"
         lines.append(f"| {shutdown.upper()} from {um} µm | {r['seed_time_s'] * 1e3:.1f} ms | {r['time_s'] * 1e3:.3f} ms | {kind} |")
     field = rows[("ee-vs-pe", None)]
     lines.append(f"| EE's energy saving over the field | at least 40 % | at least {field['least_energy_saving'] * 100:.1f} % (at the edges) | predicted |")
@@ -283,9 +283,9 @@ def seed004_optimum(d: dict) -> str:
         for share in (0.0, 0.2, 0.48, 0.6, 0.8):
             pe, ee = rows[(locality, share, "pe")], rows[(locality, share, "ee")]
             lines.append(
-                f"| {locality:.0%} | {share:.0%} | {pe['best_timeout_ms']} ms | {_signed(pe['energy_1ms_j'] / pe['energy_0ms_j'] - 1, 2, False)} | "
-                f"{ee['best_timeout_ms']} ms | {_signed(ee['energy_1ms_j'] / ee['energy_0ms_j'] - 1, 2, False)} | "
-                f"{_signed(pe['response_10ms_s'] / pe['response_0ms_s'] - 1, 1, False)} |")
+                f"| {locality:.0%} | {share:.0%} | {pe['best_timeout_ms']} ms | {signed(pe['energy_1ms_j'] / pe['energy_0ms_j'] - 1, 2, False)} | "
+                f"{ee['best_timeout_ms']} ms | {signed(ee['energy_1ms_j'] / ee['energy_0ms_j'] - 1, 2, False)} | "
+                f"{signed(pe['response_10ms_s'] / pe['response_0ms_s'] - 1, 1, False)} |")
     return "\n".join(lines)
 
 

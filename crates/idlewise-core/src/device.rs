@@ -539,6 +539,7 @@ fn transition_spread(origin: &str, i: usize, t: &TransitionFile, to: usize) -> R
 }
 
 const SHUTDOWN_POLICY_FIELD: &str = "service.mems.shutdown.policy";
+const PROBE_POWER_FIELD: &str = "service.mems.probe_power";
 
 /// A sled shutdown policy by name; EE needs springs to return the sled.
 fn shutdown_policy(origin: &str, text: &str, has_springs: bool) -> Result<ShutdownPolicy> {
@@ -644,11 +645,7 @@ fn mems_service(origin: &str, m: &MemsFile, overhead_s: f64, sled_power_w: f64) 
     if let Some(p) = m.seek_power_per_axis_w {
         check_value(origin, &field("seek_power_per_axis_w"), p, true)?;
     }
-    let probes_charged = match m.probe_power.as_deref() {
-        None | Some("per-tip") => None,
-        Some("all-tips") => Some(sled.tips_simultaneous as i32),
-        Some(other) => return Err(Error::device(origin, field("probe_power"), format!("must be \"per-tip\" or \"all-tips\", got \"{other}\""))),
-    };
+    let probes_charged = probes_charged(origin, m.probe_power.as_deref().unwrap_or("per-tip"), &sled)?;
     let shutdown = match &m.shutdown {
         None => None,
         Some(sd) => {
@@ -673,6 +670,16 @@ fn mems_service(origin: &str, m: &MemsFile, overhead_s: f64, sled_power_w: f64) 
     })
 }
 
+/// The tips a MEMS pass pays for under a probe-power convention: `"per-tip"`, the ones it uses
+/// (`None`); `"all-tips"`, every active tip (seed 004's 1 W whenever data move).
+fn probes_charged(origin: &str, convention: &str, sled: &Sled) -> Result<Option<i32>> {
+    match convention {
+        "per-tip" => Ok(None),
+        "all-tips" => Ok(Some(sled.tips_simultaneous as i32)),
+        other => Err(Error::device(origin, PROBE_POWER_FIELD, format!("must be \"per-tip\" or \"all-tips\", got \"{other}\""))),
+    }
+}
+
 impl Device {
     /// This MEMS device with another shutdown policy (`"pe"` or `"ee"`), for comparing the two.
     pub fn with_mems_shutdown(&self, policy: &str) -> Result<Device> {
@@ -691,12 +698,8 @@ impl Device {
     /// the tips it uses) or `"all-tips"` (every active tip whenever data move, seed 004's 1 W).
     pub fn with_probe_power(&self, convention: &str) -> Result<Device> {
         let mut device = self.clone();
-        let mems = device.service.mems.as_mut().ok_or_else(|| Error::device(&self.name, "service.mems.probe_power", "this device has no MEMS sled"))?;
-        mems.probes_charged = match convention {
-            "per-tip" => None,
-            "all-tips" => Some(mems.sled.tips_simultaneous as i32),
-            other => return Err(Error::device(&self.name, "service.mems.probe_power", format!("must be \"per-tip\" or \"all-tips\", got \"{other}\""))),
-        };
+        let mems = device.service.mems.as_mut().ok_or_else(|| Error::device(&self.name, PROBE_POWER_FIELD, "this device has no MEMS sled"))?;
+        mems.probes_charged = probes_charged(&self.name, convention, &mems.sled)?;
         Ok(device)
     }
 

@@ -89,9 +89,6 @@ pub struct Runs<'p> {
     /// Runs that share one replay where they agree (timeouts and their kin, `family.rs`): one
     /// family, or one per thread once the first large part shows the threads are worth it.
     families: Vec<Family<'p>>,
-    /// Whether the family may still be split over the threads (before any request is fed).
-    splittable: bool,
-    first_arrival_s: f64,
     specs: usize,
     references: References<'p>,
     opts: ReplayOptions,
@@ -126,9 +123,7 @@ impl<'p> Runs<'p> {
         }
         Ok(Runs {
             runs,
-            splittable: !families.is_empty(),
             families,
-            first_arrival_s,
             specs: specs.len(),
             references: References::new(device, opts, first_arrival_s)?,
             opts: opts.clone(),
@@ -182,11 +177,10 @@ impl<'p> Runs<'p> {
         // A family big enough to keep several threads busy is dealt over them before its first
         // request (each replaying the shared run: cheap beside its members' gaps). Decided on
         // the first part fed, so a many-volume trace's small parts keep one family a volume.
-        if std::mem::take(&mut self.splittable) && threads > 1 {
-            let members: usize = self.families.iter().map(Family::len).sum();
-            if members >= 2 * threads && part.len() * members >= WORTH_A_THREAD {
-                let family = self.families.pop().expect("one family before any split");
-                self.families = family.split(threads, &self.opts, self.first_arrival_s);
+        if let [family] = self.families.as_slice() {
+            if threads > 1 && family.fresh() && family.len() >= 2 * threads && part.len() * family.len() >= WORTH_A_THREAD {
+                let family = self.families.pop().expect("one family");
+                self.families = family.split(threads);
             }
         }
         // A family is first judged after its first requests: they are fed apart, so that a

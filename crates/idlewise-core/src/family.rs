@@ -171,18 +171,36 @@ impl<'p> Family<'p> {
         self.members.len()
     }
 
-    /// This family as `k` families of a share of the members each, dealt in turn by first step
-    /// (so each has short and long timeouts alike), before any request is fed. Each replays the
+    /// Whether no request has been fed yet (it may still be split).
+    pub(crate) fn fresh(&self) -> bool {
+        self.requests == 0
+    }
+
+    /// This family, before any request is fed, as `k` families of a share of the members each,
+    /// dealt in turn by first step (so each has short and long timeouts alike). Each replays the
     /// shared run itself (the same operations in the same order: the same sums, bit for bit),
     /// so the members' rows do not depend on how they are dealt; the families can then run on
     /// `k` threads.
-    pub(crate) fn split(self, k: usize, opts: &ReplayOptions, first_arrival_s: f64) -> Vec<Family<'p>> {
-        assert!(self.requests == 0, "a family is split before it is fed");
-        let mut groups: Vec<Vec<(usize, Replay<'p>)>> = (0..k.max(1)).map(|_| Vec::new()).collect();
+    pub(crate) fn split(self, k: usize) -> Vec<Family<'p>> {
+        assert!(self.fresh(), "a family is split before it is fed");
+        let k = k.max(1);
+        let mut groups: Vec<Vec<Member<'p>>> = (0..k).map(|_| Vec::new()).collect();
         for (i, member) in self.members.into_iter().enumerate() {
-            groups[i % k.max(1)].push((member.spec, member.replay));
+            groups[i % k].push(member);
         }
-        groups.into_iter().filter(|g| !g.is_empty()).map(|g| Family::new(g, opts, first_arrival_s)).collect()
+        let start = Shared { free_at: self.shared.free_at, head_bytes: self.shared.head_bytes, sums: Sums::default(), responses: ResponseStats::default() };
+        groups
+            .into_iter()
+            .filter(|g| !g.is_empty())
+            .map(|members| Family {
+                members,
+                shared: Shared { responses: ResponseStats::default(), ..start },
+                apart: Vec::new(),
+                left: Vec::new(),
+                requests: 0,
+                idle_requests: 0,
+            })
+            .collect()
     }
 
     /// Requests to feed before members are first judged (0 once they have been).
