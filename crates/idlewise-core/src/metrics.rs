@@ -19,17 +19,25 @@ const FIRST_KEY: u64 = ((1023 + LOWEST_BINADE) as u64) << MANTISSA_BITS;
 /// Buckets allocated together: a sixteenth of a binade (512 bytes of 32-bit counts).
 const PER_BLOCK: usize = 128;
 const BLOCKS: usize = BUCKETS / PER_BLOCK;
-/// Responses whose bucket numbers are kept one by one before a run allocates any block: most
-/// volumes of a many-volume trace see a handful of requests.
-const FEW: usize = 32;
+/// Distinct buckets counted in a sorted list before a run allocates any block (512 bytes, one
+/// block's worth): a volume of a many-volume trace, or a device with a few fixed service times,
+/// sees a few dozen distinct responses however many requests it serves, each in a block of its
+/// own (10–13 KB a run for 1,000 round-robin volumes, most of their memory).
+const SPARSE: usize = 64;
+/// Past [`SPARSE`], the list grows (checked each time it doubles) while it takes less memory
+/// than the blocks its buckets would touch, up to this many buckets (8 KiB, a binary search of
+/// ten steps): responses scattered a few to a block (wake-ups caught at any point of a
+/// transition) stay in the list.
+const LONGEST_LIST: usize = 1024;
 
 /// Response-time statistics with memory that does not grow with the number of requests:
 /// exact count, mean, minimum and maximum; percentiles from a log-linear histogram whose bucket
 /// is read straight off the float's bits (exponent and top mantissa bits: no libm call, one
 /// shift, one subtraction), within 0.05 % of the exact value.
 ///
-/// The first [`FEW`] responses are kept as their bucket numbers (128 bytes); past them, buckets
-/// are counted a block (a sixteenth of a binade, 512 bytes) at a time, allocated when a response
+/// Up to [`SPARSE`] distinct buckets are counted in a sorted list of (bucket, count), and more
+/// while the list is smaller than the blocks would be ([`LONGEST_LIST`]); past them, buckets are
+/// counted a block (a sixteenth of a binade, 512 bytes) at a time, allocated when a response
 /// first falls in it and found through a table of the blocks (1.7 KiB), so a run holds the blocks
 /// its responses touch, whatever the allocator does. (One array of every bucket relied on
 /// untouched pages staying unmapped, which holds only while the allocator maps each array
@@ -39,8 +47,8 @@ const FEW: usize = 32;
 /// gives the same percentiles: those of one dense array of every bucket (tested).
 #[derive(Debug, Clone)]
 pub struct ResponseStats {
-    /// Bucket numbers of the first responses, until there are more than [`FEW`].
-    few: Vec<u32>,
+    /// (bucket, count) by bucket, while the list is the smaller form (`list_grows`).
+    sparse: Vec<(u32, u32)>,
     /// Then `slot_of[block]`: 1 + the block's place in `blocks`, 0 where none has come.
     slot_of: Option<Box<[u16; BLOCKS]>>,
     /// Boxed: a new block is allocated on its own, never by growing (and copying) one array.
@@ -56,7 +64,7 @@ pub struct ResponseStats {
 
 impl Default for ResponseStats {
     fn default() -> Self {
-        ResponseStats { few: Vec::new(), slot_of: None, blocks: Vec::new(), carries: Vec::new(), count: 0, sum_s: 0.0, min_s: f64::INFINITY, max_s: 0.0 }
+        ResponseStats { sparse: Vec::new(), slot_of: None, blocks: Vec::new(), carries: Vec::new(), count: 0, sum_s: 0.0, min_s: f64::INFINITY, max_s: 0.0 }
     }
 }
 
@@ -90,19 +98,58 @@ impl ResponseStats {
                     self.count_in_new_block(index);
                 }
             }
-            None if self.few.len() < FEW => self.few.push(index as u32),
-            None => self.spill(index),
+            None => self.count_in_list(index),
         }
     }
 
-    /// The response after the first [`FEW`]: they and it go into blocks.
+    #[inline]
+    fn count_in_list(&mut self, index: usize) {
+        match self.sparse.binary_search_by_key(&(index as u32), |&(b, _)| b) {
+            Ok(i) => {
+                let count = &mut self.sparse[i].1;
+                match count.checked_add(1) {
+                    Some(next) => *count = next,
+                    None => {
+                        *count = 0;
+                        self.carry(index);
+                    }
+                }
+            }
+            Err(i) if self.list_grows() => self.sparse.insert(i, (index as u32, 1)),
+            Err(_) => self.spill(index),
+        }
+    }
+
+    /// Whether a new bucket joins the list (else the list moves into blocks).
+    fn list_grows(&self) -> bool {
+        let len = self.sparse.len();
+        if len < SPARSE {
+            return true;
+        }
+        if len >= LONGEST_LIST {
+            return false;
+        }
+        if !len.is_power_of_two() {
+            return true;
+        }
+        // Doubled, the list's allocation against the slot table and one block per block touched.
+        let blocks = 1 + self.sparse.windows(2).filter(|w| w[0].0 as usize / PER_BLOCK != w[1].0 as usize / PER_BLOCK).count();
+        16 * len <= 2 * BLOCKS + 4 * PER_BLOCK * blocks
+    }
+
+    /// A bucket the list does not take: they and it go into blocks.
     #[cold]
     fn spill(&mut self, index: usize) {
-        self.slot_of = Some(Box::new([0; BLOCKS]));
-        for b in std::mem::take(&mut self.few) {
-            self.count_in_blocks(b as usize);
-        }
+        self.into_blocks();
         self.count_in_blocks(index);
+    }
+
+    /// The list's counts moved into blocks (carries stay as they are).
+    fn into_blocks(&mut self) {
+        self.slot_of = Some(Box::new([0; BLOCKS]));
+        for (b, c) in std::mem::take(&mut self.sparse) {
+            self.add_to_bucket(b as usize, u64::from(c));
+        }
     }
 
     fn count_in_blocks(&mut self, index: usize) {
@@ -163,9 +210,14 @@ impl ResponseStats {
         }
         let rank = ((q.clamp(0.0, 1.0) * self.count as f64).ceil() as u64).max(1);
         let Some(slot_of) = self.slot_of.as_deref() else {
-            let mut few = self.few.clone();
-            few.sort_unstable();
-            return bucket_upper_s(few[rank as usize - 1] as usize).clamp(self.min_s, self.max_s);
+            let mut seen = 0u64;
+            for &(b, c) in &self.sparse {
+                seen += u64::from(c) + self.carries.iter().find(|(k, _)| *k == b).map_or(0, |(_, wraps)| wraps << 32);
+                if seen >= rank {
+                    return bucket_upper_s(b as usize).clamp(self.min_s, self.max_s);
+                }
+            }
+            return self.max_s;
         };
         let mut seen = 0u64;
         for (b, &slot) in slot_of.iter().enumerate() {
@@ -188,14 +240,14 @@ impl ResponseStats {
 
     /// Every (bucket, count) held, in no particular order.
     fn bucket_counts(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
-        let few = self.few.iter().map(|&b| (b as usize, 1));
+        let listed = self.sparse.iter().map(|&(b, c)| (b as usize, u64::from(c)));
         let blocks = self.slot_of.iter().flat_map(move |slot_of| {
             slot_of.iter().enumerate().filter(|(_, &slot)| slot != 0).flat_map(move |(b, &slot)| {
                 self.blocks[slot as usize - 1].iter().enumerate().filter(|(_, &c)| c != 0).map(move |(i, &c)| (b * PER_BLOCK + i, u64::from(c)))
             })
         });
         let carries = self.carries.iter().map(|&(b, wraps)| (b as usize, wraps << 32));
-        few.chain(blocks).chain(carries)
+        listed.chain(blocks).chain(carries)
     }
 
     /// The statistics of a run that shared another's responses (`shared`, every request's) but
@@ -213,21 +265,26 @@ impl ResponseStats {
             .chain(replaced.bucket_counts().map(|(b, c)| (b, -(c as i64))))
             .collect();
         counts.sort_unstable_by_key(|&(b, _)| b);
-        let total = shared.count + own.count - replaced.count;
         let mut out = ResponseStats::default();
-        if total > FEW as u64 {
+        let totals: Vec<(usize, u64)> = counts
+            .chunk_by(|x, y| x.0 == y.0)
+            .filter_map(|run| {
+                let c: i64 = run.iter().map(|&(_, c)| c).sum();
+                debug_assert!(c >= 0, "a replaced response the shared run did not have");
+                (c > 0).then_some((run[0].0, c as u64))
+            })
+            .collect();
+        if totals.len() > LONGEST_LIST {
             out.slot_of = Some(Box::new([0; BLOCKS]));
-        }
-        for run in counts.chunk_by(|x, y| x.0 == y.0) {
-            let c: i64 = run.iter().map(|&(_, c)| c).sum();
-            debug_assert!(c >= 0, "a replaced response the shared run did not have");
-            if c <= 0 {
-                continue;
+            for (b, c) in totals {
+                out.add_to_bucket(b, c);
             }
-            if out.slot_of.is_some() {
-                out.add_to_bucket(run[0].0, c as u64);
-            } else {
-                out.few.extend(std::iter::repeat_n(run[0].0 as u32, c as usize));
+        } else {
+            for (b, c) in totals {
+                out.sparse.push((b as u32, c as u32));
+                if c >> 32 > 0 {
+                    out.carries.push((b as u32, c >> 32));
+                }
             }
         }
         out.count = shared.count + own.count - replaced.count;
@@ -617,18 +674,38 @@ mod tests {
 
     #[test]
     fn a_histogram_holds_only_the_blocks_its_responses_touch() {
-        // A handful of responses take no block at all.
+        // A few dozen distinct responses take no block at all, however many times each comes.
         let mut few = ResponseStats::default();
-        for i in 0..FEW {
-            few.record(1e-3 * (1.0 + i as f64));
+        for i in 0..SPARSE * 1000 {
+            few.record(1e-3 * (1.0 + (i % SPARSE) as f64));
         }
         assert_eq!(few.blocks_held(), 0);
-        // A million responses within one sixteenth of the 1-2 ms binade take one 1 KiB block;
-        // the extremes (0, and beyond the last binade) one more each.
+        assert_eq!(few.count(), SPARSE as u64 * 1000);
+        // Responses a few to a block stay in the list well past that: 300, each a sixteenth of a
+        // binade from the last (a block of its own), 2.4 KB listed against 155 KB of blocks.
+        let mut scattered = ResponseStats::default();
+        for k in 0..300 {
+            scattered.record(1e-6 * 2f64.powf(k as f64 / 16.0 + 1.0 / 32.0));
+        }
+        assert_eq!((scattered.sparse.len(), scattered.blocks_held()), (300, 0));
+        // Responses in consecutive buckets move to blocks once the list would be the larger:
+        // at its 257th bucket (256 buckets fill two blocks).
+        let mut dense = ResponseStats::default();
+        let first = bucket(1e-3);
+        for b in first..first + 256 {
+            dense.record(bucket_upper_s(b));
+        }
+        assert_eq!((dense.sparse.len(), dense.blocks_held()), (256, 0));
+        dense.record(bucket_upper_s(first + 256));
+        assert!(dense.slot_of.is_some() && dense.sparse.is_empty() && dense.blocks_held() <= 3);
+        // A million responses within one sixteenth of the 1-2 ms binade (103 buckets: listed)
+        // take one block once in blocks; the extremes (0, and beyond the last binade) one more each.
         let mut s = ResponseStats::default();
         for i in 0..1_000_000 {
             s.record(1.04e-3 * (1.0 + 0.05 * (i as f64 / 1e6)));
         }
+        assert_eq!((s.sparse.len(), s.blocks_held()), (110, 0));
+        s.into_blocks();
         assert_eq!(s.blocks_held(), 1);
         s.record(0.0);
         s.record(1e12);
@@ -643,26 +720,38 @@ mod tests {
     #[test]
     fn a_bucket_past_four_billion_responses_keeps_its_count() {
         // Counting 2^32 + 5 responses one by one takes a while: the bucket's count is set just
-        // below the wrap instead, as 2^32 - 3 responses would leave it.
-        let mut s = ResponseStats::default();
-        for _ in 0..=FEW {
+        // below the wrap instead, as 2^32 - 3 responses would leave it; in the list, and in blocks.
+        for in_blocks in [false, true] {
+            let mut s = ResponseStats::default();
             s.record(1e-3);
+            let index = bucket(1e-3);
+            if in_blocks {
+                s.into_blocks();
+                let slot = s.slot_of.as_ref().unwrap()[index / PER_BLOCK];
+                s.blocks[slot as usize - 1][index % PER_BLOCK] = u32::MAX - 2;
+            } else {
+                s.sparse[0].1 = u32::MAX - 2;
+            }
+            s.count = u64::from(u32::MAX) - 2;
+            for _ in 0..8 {
+                s.record(1e-3);
+            }
+            s.record(2e-3);
+            assert_eq!(s.carries, vec![(index as u32, 1)]);
+            let held = if in_blocks { s.blocks[s.slot_of.as_ref().unwrap()[index / PER_BLOCK] as usize - 1][index % PER_BLOCK] } else { s.sparse[0].1 };
+            assert_eq!(held, 5);
+            // 2^32 + 5 responses at 1 ms and one at 2 ms: every quantile short of the last is 1 ms.
+            assert_eq!(s.count(), (1u64 << 32) + 6);
+            assert_eq!(s.quantile_s(0.999_999_999), s.quantile_s(0.5));
+            assert!(s.quantile_s(0.5) >= 1e-3 && s.quantile_s(0.5) <= 1e-3 * (1.0 + 1.0 / 2048.0));
+            assert_eq!(s.quantile_s(1.0), 2e-3);
+            // Moved into blocks, the list's wrapped count keeps its carry.
+            if !in_blocks {
+                let q = s.quantile_s(0.999_999_999);
+                s.into_blocks();
+                assert_eq!((s.quantile_s(0.999_999_999), s.count()), (q, (1u64 << 32) + 6));
+            }
         }
-        let index = bucket(1e-3);
-        let slot = s.slot_of.as_ref().unwrap()[index / PER_BLOCK];
-        s.blocks[slot as usize - 1][index % PER_BLOCK] = u32::MAX - 2;
-        s.count = u64::from(u32::MAX) - 2;
-        for _ in 0..8 {
-            s.record(1e-3);
-        }
-        s.record(2e-3);
-        assert_eq!(s.carries, vec![(index as u32, 1)]);
-        assert_eq!(s.blocks[slot as usize - 1][index % PER_BLOCK], 5);
-        // 2^32 + 5 responses at 1 ms and one at 2 ms: every quantile short of the last is 1 ms.
-        assert_eq!(s.count(), (1u64 << 32) + 6);
-        assert_eq!(s.quantile_s(0.999_999_999), s.quantile_s(0.5));
-        assert!(s.quantile_s(0.5) >= 1e-3 && s.quantile_s(0.5) <= 1e-3 * (1.0 + 1.0 / 2048.0));
-        assert_eq!(s.quantile_s(1.0), 2e-3);
     }
 
     #[test]
@@ -681,10 +770,18 @@ mod tests {
             let mut s = ResponseStats::default();
             let mut dense = vec![0u64; BUCKETS];
             let (low, high) = (-32.0 + trial as f64, -20.0 + 1.3 * trial as f64);
-            // Few enough to stay in the list, one past it, and many.
-            let n = [1, 7, FEW, FEW + 1, 20_000][trial % 5];
+            // Few enough to stay in the list, one past it, and many; and many responses of a
+            // few distinct values (which stay in the list).
+            let n = [1, 7, SPARSE, SPARSE + 1, 20_000, 300][trial % 6];
+            let values: Vec<f64> = (0..48).map(|_| 2f64.powf(low + (high - low) * next())).collect();
             for _ in 0..n {
-                let r = if next() < 0.1 { 0.0 } else { 2f64.powf(low + (high - low) * next()) };
+                let r = if next() < 0.1 {
+                    0.0
+                } else if trial % 6 == 5 {
+                    values[(next() * 48.0) as usize]
+                } else {
+                    2f64.powf(low + (high - low) * next())
+                };
                 s.record(r);
                 dense[bucket(r)] += 1;
             }
