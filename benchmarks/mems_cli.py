@@ -7,8 +7,9 @@ with the shipped ``memsref.g2.parv`` (the specs' timeout set to 100 ms, a sentin
 appended so that every request completes, as ``tools/disksim-reference/make_fixtures.py`` does);
 idlewise runs ``idlewise simulate FILE --format disksim --device cmu-mems-g2 --policy
 timeout:100ms`` as a user does (a new process: start-up, reading, the policy beside always-on,
-the oracle and seed 004's theoretical minima, the table), then the same with ten timeouts
-(``sweep ... timeout:0ms..90ms/10ms``). Runs alternate, best of 3 each, so that the ratios are
+the oracle and seed 004's theoretical minima, the table), the same with ``--no-references`` (the
+policy alone: one replay, as DiskSim's one run), then ten timeouts (``sweep ...
+timeout:0ms..90ms/10ms``). Runs alternate, best of 3 each, so that the ratios are
 measured in one sitting on a machine whose speed drifts.
 
     OPTIMIZE=-O2 tools/disksim-reference/build.sh /path/to/disksim-4.0 /tmp/disksim-o2
@@ -70,9 +71,10 @@ def main() -> None:
         with open(os.path.join(folder, "user.trace"), "w") as f:
             f.write("\n".join(lines) + "\n")
         idlewise = [sys.executable, "-m", "idlewise"]
+        one = idlewise + ["simulate", "user.trace", "--format", "disksim", "--device", "cmu-mems-g2", "--policy", "timeout:100ms"]
         commands = {
-            "idlewise, 1 policy": idlewise + ["simulate", "user.trace", "--format", "disksim", "--device", "cmu-mems-g2",
-                                              "--policy", "timeout:100ms"],
+            "idlewise, 1 policy": one,
+            "idlewise, 1, alone": one + ["--no-references"],
             "idlewise, 10 policies": idlewise + ["sweep", "user.trace", "--format", "disksim", "--device", "cmu-mems-g2",
                                                  "--policy", "timeout:0ms..90ms/10ms"],
         }

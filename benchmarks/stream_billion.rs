@@ -131,7 +131,7 @@ fn main() {
              records as f64 / seconds / 1e6, specs.len(), done.volumes.len(), records as f64 * (specs.len() + 2) as f64 / seconds / 1e6,
              peak_rss_mib());
     println!("volume {:?}, {}: energy {:.6e} J, {:.4} of always-on, {} wake-ups", done.volumes[0].0, reports[0].run.policy,
-             reports[0].run.energy_j, reports[0].normalized_energy, reports[0].run.wakeups);
+             reports[0].run.energy_j, reports[0].normalized_energy.unwrap_or(f64::NAN), reports[0].run.wakeups);
 }
 
 extern "C" {

@@ -20,7 +20,8 @@ FORMATS = list(SEEDS) + ["parquet", "srt"]
 # An error about the file as a whole rather than one of its lines.
 WHOLE_FILE = ("empty", "binary", "no ", "not a", "only a header", "several formats", "could be", "recognises",
               "cannot read", "truncated", "unsupported", "header", "has no records", "has a single device",
-              "column")  # Parquet: the column at fault
+              "column",  # Parquet: the column at fault
+              "footer counts")  # Parquet: fewer records than its footer counts (a corrupted page)
 
 
 def read_or_refuse(path, format, **mapping):

@@ -479,3 +479,48 @@ def test_picking_a_device_of_a_single_device_file_is_refused_as_read_as_whole(tm
     for sort in ([], ["--sort"]):
         assert main([a.format(path=path) for a in argv] + sort) == 2
         assert f"{path}: the trace has a single device; there is no stream 5 to select" in capsys.readouterr().err
+
+
+REFERENCE_KEYS = {"normalized_energy", "normalized_system_energy", "normalized_mean_response", "energy_vs_oracle",
+                  "normalized_against", "theoretical_min_energy_j", "theoretical_min_response_s"}
+
+
+@pytest.mark.parametrize("device", ["hitachi-travelstar-5k320", "cmu-mems-g2"])
+def test_policies_alone_are_the_rows_beside_the_references_less_the_ratios(device):
+    """``references=False`` replays the policies alone: every figure of a row is the one it has
+    beside always-on and the oracle, bit for bit, on every path (in memory, as read, through a
+    transform, with per-request records); the figures made from the references are null."""
+    path = DATA / "mems-disksim" / "visible.trace"
+    trace = idlewise.read_trace(path, format="disksim")
+    policies = ["timeout:10ms", "timeout:1s", "stpm:knob=50", "oracle"]
+    runs = {
+        "in memory": lambda **o: idlewise.simulate(trace, device, policies, progress=False, **o),
+        "as read": lambda **o: idlewise.simulate_file(path, device, policies, format="disksim", progress=False, **o),
+        "transformed": lambda **o: idlewise.simulate_file(path, device, policies, format="disksim", progress=False,
+                                                          transform="compress:64ops", **o),
+    }
+    for how, run in runs.items():
+        beside, alone = list(run()), list(run(references=False))
+        assert [r["policy"] for r in alone] == [r["policy"] for r in beside]
+        for a, b in zip(alone, beside):
+            for key in b:
+                if key in REFERENCE_KEYS:
+                    assert a.get(key) is None, (how, key, a.get(key))
+                elif key not in SKIP:
+                    assert repr(a[key]) == repr(b[key]), (how, key, a["policy"], a[key], b[key])
+            assert b["normalized_energy"] is not None and b["normalized_against"]
+
+
+def test_simulate_no_references_prints_n_a_and_nulls(tmp_path):
+    path = str(DATA / "mems-disksim" / "visible.trace")
+    command = [sys.executable, "-m", "idlewise", "simulate", path, "--format", "disksim", "--device", "cmu-mems-g2",
+               "--policy", "timeout:100ms"]
+    shown = subprocess.run(command + ["--no-references"], capture_output=True, text=True, env={**os.environ, "COLUMNS": "100"})
+    assert shown.returncode == 0, shown.stderr
+    row = next(line for line in shown.stdout.splitlines() if "timeout:100ms" in line)
+    assert row.count("n/a") >= 2, row
+    alone = json.loads(subprocess.run(command + ["--no-references", "--json"], capture_output=True, text=True, check=True).stdout)
+    beside = json.loads(subprocess.run(command + ["--json"], capture_output=True, text=True, check=True).stdout)
+    assert alone[0]["energy_vs_oracle"] is None and alone[0]["theoretical_min_energy_j"] is None
+    assert beside[0]["energy_vs_oracle"] > 1 and beside[0]["theoretical_min_energy_j"] > 0
+    assert alone[0]["energy_j"] == beside[0]["energy_j"] and alone[0]["p99_response_s"] == beside[0]["p99_response_s"]

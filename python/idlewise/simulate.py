@@ -47,7 +47,9 @@ def threads_for(requests: int, runs: int, threads: int | None) -> int:
 #: included (the two references are runs too). Measured 2026-11-26: 13.5 KB a run in the engine
 #: over 1,000 volumes x 100 policies of 10k requests each (histograms of many responses; 28-31 KB
 #: before they took small blocks), about 10 KB a result row in Python; 100k devices of 3
-#: requests under two policies, 1.9 GB in all, 5 KB a run.
+#: requests under two policies, 1.9 GB in all, 5 KB a run. 2026-11-27, once histograms listed
+#: their buckets: 4.2 KB a run in the engine on the first workload (415 MiB in all); the budget
+#: is kept, as the Python rows dominate.
 BYTES_PER_VOLUME_RUN = 24 << 10
 
 
@@ -104,7 +106,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                   transition_seed: int | None = None, threads: int | None = None, columns=None,
                   write_flag: str | int | None = None, volume_part: tuple[int, int] | None = None,
                   transform: str | None = None, timeline_s: tuple[float, float] | None = None,
-                  per_request: str | os.PathLike | None = None) -> Results:
+                  per_request: str | os.PathLike | None = None, references: bool = True) -> Results:
     """:func:`simulate` on a trace file of any length, replayed as it is read.
 
     Memory stays bounded by a chunk's (a few MB), however long the trace. Every device of a
@@ -119,7 +121,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     path : str, os.PathLike or file object
         The trace: any format :func:`read_trace` knows, compressed (gzip, bzip2, xz, zstd) or
         piped.
-    device, policies, base_power_w, initial_mode, replay, fold_offsets, response_from, tail_s, transition_seed, threads, progress
+    device, policies, base_power_w, initial_mode, replay, fold_offsets, response_from, tail_s, transition_seed, threads, progress, references
         As :func:`simulate`.
     format : str, default "auto"
         The trace's format (``auto`` recognises it from the content).
@@ -184,7 +186,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                   fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
                                   transition_seed=None if transition_seed is None else int(transition_seed),
                                   volume=None if stream is None else int(stream), threads=workers,
-                                  volume_part=volume_part, timeline_s=window, max_volumes=volumes_within_budget(len(specs)))
+                                  volume_part=volume_part, timeline_s=window, max_volumes=volumes_within_budget(len(specs)),
+                                  references=bool(references))
         # Closed here, on this thread, when a batch fails or the run is stopped: a reader left
         # open holds Arrow's threads, and the interpreter aborted when they met it at exit.
         with contextlib.closing(batches_of(format, path)) as batches:
@@ -199,7 +202,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                    dict(base_power_w=float(base_power_w), initial_mode=mode_index, replay=replay,
                                         fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
                                         transition_seed=None if transition_seed is None else int(transition_seed),
-                                        threads=workers), window, per_request)
+                                        threads=workers), window, per_request, bool(references))
 
     def call(counter):
         if format in BATCHED and not mapping:
@@ -209,7 +212,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                    response_from=response_from, tail_s=float(tail_s),
                                    transition_seed=None if transition_seed is None else int(transition_seed),
                                    volume=None if stream is None else int(stream), threads=workers,
-                                   volume_part=volume_part, timeline_s=window, max_volumes=volumes_within_budget(len(specs)))
+                                   volume_part=volume_part, timeline_s=window, max_volumes=volumes_within_budget(len(specs)),
+                                   references=bool(references))
 
     try:
         volumes, records_read, skipped, kept = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}",
@@ -228,7 +232,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
             r["spec"] = spec
             # Streamed traces are not transformed: each row is normalised against its own always-on run.
             r.update(trace=name, stream=volume, transform="none", read_report=report,
-                     records_skipped=sum(n for _, n in skipped), normalized_against="always-on")
+                     records_skipped=sum(n for _, n in skipped), normalized_against="always-on" if references else None)
             if volume is not None:
                 r["stream_name"] = str(volume)
             records.append(r)
@@ -240,7 +244,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
 
 
 def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform, stream, volume_part, show, options,
-                        window, per_request=None) -> Results:
+                        window, per_request=None, references=True) -> Results:
     """:func:`simulate_file` with a transform or per-request records: each device's requests go
     through the transform as they are read (its groups held back until whole), then to the runs,
     and, where the transform issues requests early, at their original times to the always-on run
@@ -260,8 +264,9 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
 
     def call(counter):
         runs = _core.StreamedRuns(device, specs, **options, timeline_s=window, keep_per_request=records_out is not None,
-                                  max_volumes=volumes_within_budget(len(specs) + 1))
-        reference = _core.StreamedRuns(device, ["always-on"], **{**options, "response_from": "issue"})
+                                  max_volumes=volumes_within_budget(len(specs) + 1), references=references)
+        # Without references, no row is normalised: the untransformed always-on run is not needed.
+        reference = _core.StreamedRuns(device, ["always-on"], **{**options, "response_from": "issue"}) if references else None
         seen: set = set()
         early = False
 
@@ -277,7 +282,7 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
             if records_out is not None:
                 records_out.fed(volume, out.original_time_s)
                 records_out.add(runs.take_per_request())
-            if out.original_time_s is not None:
+            if out.original_time_s is not None and reference is not None:
                 early = True
                 order = np.argsort(out.original_time_s, kind="stable")
                 reference.feed(out.original_time_s[order], out.offset_bytes[order], out.size_bytes[order], write[order], volumes)
@@ -316,7 +321,7 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
         for spec, r in zip_exact(specs, rows):
             r["spec"] = spec
             r.update(trace=name, stream=volume, transform=transform, read_report=report,
-                     records_skipped=sum(n for _, n in skipped), normalized_against="always-on")
+                     records_skipped=sum(n for _, n in skipped), normalized_against="always-on" if references else None)
             if volume is not None:
                 r["stream_name"] = str(volume)
             if volume in bases:
@@ -447,7 +452,7 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
              keep_response_times: bool = False, progress: bool | None = None, replay: str = "open",
              fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
              transition_seed: int | None = None, threads: int | None = None, per_request: bool = False,
-             timeline_s: tuple[float, float] | None = None, transform: str | None = None) -> Results:
+             timeline_s: tuple[float, float] | None = None, transform: str | None = None, references: bool = True) -> Results:
     """Replays a trace on a device under each policy, beside the always-on and oracle references.
 
     A trace of several devices (an HP SRT or blkparse trace of two disks, a diskstats file) is
@@ -500,6 +505,11 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
         device's requests before the replay.
     progress : bool, optional
         Draw a progress bar for runs over a second (default: when stderr is a terminal).
+    references : bool, default True
+        Replay always-on and the oracle beside the policies (and, on a MEMS device, compute
+        seed 004's theoretical minima). ``False`` replays the policies alone, which costs their
+        replays only (one MEMS policy: one replay instead of three); the rows' normalisations,
+        ``energy_vs_oracle``, the theoretical minima and ``normalized_against`` are then null.
 
     Returns
     -------
@@ -531,7 +541,7 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
                            keep_response_times=keep_response_times, progress=progress, replay=replay,
                            fold_offsets=fold_offsets, response_from=response_from, tail_s=tail_s,
                            transition_seed=transition_seed, threads=threads, per_request=per_request,
-                           timeline_s=timeline_s, transform=transform)
+                           timeline_s=timeline_s, transform=transform, references=references)
             for r in run:
                 r.update(trace=trace.name, stream=stream, stream_name=trace.stream_label(stream))
                 records.append(r)
@@ -555,17 +565,22 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
                               fold_offsets=bool(fold_offsets), original_time_s=trace.original_time_s,
                               response_from=response_from, tail_s=float(tail_s), lead_s=lead_s,
                               transition_seed=None if transition_seed is None else int(transition_seed),
-                              threads=threads_for(len(trace), len(specs) + 2, threads), timeline_s=window)
+                              threads=threads_for(len(trace), len(specs) + 2, threads), timeline_s=window,
+                              references=bool(references))
 
-    total = len(trace) * (len(specs) + 2)
+    total = len(trace) * (len(specs) + 2 * bool(references))
     try:
         # A request replayed in each of the runs counts once per run.
-        records = run_with_progress(call, total, show, f"replaying {trace.name} × {len(specs) + 2} runs", unit="replays")
+        records = run_with_progress(call, total, show, f"replaying {trace.name} × {len(specs) + 2 * bool(references)} runs", unit="replays")
     except TraceRecordError as e:
         raise trace.record_error(e) from None
-    normalize_to_untransformed(records, trace, device, base_power_w=float(base_power_w), initial_mode=mode_index,
-                               replay=replay, fold_offsets=bool(fold_offsets), tail_s=float(tail_s), lead_s=lead_s,
-                               transition_seed=transition_seed, threads=threads)
+    if references:
+        normalize_to_untransformed(records, trace, device, base_power_w=float(base_power_w), initial_mode=mode_index,
+                                   replay=replay, fold_offsets=bool(fold_offsets), tail_s=float(tail_s), lead_s=lead_s,
+                                   transition_seed=transition_seed, threads=threads)
+    else:
+        for r in records:
+            r["normalized_against"] = None
     for spec, r in zip_exact(specs, records):
         r["spec"] = spec  # as the user wrote it (a range expanded); "policy" is the engine's full label
         r["trace"] = label

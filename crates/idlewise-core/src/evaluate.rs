@@ -17,18 +17,19 @@ use crate::policy::{BuildContext, PolicySpec};
 use crate::replay::{blocks, check_fits, check_options, replay_validated, References, Replay, ReplayOptions};
 use crate::trace::TraceView;
 
-/// One policy's result with its normalisations.
+/// One policy's result with its normalisations (`None` when the references were not replayed,
+/// `ReplayOptions::without_references`).
 #[derive(Debug, Clone)]
 pub struct Report {
     pub run: RunResult,
     /// Device energy / always-on device energy.
-    pub normalized_energy: f64,
+    pub normalized_energy: Option<f64>,
     /// System energy / always-on system energy.
-    pub normalized_system_energy: f64,
+    pub normalized_system_energy: Option<f64>,
     /// Mean response time / always-on mean response time.
-    pub normalized_mean_response: f64,
+    pub normalized_mean_response: Option<f64>,
     /// Device energy / oracle device energy (the empirical competitive ratio).
-    pub energy_vs_oracle: f64,
+    pub energy_vs_oracle: Option<f64>,
     pub wakeups_per_day: f64,
     pub cycle_wakeups_per_day: f64,
     pub load_unload_wakeups_per_day: f64,
@@ -90,7 +91,8 @@ pub struct Runs<'p> {
     /// family, or one per thread once the first large part shows the threads are worth it.
     families: Vec<Family<'p>>,
     specs: usize,
-    references: References<'p>,
+    /// Always-on and the oracle, unless the call asked for the policies alone.
+    references: Option<References<'p>>,
     opts: ReplayOptions,
     device: Arc<Device>,
     /// Where the last request fed left the head, for the shared ready-mode services.
@@ -125,7 +127,7 @@ impl<'p> Runs<'p> {
             runs,
             families,
             specs: specs.len(),
-            references: References::new(device, opts, first_arrival_s)?,
+            references: if opts.without_references { None } else { Some(References::new(device, opts, first_arrival_s)?) },
             opts: opts.clone(),
             device: Arc::clone(device),
             head_bytes: 0.0,
@@ -213,7 +215,7 @@ impl<'p> Runs<'p> {
         // (two replays where the oracle cannot be carried along always-on's, as on a MEMS sled).
         let family_thread = |f: usize| (threads - 1 - f % threads) % threads;
         let mut replays = vec![0usize; threads];
-        replays[0] = self.references.replays();
+        replays[0] = self.references.as_ref().map_or(0, References::replays);
         if threads > 1 {
             for f in 0..self.families.len() {
                 replays[family_thread(f)] = usize::MAX;
@@ -247,14 +249,14 @@ impl<'p> Runs<'p> {
                 }
             }
         };
-        let references = &mut self.references;
+        let references = self.references.as_mut();
         std::thread::scope(|scope| {
             let mut own = shares.remove(0);
             let mut own_families = family_shares.remove(0);
             for (mut share, mut families) in shares.into_iter().zip(family_shares) {
                 scope.spawn(move || feed_share(&mut share, None, &mut families));
             }
-            feed_share(&mut own, Some(references), &mut own_families);
+            feed_share(&mut own, references, &mut own_families);
         });
     }
 
@@ -272,7 +274,13 @@ impl<'p> Runs<'p> {
     /// lets the oracle be replayed on its own should its shadow have been late (it cannot be,
     /// by construction); without it that is an error.
     pub fn finish(self, device: &Device, whole: Option<&TraceView>) -> Result<Vec<Report>> {
-        let (always_on, oracle) = self.references.finish();
+        let mut runs = self.runs;
+        runs.extend(self.families.into_iter().flat_map(Family::finish));
+        runs.sort_by_key(|(spec, _)| *spec);
+        let Some(references) = self.references else {
+            return runs.into_iter().map(|(_, run)| report_alone(run.finish(), device)).collect();
+        };
+        let (always_on, oracle) = references.finish();
         let oracle = match (oracle, whole) {
             (Some(oracle), _) => oracle,
             (None, Some(trace)) => {
@@ -284,9 +292,6 @@ impl<'p> Runs<'p> {
             }
         };
         let references = ReferenceResults { always_on, oracle };
-        let mut runs = self.runs;
-        runs.extend(self.families.into_iter().flat_map(Family::finish));
-        runs.sort_by_key(|(spec, _)| *spec);
         runs.into_iter().map(|(_, run)| report(run.finish(), device, &references)).collect()
     }
 }
@@ -295,6 +300,19 @@ impl<'p> Runs<'p> {
 pub fn report(mut run: RunResult, device: &Device, references: &ReferenceResults) -> Result<Report> {
     let ReferenceResults { always_on, oracle } = references;
     run.theoretical_min = always_on.theoretical_min;
+    let alone = report_alone(run, device)?;
+    let run = &alone.run;
+    Ok(Report {
+        normalized_energy: Some(ratio(run.energy_j, always_on.energy_j)),
+        normalized_system_energy: Some(ratio(run.system_energy_j, always_on.system_energy_j)),
+        normalized_mean_response: Some(ratio(run.mean_response_s, always_on.mean_response_s)),
+        energy_vs_oracle: Some(ratio(run.energy_j, oracle.energy_j)),
+        ..alone
+    })
+}
+
+/// One policy's run without references: no normalisations.
+fn report_alone(run: RunResult, device: &Device) -> Result<Report> {
     // Device files and traces are range-checked so this should not happen; if it does, say so
     // rather than print null energies, without guessing which of the two is at fault.
     if !(run.energy_j.is_finite() && run.system_energy_j.is_finite() && run.makespan_s.is_finite() && run.mean_response_s.is_finite()) {
@@ -307,10 +325,10 @@ pub fn report(mut run: RunResult, device: &Device, references: &ReferenceResults
         });
     }
     Ok(Report {
-        normalized_energy: ratio(run.energy_j, always_on.energy_j),
-        normalized_system_energy: ratio(run.system_energy_j, always_on.system_energy_j),
-        normalized_mean_response: ratio(run.mean_response_s, always_on.mean_response_s),
-        energy_vs_oracle: ratio(run.energy_j, oracle.energy_j),
+        normalized_energy: None,
+        normalized_system_energy: None,
+        normalized_mean_response: None,
+        energy_vs_oracle: None,
         wakeups_per_day: run.wakeups_per_day(),
         cycle_wakeups_per_day: run.cycle_wakeups_per_day(),
         load_unload_wakeups_per_day: run.load_unload_wakeups_per_day(),

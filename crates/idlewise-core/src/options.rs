@@ -106,6 +106,11 @@ pub struct ReplayOptions {
     /// devices (the memory budget's worth) the replay stops with an error saying how to split
     /// it, rather than fail to allocate. `None`: no limit.
     pub max_volumes: Option<usize>,
+    /// Replay the policies alone, without always-on and the oracle beside them (nor the
+    /// theoretical minima): a call then costs its policies' replays only (a MEMS sled's oracle
+    /// cannot ride along always-on's replay, so one MEMS policy costs three replays with them),
+    /// and its reports have no normalisations.
+    pub without_references: bool,
     /// Replay every policy on its own, even those that could share one replay (`family.rs`):
     /// the results are the same (to rounding); for tests and measurements.
     pub separate_runs: bool,

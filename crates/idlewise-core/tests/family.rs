@@ -74,7 +74,7 @@ fn same(shared: &idlewise_core::Report, separate: &idlewise_core::Report) -> Res
         (a.p95_response_s, b.p95_response_s, "p95_response_s"),
         (a.p99_response_s, b.p99_response_s, "p99_response_s"),
         (a.max_response_s, b.max_response_s, "max_response_s"),
-        (shared.energy_vs_oracle, separate.energy_vs_oracle, "energy_vs_oracle"),
+        (shared.energy_vs_oracle.expect("references replayed"), separate.energy_vs_oracle.expect("references replayed"), "energy_vs_oracle"),
     ] {
         prop_assert!(close(x, y), "{what}: {name} shared {x} against separate {y}");
     }

@@ -186,3 +186,39 @@ fn probe_power_conventions_differ_by_the_tips_a_pass_leaves_idle() {
     assert!((extra_j - 1.96875e-3).abs() < 1e-12, "{extra_j}");
     assert_eq!(service_j(&all_tips, 32768), service_j(&per_tip, 32768));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 60, .. ProptestConfig::default() })]
+
+    /// Policies replayed alone (`without_references`) are the same runs as beside always-on and
+    /// the oracle, to the bit: on a MEMS sled (whose references are two more replays) and on a
+    /// disk with a seek curve (where the timeouts share one replay), with a policy outside the
+    /// family and the oracle as a policy. Only the normalisations and the theoretical minima,
+    /// which come from the references, are absent.
+    #[test]
+    fn policies_alone_are_the_runs_they_are_beside_the_references(
+        items in prop::collection::vec((0.0f64..1.0, 0u32..7, 0i64..6_000_000, 1i64..64, any::<bool>()), 1..300),
+        threads in 1usize..3,
+    ) {
+        let (times, offsets, sizes, ops) = trace_columns(items, 6_750_000);
+        let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
+        for (device, policies) in [
+            (g2(), vec!["timeout:0s", "timeout:10ms", "oracle"]),
+            (catalog("hitachi-travelstar-5k320"), vec!["timeout:100ms", "timeout:1s", "timeout:5s", "stpm:knob=50", "oracle"]),
+        ] {
+            let specs: Vec<PolicySpec> = policies.iter().map(|s| PolicySpec::parse(s).unwrap()).collect();
+            let with = idlewise_core::evaluate_on(&trace, &device, &specs, &ReplayOptions::default(), None, threads).unwrap();
+            let alone = idlewise_core::evaluate_on(&trace, &device, &specs, &ReplayOptions { without_references: true, ..Default::default() }, None, threads).unwrap();
+            for (w, a) in with.iter().zip(&alone) {
+                prop_assert!(w.normalized_energy.is_some() && w.energy_vs_oracle.is_some());
+                prop_assert!(a.normalized_energy.is_none() && a.normalized_system_energy.is_none() && a.normalized_mean_response.is_none() && a.energy_vs_oracle.is_none());
+                prop_assert!(a.run.theoretical_min.is_none());
+                prop_assert_eq!(w.run.theoretical_min.is_some(), device.name.contains("mems"));
+                let mut run = w.run.clone();
+                run.theoretical_min = None;
+                prop_assert_eq!(format!("{:?}", run), format!("{:?}", a.run), "{}", w.run.policy);
+                prop_assert_eq!(w.years_to_rated_cycles, a.years_to_rated_cycles);
+            }
+        }
+    }
+}

@@ -707,7 +707,7 @@ fn policy_families(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 /// Replays the trace under each policy (plus the always-on and oracle references) and returns
 /// one dict per policy.
 #[pyfunction]
-#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, base_power_w=0.0, initial_mode=0, keep_per_request=false, progress=None, replay="open", fold_offsets=false, original_time_s=None, response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, threads=1, timeline_s=None))]
+#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, base_power_w=0.0, initial_mode=0, keep_per_request=false, progress=None, replay="open", fold_offsets=false, original_time_s=None, response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, threads=1, timeline_s=None, references=true))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate<'py>(
     py: Python<'py>,
@@ -730,6 +730,7 @@ fn evaluate<'py>(
     transition_seed: Option<u64>,
     threads: usize,
     timeline_s: Option<(f64, f64)>,
+    references: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
     let trace = trace_with_original(trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?, original_time_s.as_ref())?;
@@ -737,6 +738,7 @@ fn evaluate<'py>(
         keep_per_request,
         fold_offsets,
         timeline_s,
+        without_references: !references,
         ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)?
     };
     let counter = progress.map(|p| Arc::clone(&p.done));
@@ -811,7 +813,7 @@ fn did_you_mean(word: &str, known: Vec<String>) -> String {
 /// each volume (device number or None, records kept, report dicts), `kept` a dict describing the
 /// records kept (records, writes, zero_size, first_time_s, last_time_s).
 #[pyfunction]
-#[pyo3(signature = (path, format, device, policies, base_power_w=0.0, initial_mode=0, progress=None, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None, timeline_s=None, max_volumes=None))]
+#[pyo3(signature = (path, format, device, policies, base_power_w=0.0, initial_mode=0, progress=None, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None, timeline_s=None, max_volumes=None, references=true))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_file<'py>(
     py: Python<'py>,
@@ -833,8 +835,9 @@ fn evaluate_file<'py>(
     volume_part: Option<(u32, u32)>,
     timeline_s: Option<(f64, f64)>,
     max_volumes: Option<usize>,
+    references: bool,
 ) -> PyResult<Streamed<'py>> {
-    let (specs, opts) = streamed_setup(&policies, fold_offsets, ReplayOptions { timeline_s, max_volumes, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)? })?;
+    let (specs, opts) = streamed_setup(&policies, fold_offsets, ReplayOptions { timeline_s, max_volumes, without_references: !references, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)? })?;
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;
     let done = py
@@ -881,7 +884,7 @@ struct StreamedRuns {
 #[pymethods]
 impl StreamedRuns {
     #[new]
-    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None, timeline_s=None, keep_per_request=false, max_volumes=None))]
+    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None, timeline_s=None, keep_per_request=false, max_volumes=None, references=true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         device: &Device,
@@ -900,11 +903,12 @@ impl StreamedRuns {
         timeline_s: Option<(f64, f64)>,
         keep_per_request: bool,
         max_volumes: Option<usize>,
+        references: bool,
     ) -> PyResult<Self> {
         let (specs, opts) = streamed_setup(
             &policies,
             fold_offsets,
-            ReplayOptions { timeline_s, keep_per_request, max_volumes, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)? },
+            ReplayOptions { timeline_s, keep_per_request, max_volumes, without_references: !references, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)? },
         )?;
         // A binary file's records are named by their index (text files are the engine's to read).
         let mut inner = idlewise_core::stream::StreamedRuns::new(&device.inner, &specs, &opts, volume, threads, idlewise_core::stream::Positions::Records)

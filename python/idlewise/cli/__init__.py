@@ -17,6 +17,11 @@ import sys
 import threading
 import warnings
 
+# NumPy's OpenBLAS starts a thread per core at import, and each spins for a while before it
+# sleeps: on 2 cores that took 0.2-0.3 s of CPU from the replay and the parser of every command,
+# none of which does linear algebra worth threads. A user's own setting is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from .. import __version__, _core
 from ..errors import IdlewiseError
 from ..output import check_destination
@@ -69,6 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
     _trace_options(sim)
     sim.add_argument("--transform", metavar="T", help="workload transform, e.g. compress-reorder:64ops (chain with +)")
     sim.add_argument("--json", action="store_true", help="print a JSON list, one object per policy")
+    sim.add_argument("--no-references", dest="references", action="store_false",
+                     help="replay the policies alone, without always-on and the oracle beside them (nor a MEMS device's "
+                          "theoretical minima): each policy costs one replay (one MEMS policy: one instead of three); "
+                          "the vs always-on and vs oracle columns are then empty")
     sim.add_argument("--per-request", metavar="FILE.parquet",
                      help="also write every request of every run to Parquet: policy, device, request, arrival_s, start_s, "
                           "finish_s, response_s, wait_s, mode_at_arrival")

@@ -71,13 +71,19 @@ def _fmt_years(years) -> str:
     return f"{years:,.1f}"
 
 
+def _fmt_ratio(value, digits: int = 3) -> str:
+    """A ratio to a reference run, or "n/a" where the references were not replayed
+    (``--no-references``)."""
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
 #: Columns of a results table: (header, cell of a result row, shown by default). The default set
 #: fits a 100-column terminal; --wide adds the rest.
 RESULT_COLUMNS = (
     ("energy J", lambda r: f"{r['energy_j']:,.1f}", True),
     ("system J", lambda r: f"{r['system_energy_j']:,.1f}", False),
-    ("vs always-on", lambda r: f"{r['normalized_energy']:.3f}", True),
-    ("vs oracle", lambda r: f"{r['energy_vs_oracle']:.3f}", True),
+    ("vs always-on", lambda r: _fmt_ratio(r["normalized_energy"]), True),
+    ("vs oracle", lambda r: _fmt_ratio(r["energy_vs_oracle"]), True),
     ("wake-ups", lambda r: f"{r['wakeups']:,}", True),
     # The wake-ups that start a stopped spindle (a rated start/stop cycle): the ones that wear a
     # disk most. Head loads (load_unload_wakeups) count in "years to rated cycles" and the JSON.
@@ -86,7 +92,7 @@ RESULT_COLUMNS = (
     ("mean resp", lambda r: _fmt_time(r["mean_response_s"]), True),
     ("p99 resp", lambda r: _fmt_time(r["p99_response_s"]), True),
     ("delayed", lambda r: f"{r['delayed_requests']:,}", True),
-    ("resp vs always-on", lambda r: f"{r['normalized_mean_response']:.2f}", False),
+    ("resp vs always-on", lambda r: _fmt_ratio(r["normalized_mean_response"], 2), False),
     ("years to rated cycles", lambda r: _fmt_years(r["years_to_rated_cycles"]), True),
 )
 

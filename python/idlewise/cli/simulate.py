@@ -45,7 +45,7 @@ def cmd_simulate(args) -> int:
         run = simulate(trace, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode,
                        replay=args.replay, fold_offsets=args.fold_offsets, response_from=args.response_from,
                        tail_s=args.tail, transition_seed=args.transition_seed, per_request=bool(args.per_request),
-                       transform=args.transform)
+                       transform=args.transform, references=args.references)
         if args.per_request:
             per_request.append(_with_run_columns(run.per_request(), device.name, picked.get("stream")))
         for r in run:
@@ -135,7 +135,8 @@ def _simulate_streamed(args, devices, policies) -> int:
                                     fold_offsets=args.fold_offsets, response_from=args.response_from, tail_s=args.tail,
                                     transition_seed=args.transition_seed, columns=getattr(args, "columns", None),
                                     write_flag=getattr(args, "write_flag", None), transform=args.transform,
-                                    per_request=per_request[-1] if args.per_request else None)
+                                    per_request=per_request[-1] if args.per_request else None,
+                                    references=getattr(args, "references", True))
             records.extend(results)
         if not args.json:
             print(f"idlewise: {records[0]['read_report']}", file=sys.stderr)

@@ -104,12 +104,12 @@ def _stream(path: str, table, first_record: int = 0):
 
 
 def _check_count(path: str, records: int, file) -> None:
-    """Every record the file's footer counts was read: a file cut or rewritten while it was read
-    is refused, never replayed as the part that was there."""
+    """Every record the file's footer counts was read: a file cut or rewritten while it was read,
+    or one whose pages a corruption emptied, is refused, never replayed as the part that was there."""
     expected = file.metadata.num_rows
     if records != expected:
         raise TraceError(f"{path}: read {records:,} records where the file's footer counts {expected:,}: "
-                         "the file changed while it was read (cut, or still being written)")
+                         "the file is corrupted or changed while it was read (cut, or still being written)")
 
 
 def _open(path: str, streaming: bool = False):
