@@ -29,6 +29,10 @@ const SPARSE: usize = 64;
 /// ten steps): responses scattered a few to a block (wake-ups caught at any point of a
 /// transition) stay in the list.
 const LONGEST_LIST: usize = 1024;
+/// A run that has recorded this many responses with more than [`SPARSE`] buckets listed moves to
+/// blocks: its binary search (up to ten steps) would cost more time than the blocks' few KB cost
+/// memory (a disk's always-on run under a sweep: 13 % of its CPU went to recording responses).
+const LISTED_RESPONSES: u64 = 1 << 16;
 
 /// Response-time statistics with memory that does not grow with the number of requests:
 /// exact count, mean, minimum and maximum; percentiles from a log-linear histogram whose bucket
@@ -36,8 +40,8 @@ const LONGEST_LIST: usize = 1024;
 /// shift, one subtraction), within 0.05 % of the exact value.
 ///
 /// Up to [`SPARSE`] distinct buckets are counted in a sorted list of (bucket, count), and more
-/// while the list is smaller than the blocks would be ([`LONGEST_LIST`]); past them, buckets are
-/// counted a block (a sixteenth of a binade, 512 bytes) at a time, allocated when a response
+/// while the list is smaller than the blocks would be ([`LONGEST_LIST`]) and the run has recorded
+/// fewer than [`LISTED_RESPONSES`]; past them, buckets are counted a block (a sixteenth of a binade, 512 bytes) at a time, allocated when a response
 /// first falls in it and found through a table of the blocks (1.7 KiB), so a run holds the blocks
 /// its responses touch, whatever the allocator does. (One array of every bucket relied on
 /// untouched pages staying unmapped, which holds only while the allocator maps each array
@@ -116,7 +120,10 @@ impl ResponseStats {
                 }
             }
             Err(i) if self.list_grows() => self.sparse.insert(i, (index as u32, 1)),
-            Err(_) => self.spill(index),
+            Err(_) => return self.spill(index),
+        }
+        if self.count == LISTED_RESPONSES && self.sparse.len() > SPARSE {
+            self.into_blocks();
         }
     }
 
@@ -126,7 +133,7 @@ impl ResponseStats {
         if len < SPARSE {
             return true;
         }
-        if len >= LONGEST_LIST {
+        if len >= LONGEST_LIST || self.count >= LISTED_RESPONSES {
             return false;
         }
         if !len.is_power_of_two() {
@@ -676,18 +683,27 @@ mod tests {
     fn a_histogram_holds_only_the_blocks_its_responses_touch() {
         // A few dozen distinct responses take no block at all, however many times each comes.
         let mut few = ResponseStats::default();
-        for i in 0..SPARSE * 1000 {
+        for i in 0..SPARSE * 2000 {
             few.record(1e-3 * (1.0 + (i % SPARSE) as f64));
         }
         assert_eq!(few.blocks_held(), 0);
-        assert_eq!(few.count(), SPARSE as u64 * 1000);
+        assert_eq!(few.count(), SPARSE as u64 * 2000);
         // Responses a few to a block stay in the list well past that: 300, each a sixteenth of a
-        // binade from the last (a block of its own), 2.4 KB listed against 155 KB of blocks.
+        // binade from the last (282 blocks), 2.4 KB listed against 140 KB of blocks.
         let mut scattered = ResponseStats::default();
         for k in 0..300 {
             scattered.record(1e-6 * 2f64.powf(k as f64 / 16.0 + 1.0 / 32.0));
         }
         assert_eq!((scattered.sparse.len(), scattered.blocks_held()), (300, 0));
+        // ... until the run has recorded 65,536 responses: a run that large searches its list
+        // on every response, and takes blocks (here one a bucket) instead.
+        for k in 300..LISTED_RESPONSES as usize - 1 {
+            scattered.record(1e-6 * 2f64.powf((k % 300) as f64 / 16.0 + 1.0 / 32.0));
+        }
+        assert_eq!((scattered.sparse.len(), scattered.blocks_held()), (300, 0));
+        scattered.record(1e-6);
+        assert!(scattered.sparse.is_empty() && scattered.blocks_held() > 250, "{}", scattered.blocks_held());
+        assert_eq!(scattered.count(), LISTED_RESPONSES);
         // Responses in consecutive buckets move to blocks once the list would be the larger:
         // at its 257th bucket (256 buckets fill two blocks).
         let mut dense = ResponseStats::default();
@@ -698,15 +714,14 @@ mod tests {
         assert_eq!((dense.sparse.len(), dense.blocks_held()), (256, 0));
         dense.record(bucket_upper_s(first + 256));
         assert!(dense.slot_of.is_some() && dense.sparse.is_empty() && dense.blocks_held() <= 3);
-        // A million responses within one sixteenth of the 1-2 ms binade (103 buckets: listed)
-        // take one block once in blocks; the extremes (0, and beyond the last binade) one more each.
+        // A million responses within one sixteenth of the 1-2 ms binade (110 buckets, listed at
+        // first) take one block once past 65,536; the extremes (0, and beyond the last binade)
+        // one more each.
         let mut s = ResponseStats::default();
         for i in 0..1_000_000 {
             s.record(1.04e-3 * (1.0 + 0.05 * (i as f64 / 1e6)));
         }
-        assert_eq!((s.sparse.len(), s.blocks_held()), (110, 0));
-        s.into_blocks();
-        assert_eq!(s.blocks_held(), 1);
+        assert_eq!((s.sparse.len(), s.blocks_held()), (0, 1));
         s.record(0.0);
         s.record(1e12);
         assert_eq!(s.blocks_held(), 3);
