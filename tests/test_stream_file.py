@@ -524,3 +524,42 @@ def test_simulate_no_references_prints_n_a_and_nulls(tmp_path):
     assert alone[0]["energy_vs_oracle"] is None and alone[0]["theoretical_min_energy_j"] is None
     assert beside[0]["energy_vs_oracle"] > 1 and beside[0]["theoretical_min_energy_j"] > 0
     assert alone[0]["energy_j"] == beside[0]["energy_j"] and alone[0]["p99_response_s"] == beside[0]["p99_response_s"]
+
+
+def test_read_ahead_keeps_the_order_the_errors_and_no_thread_behind():
+    """Batches read ahead on a thread come in order, a reader's error after the batches before it,
+    and a caller that stops early leaves no reader thread running (so it may close the file)."""
+    import threading
+
+    from idlewise.traces.streaming import read_ahead
+
+    assert list(read_ahead(iter(range(1000)))) == list(range(1000))
+
+    def failing():
+        yield from range(5)
+        raise IdlewiseError("t.parquet: record 5: bad")
+
+    seen = []
+    with pytest.raises(IdlewiseError, match="record 5"):
+        for batch in read_ahead(failing()):
+            seen.append(batch)
+    assert seen == [0, 1, 2, 3, 4]
+
+    closed = []
+
+    def endless():
+        try:
+            i = 0
+            while True:
+                yield i
+                i += 1
+        finally:
+            closed.append(threading.current_thread().name)
+
+    source = endless()
+    ahead = read_ahead(source, depth=2)
+    assert [next(ahead) for _ in range(3)] == [0, 1, 2]
+    ahead.close()  # the caller stops early
+    assert not any(t.name == "idlewise-read-ahead" and t.is_alive() for t in threading.enumerate())
+    source.close()  # on the caller's thread, as simulate_file closes a Parquet reader
+    assert closed == [threading.current_thread().name]

@@ -150,7 +150,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         One run per (device, policy), in the results schema; ``first_time_s`` and
         ``last_time_s`` are the first and last arrivals replayed.
     """
-    from .traces.streaming import BATCHED, batches_of, engine_format, file_format  # NumPy loads with a replay, not with `import idlewise`
+    from .traces.streaming import BATCHED, batches_of, engine_format, file_format, read_ahead  # NumPy loads with a replay, not with `import idlewise`
 
     from .traces.inputs import local_path
 
@@ -191,7 +191,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         # Closed here, on this thread, when a batch fails or the run is stopped: a reader left
         # open holds Arrow's threads, and the interpreter aborted when they met it at exit.
         with contextlib.closing(batches_of(format, path)) as batches:
-            for time_s, offset_bytes, size_bytes, is_write, volumes in batches:
+            for time_s, offset_bytes, size_bytes, is_write, volumes in read_ahead(batches):
                 runs.feed(time_s, offset_bytes, size_bytes, is_write, volumes, progress=counter)
         return runs.finish()
 

@@ -31,6 +31,56 @@ def batches_of(format: str, path: str):
     return iter_srt_batches(path)
 
 
+def read_ahead(batches, depth: int = 2):
+    """``batches`` (an iterator) read on a thread of its own, up to ``depth`` batches ahead of
+    the caller: a Parquet file's decoding (which lets the GIL go) then overlaps the replay of the
+    batch before, instead of taking turns with it (100 timeouts over 100M requests spent a third
+    of their time waiting for batches). Batches come in order; an error the iterator raises comes
+    after the batches before it, as it would unread ahead. When the caller stops early (an error,
+    a stop, Ctrl-C) the thread is stopped and joined before this generator returns, so the
+    caller may close ``batches`` on its own thread."""
+    import queue
+    import threading
+
+    ahead: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    done = object()
+
+    def read() -> None:
+        try:
+            for batch in batches:
+                while not stop.is_set():
+                    try:
+                        ahead.put((batch, None), timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            ahead.put((done, None))
+        except BaseException as e:  # handed to the caller, in its place among the batches
+            ahead.put((done, e))
+
+    reader = threading.Thread(target=read, name="idlewise-read-ahead", daemon=True)
+    reader.start()
+    try:
+        while True:
+            batch, error = ahead.get()
+            if batch is done:
+                if error is not None:
+                    raise error
+                return
+            yield batch
+    finally:
+        stop.set()
+        while reader.is_alive():
+            try:
+                ahead.get(timeout=0.1)  # a reader waiting to put its batch goes on, sees the stop
+            except queue.Empty:
+                pass
+        reader.join()
+
+
 def file_format(path: str, format: str = "auto", columns=None, write_flag=None, stream=None,
                 whole: str | None = None) -> tuple[str, dict | None]:
     """How a file is read as it streams: its format (detected for ``auto``; a column mapping's
