@@ -75,7 +75,7 @@ RUN_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("normalized_system_energy", _F, "system_energy_j / the reference run's"),
     ("normalized_mean_response", _F, "mean_response_s / the reference run's"),
     ("energy_vs_oracle", _F, "energy_j / the offline optimum's on the same trace and device"),
-    ("normalized_against", _S, "the reference run (always-on)"),
+    ("normalized_against", _S, "the reference run (always-on); null, as the ratios, when replayed without references"),
     ("response_from", _S, "where a response is measured from: the request's issue or its arrival"),
     ("wakeups_per_day", _F, "wake-ups per day of the run"),
     ("cycle_wakeups_per_day", _F, "rated start/stop cycles used per day"),
