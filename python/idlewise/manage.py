@@ -38,8 +38,6 @@ import time
 from dataclasses import dataclass
 from typing import Callable, NamedTuple, Optional
 
-import numpy as np
-
 from . import _core
 from .devices import load_device
 from .errors import IdlewiseError
@@ -272,6 +270,8 @@ class Manager:
             if counters is None:
                 continue
             if m.counters is not None and self.previous_s is not None:
+                import numpy as np  # here, not at import: the command line's parser reads this module's defaults
+
                 t, size, write = _interval(m.disk, self.previous_s, now, m.counters, counters)
                 if len(t):
                     first = float(t[0])
@@ -317,6 +317,8 @@ def _interval(disk: str, t0: float, t1: float, before, after):
     the bytes sent, spread over the interval as a recording's are (reads first). A counter that
     went down (an interface re-created) counts nothing."""
     if isinstance(after, NetCounters):
+        import numpy as np
+
         sizes = [max(0, after.rx_bytes - before.rx_bytes), max(0, after.tx_bytes - before.tx_bytes)]
         kept = [(size, write) for size, write in zip(sizes, (False, True)) if size > 0]
         n = len(kept)

@@ -30,15 +30,31 @@ from ._common import DEMO_DEVICE, DEMO_POLICIES, _fmt_time, results_table  # noq
 from ..arguments import THREADS_MAX, VOLUME_PARTS_MAX
 from ..output import FIGURE_SUFFIXES
 from ._options import _count, _seed, _watts, _seconds, _response_option, _stream_key, _stream_option, _wide_option, _trace_options
-from .advise import cmd_record, cmd_advise
-from .manage import cmd_manage_hint, cmd_manage_replay, cmd_manage_run, cmd_manage_status
-from .devices import cmd_devices, cmd_policies
-from .experiments import cmd_cache, cmd_experiment
-from .hybrid import cmd_hybrid
-from .report import cmd_report
-from .simulate import cmd_demo, cmd_simulate
-from .sweep import cmd_sweep
-from .trace import cmd_trace_convert, cmd_trace_stats, cmd_trace_formats, cmd_workload
+
+
+class _Command:
+    """A command's function, imported when the command runs: ``idlewise simulate`` does not load
+    what ``report``, ``manage`` or the experiments need (NumPy came with them, 0.1 s of every
+    command's start-up)."""
+
+    def __init__(self, module: str, name: str):
+        self.module, self.name = module, name
+
+    def __call__(self, args):
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{self.module}"), self.name)(args)
+
+
+cmd_record, cmd_advise = _Command("advise", "cmd_record"), _Command("advise", "cmd_advise")
+cmd_manage_hint, cmd_manage_replay = _Command("manage", "cmd_manage_hint"), _Command("manage", "cmd_manage_replay")
+cmd_manage_run, cmd_manage_status = _Command("manage", "cmd_manage_run"), _Command("manage", "cmd_manage_status")
+cmd_devices, cmd_policies = _Command("devices", "cmd_devices"), _Command("devices", "cmd_policies")
+cmd_cache, cmd_experiment = _Command("experiments", "cmd_cache"), _Command("experiments", "cmd_experiment")
+cmd_hybrid, cmd_report, cmd_sweep = _Command("hybrid", "cmd_hybrid"), _Command("report", "cmd_report"), _Command("sweep", "cmd_sweep")
+cmd_demo, cmd_simulate = _Command("simulate", "cmd_demo"), _Command("simulate", "cmd_simulate")
+cmd_trace_convert, cmd_trace_stats = _Command("trace", "cmd_trace_convert"), _Command("trace", "cmd_trace_stats")
+cmd_trace_formats, cmd_workload = _Command("trace", "cmd_trace_formats"), _Command("trace", "cmd_workload")
 
 
 def build_parser() -> argparse.ArgumentParser:
