@@ -65,3 +65,24 @@ def test_errors_exit_2_without_traceback(tmp_path):
     p = subprocess.run([sys.executable, "-m", "idlewise.cli", "simulate", str(bad), "--device", "nope", "--policy", "x"],
                        capture_output=True, text=True)
     assert p.returncode == 2 and "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("command", [
+    ["policies"],
+    ["devices"],
+    ["simulate", "{trace}", "--device", "cmu-mems-g2", "--policy", "timeout:100ms", "--format", "disksim"],
+])
+def test_commands_that_need_no_numpy_start_without_it(command):
+    """NumPy is a tenth of a second of start-up: a text trace's replay, the catalog and the policy
+    list do not load it (nor the other commands' modules), so a short command stays short."""
+    from pathlib import Path
+
+    trace = str(Path(__file__).parent / "data" / "mems-disksim" / "visible.trace")
+    argv = [a.format(trace=trace) for a in command]
+    code = ("import runpy, sys\n"
+            f"sys.argv = ['idlewise', *{argv!r}]\n"
+            "try:\n    runpy.run_module('idlewise', run_name='__main__')\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+            "loaded = [m for m in ('numpy', 'idlewise.reporting', 'idlewise.experiments') if m in sys.modules]\n"
+            "print('LOADED', loaded, file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "LOADED []" in done.stderr, done.stderr[-500:]

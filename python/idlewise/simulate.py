@@ -150,7 +150,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         One run per (device, policy), in the results schema; ``first_time_s`` and
         ``last_time_s`` are the first and last arrivals replayed.
     """
-    from .traces.streaming import BATCHED, batches_of, engine_format, file_format, read_ahead  # NumPy loads with a replay, not with `import idlewise`
+    from .traces.sources import BATCHED, batches_of, engine_format, file_format, read_ahead  # no NumPy: a text trace's replay starts without it
 
     from .traces.inputs import local_path
 
@@ -158,9 +158,10 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
                                                            response_from, tail_s, transition_seed)
     format, mapping = file_format(path, format, columns, write_flag, stream, whole="read_trace() and simulate()")
-    from .traces.transforms import split_selection
+    if transform is not None and str(transform).strip():
+        from .traces.transforms import split_selection  # NumPy, as a transform needs it
 
-    stream, transform = split_selection(transform, stream, f"{path}: ")  # a chain's stream:K is the device read
+        stream, transform = split_selection(transform, stream, f"{path}: ")  # a chain's stream:K is the device read
     if stream is not None:
         from .arguments import device_number
 
@@ -222,7 +223,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         if str(e).startswith(f"{path}: "):
             raise  # a reader's error names the file already
         raise type(e)(f"{path}: {e}") from None
-    from .traces.trace import describe_text, read_report_text  # NumPy loads with a replay, not with `import idlewise`
+    from .traces.describe import describe_text, read_report_text
 
     report = read_report_text(path, records_read, format, kept["records"], dict(skipped), zero_size=kept["zero_size"])
     name = os.path.basename(path)

@@ -209,6 +209,9 @@ proptest! {
             let specs: Vec<PolicySpec> = policies.iter().map(|s| PolicySpec::parse(s).unwrap()).collect();
             let with = idlewise_core::evaluate_on(&trace, &device, &specs, &ReplayOptions::default(), None, threads).unwrap();
             let alone = idlewise_core::evaluate_on(&trace, &device, &specs, &ReplayOptions { without_references: true, ..Default::default() }, None, threads).unwrap();
+            // The same reports on one thread as on two.
+            let one_thread = idlewise_core::evaluate_on(&trace, &device, &specs, &ReplayOptions::default(), None, 1).unwrap();
+            prop_assert_eq!(format!("{:?}", one_thread), format!("{:?}", with));
             for (w, a) in with.iter().zip(&alone) {
                 prop_assert!(w.normalized_energy.is_some() && w.energy_vs_oracle.is_some());
                 prop_assert!(a.normalized_energy.is_none() && a.normalized_system_energy.is_none() && a.normalized_mean_response.is_none() && a.energy_vs_oracle.is_none());
@@ -221,4 +224,30 @@ proptest! {
             }
         }
     }
+}
+
+/// A sled's runs dealt over threads once a part is worth them (30,000 requests under three runs
+/// and two references replayed apart): every report, normalisations and minima included, is the
+/// one a single thread gives, bit for bit.
+#[test]
+fn a_sled_s_references_dealt_over_threads_give_one_thread_s_reports() {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let items: Vec<(f64, u32, i64, i64, bool)> = (0..30_000)
+        .map(|_| ((next() % 1000) as f64 / 1000.0, (next() % 6) as u32, (next() % 6_000_000) as i64, 1 + (next() % 63) as i64, next() % 3 == 0))
+        .collect();
+    let (times, offsets, sizes, ops) = trace_columns(items, 6_750_000);
+    let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
+    let specs: Vec<PolicySpec> = ["timeout:1ms", "timeout:100ms", "oracle"].iter().map(|s| PolicySpec::parse(s).unwrap()).collect();
+    let one = idlewise_core::evaluate_on(&trace, &g2(), &specs, &ReplayOptions::default(), None, 1).unwrap();
+    for threads in [2, 3] {
+        let dealt = idlewise_core::evaluate_on(&trace, &g2(), &specs, &ReplayOptions::default(), None, threads).unwrap();
+        assert_eq!(format!("{dealt:?}"), format!("{one:?}"), "{threads} threads");
+    }
+    assert!(one.iter().all(|r| r.energy_vs_oracle.is_some() && r.run.theoretical_min.is_some()));
 }

@@ -12,6 +12,7 @@ from ...errors import TraceError
 from ..detect import detect_format
 from ..budget import check_whole_read_fits
 from ..formats import DESCRIPTIONS
+from ..sources import check_mapping_options  # noqa: F401 - every reader of files checks its options there
 from .alibaba import read_alibaba
 from .archive import read_archive
 from .biosnoop import read_biosnoop
@@ -35,15 +36,6 @@ _READ = {
 #: Format name -> (reader, one-line description).
 READERS = {name: (_READ[name], description) for name, description in DESCRIPTIONS.items()}
 FORMATS = tuple(READERS)
-
-
-def check_mapping_options(path: str, format: str, columns, write_flag) -> None:
-    """A column mapping reads a CSV, and a write flag needs a mapping: every reader of files
-    checks both here."""
-    if columns is not None and format not in ("auto", "csv"):
-        raise TraceError(f"{path}: a column mapping reads a CSV file; it cannot be given with format '{format}'")
-    if columns is None and write_flag is not None:
-        raise TraceError(f"{path}: write_flag (--write-flag) goes with a column mapping (--columns ... op=COLUMN)")
 
 
 def read_trace(path, *, format: str = "auto", sort: bool = False, stream: "int | str | None" = None,
