@@ -48,7 +48,7 @@ def threads_for(requests: int, runs: int, threads: int | None) -> int:
 #: over 1,000 volumes x 100 policies of 10k requests each (histograms of many responses; 28-31 KB
 #: before they took small blocks), about 10 KB a result row in Python; 100k devices of 3
 #: requests under two policies, 1.9 GB in all, 5 KB a run. 2026-11-27, once histograms listed
-#: their buckets: 4.2 KB a run in the engine on the first workload (415 MiB in all); the budget
+#: their buckets: 4.8 KB a run in the engine on the first workload (477 MiB in all); the budget
 #: is kept, as the Python rows dominate.
 BYTES_PER_VOLUME_RUN = 24 << 10
 

@@ -25,21 +25,27 @@ const BLOCKS: usize = BUCKETS / PER_BLOCK;
 /// own (10–13 KB a run for 1,000 round-robin volumes, most of their memory).
 const SPARSE: usize = 64;
 /// Past [`SPARSE`], the list grows (checked each time it doubles) while it takes less memory
-/// than the blocks its buckets would touch, up to this many buckets (8 KiB, a binary search of
-/// ten steps): responses scattered a few to a block (wake-ups caught at any point of a
-/// transition) stay in the list.
+/// than the blocks its buckets would touch, up to this many buckets (a table of 16 KiB):
+/// responses scattered a few to a block (wake-ups caught at any point of a transition) stay in
+/// the list.
 const LONGEST_LIST: usize = 1024;
 /// A run that has recorded this many responses with more than [`SPARSE`] buckets listed moves to
-/// blocks: its binary search (up to ten steps) would cost more time than the blocks' few KB cost
-/// memory (a disk's always-on run under a sweep: 13 % of its CPU went to recording responses).
+/// blocks: a run that large has its memory's worth in its data, and a block's count is found in
+/// one step less.
 const LISTED_RESPONSES: u64 = 1 << 16;
+/// A free place in the list's table (no bucket is numbered this high).
+const FREE: u32 = u32::MAX;
+/// The list's table starts with this many places.
+const FIRST_PLACES: usize = 16;
 
 /// Response-time statistics with memory that does not grow with the number of requests:
 /// exact count, mean, minimum and maximum; percentiles from a log-linear histogram whose bucket
 /// is read straight off the float's bits (exponent and top mantissa bits: no libm call, one
 /// shift, one subtraction), within 0.05 % of the exact value.
 ///
-/// Up to [`SPARSE`] distinct buckets are counted in a sorted list of (bucket, count), and more
+/// Up to [`SPARSE`] distinct buckets are counted in a list of (bucket, count) kept as a hash
+/// table (open addressing, at most half full: one probe or two whatever the list's length; a
+/// sorted list's binary search took a quarter of the CPU of 1,000 round-robin volumes), and more
 /// while the list is smaller than the blocks would be ([`LONGEST_LIST`]) and the run has recorded
 /// fewer than [`LISTED_RESPONSES`]; past them, buckets are counted a block (a sixteenth of a binade, 512 bytes) at a time, allocated when a response
 /// first falls in it and found through a table of the blocks (1.7 KiB), so a run holds the blocks
@@ -51,8 +57,11 @@ const LISTED_RESPONSES: u64 = 1 << 16;
 /// gives the same percentiles: those of one dense array of every bucket (tested).
 #[derive(Debug, Clone)]
 pub struct ResponseStats {
-    /// (bucket, count) by bucket, while the list is the smaller form (`list_grows`).
+    /// The list: (bucket, count) in a table of a power of two places ([`FREE`] where none is),
+    /// while it is the smaller form (`list_grows`); empty once blocks are in use.
     sparse: Vec<(u32, u32)>,
+    /// Buckets in the list.
+    listed: u32,
     /// Then `slot_of[block]`: 1 + the block's place in `blocks`, 0 where none has come.
     slot_of: Option<Box<[u16; BLOCKS]>>,
     /// Boxed: a new block is allocated on its own, never by growing (and copying) one array.
@@ -68,7 +77,7 @@ pub struct ResponseStats {
 
 impl Default for ResponseStats {
     fn default() -> Self {
-        ResponseStats { sparse: Vec::new(), slot_of: None, blocks: Vec::new(), carries: Vec::new(), count: 0, sum_s: 0.0, min_s: f64::INFINITY, max_s: 0.0 }
+        ResponseStats { sparse: Vec::new(), listed: 0, slot_of: None, blocks: Vec::new(), carries: Vec::new(), count: 0, sum_s: 0.0, min_s: f64::INFINITY, max_s: 0.0 }
     }
 }
 
@@ -106,30 +115,73 @@ impl ResponseStats {
         }
     }
 
+    /// The list's place of bucket `index`: where it is, or the free place it would take.
+    #[inline(always)]
+    fn place(&self, index: u32) -> usize {
+        let mask = self.sparse.len() - 1;
+        // Fibonacci hashing (the product's top bits): consecutive buckets spread over the table.
+        let mut i = (index.wrapping_mul(0x9E37_79B9) >> (32 - self.sparse.len().trailing_zeros())) as usize;
+        while self.sparse[i].0 != index && self.sparse[i].0 != FREE {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+
     #[inline]
     fn count_in_list(&mut self, index: usize) {
-        match self.sparse.binary_search_by_key(&(index as u32), |&(b, _)| b) {
-            Ok(i) => {
-                let count = &mut self.sparse[i].1;
-                match count.checked_add(1) {
-                    Some(next) => *count = next,
-                    None => {
-                        *count = 0;
-                        self.carry(index);
-                    }
+        if self.sparse.is_empty() {
+            self.sparse = vec![(FREE, 0); FIRST_PLACES];
+        }
+        let i = self.place(index as u32);
+        if self.sparse[i].0 == FREE {
+            if !self.list_grows() {
+                return self.spill(index);
+            }
+            self.list_new(index as u32, 1);
+        } else {
+            let count = &mut self.sparse[i].1;
+            match count.checked_add(1) {
+                Some(next) => *count = next,
+                None => {
+                    *count = 0;
+                    self.carry(index);
                 }
             }
-            Err(i) if self.list_grows() => self.sparse.insert(i, (index as u32, 1)),
-            Err(_) => return self.spill(index),
         }
-        if self.count == LISTED_RESPONSES && self.sparse.len() > SPARSE {
+        if self.count == LISTED_RESPONSES && self.listed as usize > SPARSE {
             self.into_blocks();
         }
     }
 
+    /// A bucket not yet in the list, with its count (the table doubled first if it would be more
+    /// than half full).
+    fn list_new(&mut self, index: u32, count: u32) {
+        if self.sparse.is_empty() {
+            self.sparse = vec![(FREE, 0); FIRST_PLACES];
+        }
+        if 2 * (self.listed as usize + 1) > self.sparse.len() {
+            let places = 2 * self.sparse.len();
+            let entries = std::mem::replace(&mut self.sparse, vec![(FREE, 0); places]);
+            for (b, c) in entries.into_iter().filter(|&(b, _)| b != FREE) {
+                let at = self.place(b);
+                self.sparse[at] = (b, c);
+            }
+        }
+        let at = self.place(index);
+        self.sparse[at] = (index, count);
+        self.listed += 1;
+    }
+
+    /// The list's (bucket, count) by bucket.
+    fn listed_by_bucket(&self) -> Vec<(u32, u32)> {
+        let mut entries: Vec<(u32, u32)> = self.sparse.iter().copied().filter(|&(b, _)| b != FREE).collect();
+        entries.sort_unstable_by_key(|&(b, _)| b);
+        entries
+    }
+
     /// Whether a new bucket joins the list (else the list moves into blocks).
     fn list_grows(&self) -> bool {
-        let len = self.sparse.len();
+        let len = self.listed as usize;
         if len < SPARSE {
             return true;
         }
@@ -139,9 +191,11 @@ impl ResponseStats {
         if !len.is_power_of_two() {
             return true;
         }
-        // Doubled, the list's allocation against the slot table and one block per block touched.
-        let blocks = 1 + self.sparse.windows(2).filter(|w| w[0].0 as usize / PER_BLOCK != w[1].0 as usize / PER_BLOCK).count();
-        16 * len <= 2 * BLOCKS + 4 * PER_BLOCK * blocks
+        // Doubled, the list's table (twice its buckets, 8 bytes a place) against the slot table
+        // and one block per block touched.
+        let entries = self.listed_by_bucket();
+        let blocks = 1 + entries.windows(2).filter(|w| w[0].0 as usize / PER_BLOCK != w[1].0 as usize / PER_BLOCK).count();
+        32 * len <= 2 * BLOCKS + 4 * PER_BLOCK * blocks
     }
 
     /// A bucket the list does not take: they and it go into blocks.
@@ -154,7 +208,8 @@ impl ResponseStats {
     /// The list's counts moved into blocks (carries stay as they are).
     fn into_blocks(&mut self) {
         self.slot_of = Some(Box::new([0; BLOCKS]));
-        for (b, c) in std::mem::take(&mut self.sparse) {
+        self.listed = 0;
+        for (b, c) in std::mem::take(&mut self.sparse).into_iter().filter(|&(b, _)| b != FREE) {
             self.add_to_bucket(b as usize, u64::from(c));
         }
     }
@@ -218,7 +273,7 @@ impl ResponseStats {
         let rank = ((q.clamp(0.0, 1.0) * self.count as f64).ceil() as u64).max(1);
         let Some(slot_of) = self.slot_of.as_deref() else {
             let mut seen = 0u64;
-            for &(b, c) in &self.sparse {
+            for (b, c) in self.listed_by_bucket() {
                 seen += u64::from(c) + self.carries.iter().find(|(k, _)| *k == b).map_or(0, |(_, wraps)| wraps << 32);
                 if seen >= rank {
                     return bucket_upper_s(b as usize).clamp(self.min_s, self.max_s);
@@ -247,7 +302,7 @@ impl ResponseStats {
 
     /// Every (bucket, count) held, in no particular order.
     fn bucket_counts(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
-        let listed = self.sparse.iter().map(|&(b, c)| (b as usize, u64::from(c)));
+        let listed = self.sparse.iter().filter(|&&(b, _)| b != FREE).map(|&(b, c)| (b as usize, u64::from(c)));
         let blocks = self.slot_of.iter().flat_map(move |slot_of| {
             slot_of.iter().enumerate().filter(|(_, &slot)| slot != 0).flat_map(move |(b, &slot)| {
                 self.blocks[slot as usize - 1].iter().enumerate().filter(|(_, &c)| c != 0).map(move |(i, &c)| (b * PER_BLOCK + i, u64::from(c)))
@@ -288,7 +343,7 @@ impl ResponseStats {
             }
         } else {
             for (b, c) in totals {
-                out.sparse.push((b as u32, c as u32));
+                out.list_new(b as u32, c as u32);
                 if c >> 32 > 0 {
                     out.carries.push((b as u32, c >> 32));
                 }
@@ -694,25 +749,25 @@ mod tests {
         for k in 0..300 {
             scattered.record(1e-6 * 2f64.powf(k as f64 / 16.0 + 1.0 / 32.0));
         }
-        assert_eq!((scattered.sparse.len(), scattered.blocks_held()), (300, 0));
+        assert_eq!((scattered.listed, scattered.blocks_held()), (300, 0));
         // ... until the run has recorded 65,536 responses: a run that large searches its list
         // on every response, and takes blocks (here one a bucket) instead.
         for k in 300..LISTED_RESPONSES as usize - 1 {
             scattered.record(1e-6 * 2f64.powf((k % 300) as f64 / 16.0 + 1.0 / 32.0));
         }
-        assert_eq!((scattered.sparse.len(), scattered.blocks_held()), (300, 0));
+        assert_eq!((scattered.listed, scattered.blocks_held()), (300, 0));
         scattered.record(1e-6);
         assert!(scattered.sparse.is_empty() && scattered.blocks_held() > 250, "{}", scattered.blocks_held());
         assert_eq!(scattered.count(), LISTED_RESPONSES);
         // Responses in consecutive buckets move to blocks once the list would be the larger:
-        // at its 257th bucket (256 buckets fill two blocks).
+        // at its 129th bucket (128 buckets fill one or two blocks; the list's table, 4 KiB).
         let mut dense = ResponseStats::default();
         let first = bucket(1e-3);
-        for b in first..first + 256 {
+        for b in first..first + 128 {
             dense.record(bucket_upper_s(b));
         }
-        assert_eq!((dense.sparse.len(), dense.blocks_held()), (256, 0));
-        dense.record(bucket_upper_s(first + 256));
+        assert_eq!((dense.listed, dense.blocks_held()), (128, 0));
+        dense.record(bucket_upper_s(first + 128));
         assert!(dense.slot_of.is_some() && dense.sparse.is_empty() && dense.blocks_held() <= 3);
         // A million responses within one sixteenth of the 1-2 ms binade (110 buckets, listed at
         // first) take one block once past 65,536; the extremes (0, and beyond the last binade)
@@ -721,7 +776,7 @@ mod tests {
         for i in 0..1_000_000 {
             s.record(1.04e-3 * (1.0 + 0.05 * (i as f64 / 1e6)));
         }
-        assert_eq!((s.sparse.len(), s.blocks_held()), (0, 1));
+        assert_eq!((s.listed, s.blocks_held()), (0, 1));
         s.record(0.0);
         s.record(1e12);
         assert_eq!(s.blocks_held(), 3);
@@ -745,7 +800,7 @@ mod tests {
                 let slot = s.slot_of.as_ref().unwrap()[index / PER_BLOCK];
                 s.blocks[slot as usize - 1][index % PER_BLOCK] = u32::MAX - 2;
             } else {
-                s.sparse[0].1 = u32::MAX - 2;
+                s.sparse.iter_mut().find(|e| e.0 == index as u32).unwrap().1 = u32::MAX - 2;
             }
             s.count = u64::from(u32::MAX) - 2;
             for _ in 0..8 {
@@ -753,7 +808,7 @@ mod tests {
             }
             s.record(2e-3);
             assert_eq!(s.carries, vec![(index as u32, 1)]);
-            let held = if in_blocks { s.blocks[s.slot_of.as_ref().unwrap()[index / PER_BLOCK] as usize - 1][index % PER_BLOCK] } else { s.sparse[0].1 };
+            let held = if in_blocks { s.blocks[s.slot_of.as_ref().unwrap()[index / PER_BLOCK] as usize - 1][index % PER_BLOCK] } else { s.sparse.iter().find(|e| e.0 == index as u32).unwrap().1 };
             assert_eq!(held, 5);
             // 2^32 + 5 responses at 1 ms and one at 2 ms: every quantile short of the last is 1 ms.
             assert_eq!(s.count(), (1u64 << 32) + 6);
