@@ -82,7 +82,7 @@ def test_commands_that_need_no_numpy_start_without_it(command):
     code = ("import runpy, sys\n"
             f"sys.argv = ['idlewise', *{argv!r}]\n"
             "try:\n    runpy.run_module('idlewise', run_name='__main__')\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
-            "loaded = [m for m in ('numpy', 'idlewise.reporting', 'idlewise.experiments') if m in sys.modules]\n"
+            "loaded = [m for m in ('numpy', 'idlewise.reporting', 'idlewise.experiments', 'idlewise.manage') if m in sys.modules]\n"
             "print('LOADED', loaded, file=sys.stderr)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "LOADED []" in done.stderr, done.stderr[-500:]

@@ -267,7 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     mg = sub.add_parser("manage", help="the power manager, live: run a policy on this machine's devices (dry run by default)")
     mgsub = mg.add_subparsers(dest="manage_command", required=True)
-    from ..manage import DEFAULT_SOCKET
+    # The socket's default is manage's DEFAULT_SOCKET, taken when the command runs: building the
+    # parser does not import the power manager.
+    socket_default = "/run/idlewise-manage.sock as root, else $XDG_RUNTIME_DIR (or /tmp)/idlewise-manage-UID.sock"
 
     mr = mgsub.add_parser("run", help="watch block devices and carry out a policy's decisions (logs only, unless --apply)")
     mr.add_argument("disks", nargs="+", metavar="DISK", help="block devices as /proc/diskstats names them: sda, nvme0n1")
@@ -277,7 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
     mr.add_argument("--interval", type=_seconds, default=1.0, metavar="DURATION", help="time between polls (default 1s)")
     mr.add_argument("--for", dest="duration", type=_seconds, metavar="DURATION", help="stop after this long (default: until SIGTERM)")
     mr.add_argument("--log", metavar="FILE", help="append the decisions, one JSON line each, to FILE (they also go to stdout)")
-    mr.add_argument("--socket", default=DEFAULT_SOCKET, help=f"where applications ask (default {DEFAULT_SOCKET})")
+    mr.add_argument("--socket", help=f"where applications ask (default {socket_default})")
     mr.add_argument("--apply", action="store_true", help="run the commands (needs root); without it, a dry run")
     mr.add_argument("--force", action="store_true", help="act even on a virtual disk or one holding root or swap")
     mr.add_argument("--actuator", default="auto", choices=["auto", "ata", "scsi", "wifi", "nvme"],
@@ -286,14 +288,14 @@ def build_parser() -> argparse.ArgumentParser:
     mr.add_argument("--knob", type=float, default=50.0, help="weighs a ghost hint's time against its energy (0-100, default 50)")
     mr.set_defaults(func=cmd_manage_run)
     ms = mgsub.add_parser("status", help="each managed device's mode, energy so far and what an access costs now")
-    ms.add_argument("--socket", default=DEFAULT_SOCKET)
+    ms.add_argument("--socket", help=f"where the manager listens (default {socket_default})")
     ms.add_argument("--size", type=float, default=4096.0, metavar="BYTES", help="the access to price (default 4096)")
     ms.add_argument("--json", action="store_true")
     ms.set_defaults(func=cmd_manage_status)
     mh = mgsub.add_parser("hint", help="a ghost hint: an application would have used DISK had it been ready")
     mh.add_argument("disk")
     mh.add_argument("--size", type=float, default=4096.0, metavar="BYTES")
-    mh.add_argument("--socket", default=DEFAULT_SOCKET)
+    mh.add_argument("--socket", help=f"where the manager listens (default {socket_default})")
     mh.add_argument("--json", action="store_true")
     mh.set_defaults(func=cmd_manage_hint)
     mp = mgsub.add_parser("replay", help="the same loop over a diskstats recording, on a virtual clock")

@@ -14,20 +14,20 @@ def _print_line(record: dict) -> None:
 
 
 def cmd_manage_run(args) -> int:
-    from ..manage import run
+    from ..manage import DEFAULT_SOCKET, run
 
     if not args.apply:
         print("idlewise: dry run: decisions are logged, no command is run (--apply to act)", file=sys.stderr)
     run(args.disks, args.policy, device=args.device, interval_s=args.interval, duration_s=args.duration, log=args.log,
-        socket_path=args.socket, apply=args.apply, force=args.force, actuator=args.actuator, base_power_w=args.base_power,
+        socket_path=args.socket or DEFAULT_SOCKET, apply=args.apply, force=args.force, actuator=args.actuator, base_power_w=args.base_power,
         knob=args.knob, emit=_print_line)
     return 0
 
 
 def cmd_manage_status(args) -> int:
-    from ..manage import Client
+    from ..manage import DEFAULT_SOCKET, Client
 
-    devices = Client(args.socket).status(args.size)
+    devices = Client(args.socket or DEFAULT_SOCKET).status(args.size)
     if args.json:
         json.dump(devices, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
@@ -43,9 +43,9 @@ def cmd_manage_status(args) -> int:
 
 
 def cmd_manage_hint(args) -> int:
-    from ..manage import Client
+    from ..manage import DEFAULT_SOCKET, Client
 
-    decisions = Client(args.socket).hint(args.disk, args.size)
+    decisions = Client(args.socket or DEFAULT_SOCKET).hint(args.disk, args.size)
     if args.json:
         json.dump(decisions, sys.stdout, indent=2)
         sys.stdout.write("\n")
