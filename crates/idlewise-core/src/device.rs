@@ -675,7 +675,7 @@ fn mems_service(origin: &str, m: &MemsFile, overhead_s: f64, sled_power_w: f64) 
 fn probes_charged(origin: &str, convention: &str, sled: &Sled) -> Result<Option<i32>> {
     match convention {
         "per-tip" => Ok(None),
-        "all-tips" => Ok(Some(sled.tips_simultaneous as i32)),
+        "all-tips" => Ok(Some(sled.tips_simultaneous)),
         other => Err(Error::device(origin, PROBE_POWER_FIELD, format!("must be \"per-tip\" or \"all-tips\", got \"{other}\""))),
     }
 }

@@ -129,27 +129,23 @@ impl ResponseStats {
 
     #[inline]
     fn count_in_list(&mut self, index: usize) {
-        if self.sparse.is_empty() {
-            self.sparse = vec![(FREE, 0); FIRST_PLACES];
-        }
-        let i = self.place(index as u32);
-        if self.sparse[i].0 == FREE {
-            if !self.list_grows() {
-                return self.spill(index);
-            }
-            self.list_new(index as u32, 1);
-        } else {
-            let count = &mut self.sparse[i].1;
-            match count.checked_add(1) {
-                Some(next) => *count = next,
-                None => {
-                    *count = 0;
-                    self.carry(index);
+        let found = if self.sparse.is_empty() { None } else { Some(self.place(index as u32)).filter(|&i| self.sparse[i].0 != FREE) };
+        match found {
+            Some(i) => {
+                let count = &mut self.sparse[i].1;
+                match count.checked_add(1) {
+                    Some(next) => *count = next,
+                    None => {
+                        *count = 0;
+                        self.carry(index);
+                    }
                 }
             }
+            None if self.list_grows() => self.list_new(index as u32, 1),
+            None => return self.spill(index),
         }
         if self.count == LISTED_RESPONSES && self.listed as usize > SPARSE {
-            self.into_blocks();
+            self.move_to_blocks();
         }
     }
 
@@ -201,12 +197,12 @@ impl ResponseStats {
     /// A bucket the list does not take: they and it go into blocks.
     #[cold]
     fn spill(&mut self, index: usize) {
-        self.into_blocks();
+        self.move_to_blocks();
         self.count_in_blocks(index);
     }
 
     /// The list's counts moved into blocks (carries stay as they are).
-    fn into_blocks(&mut self) {
+    fn move_to_blocks(&mut self) {
         self.slot_of = Some(Box::new([0; BLOCKS]));
         self.listed = 0;
         for (b, c) in std::mem::take(&mut self.sparse).into_iter().filter(|&(b, _)| b != FREE) {
@@ -796,7 +792,7 @@ mod tests {
             s.record(1e-3);
             let index = bucket(1e-3);
             if in_blocks {
-                s.into_blocks();
+                s.move_to_blocks();
                 let slot = s.slot_of.as_ref().unwrap()[index / PER_BLOCK];
                 s.blocks[slot as usize - 1][index % PER_BLOCK] = u32::MAX - 2;
             } else {
@@ -818,7 +814,7 @@ mod tests {
             // Moved into blocks, the list's wrapped count keeps its carry.
             if !in_blocks {
                 let q = s.quantile_s(0.999_999_999);
-                s.into_blocks();
+                s.move_to_blocks();
                 assert_eq!((s.quantile_s(0.999_999_999), s.count()), (q, (1u64 << 32) + 6));
             }
         }
