@@ -37,6 +37,11 @@ const LISTED_RESPONSES: u64 = 1 << 16;
 const FREE: u32 = u32::MAX;
 /// The list's table starts with this many places.
 const FIRST_PLACES: usize = 16;
+/// Responses whose buckets wait to be counted, in blocks form. A run's blocks lie far apart in
+/// memory, and the runs of a sweep many: counted as it came, nearly every response waited on a
+/// cache miss (a fifth of a 100-timeout sweep's time); counted a batch at a time in a tight
+/// loop, the misses overlap.
+const PENDING: usize = 256;
 
 /// Response-time statistics with memory that does not grow with the number of requests:
 /// exact count, mean, minimum and maximum; percentiles from a log-linear histogram whose bucket
@@ -64,11 +69,15 @@ pub struct ResponseStats {
     listed: u32,
     /// Then `slot_of[block]`: 1 + the block's place in `blocks`, 0 where none has come.
     slot_of: Option<Box<[u16; BLOCKS]>>,
-    /// Boxed: a new block is allocated on its own, never by growing (and copying) one array.
-    #[allow(clippy::vec_box)]
-    blocks: Vec<Box<[u32; PER_BLOCK]>>,
+    /// In one array, grown by doubling: a run's blocks lie together, a few pages for its
+    /// hundreds of blocks. (Each block boxed on its own put every block on a page of its own, and
+    /// a sweep's counting waited on address translation more than on its counts.)
+    blocks: Vec<[u32; PER_BLOCK]>,
     /// (bucket, how many times its 32-bit count wrapped), for buckets past 2^32 responses.
     carries: Vec<(u32, u64)>,
+    /// Buckets of responses recorded but not yet counted in the blocks (at most [`PENDING`]);
+    /// every reading takes them in.
+    pending: Vec<u32>,
     count: u64,
     sum_s: f64,
     min_s: f64,
@@ -77,7 +86,7 @@ pub struct ResponseStats {
 
 impl Default for ResponseStats {
     fn default() -> Self {
-        ResponseStats { sparse: Vec::new(), listed: 0, slot_of: None, blocks: Vec::new(), carries: Vec::new(), count: 0, sum_s: 0.0, min_s: f64::INFINITY, max_s: 0.0 }
+        ResponseStats { sparse: Vec::new(), listed: 0, slot_of: None, blocks: Vec::new(), carries: Vec::new(), pending: Vec::new(), count: 0, sum_s: 0.0, min_s: f64::INFINITY, max_s: 0.0 }
     }
 }
 
@@ -102,16 +111,43 @@ impl ResponseStats {
         self.max_s = self.max_s.max(response_s);
         self.min_s = self.min_s.min(response_s);
         let index = bucket(response_s);
-        match self.slot_of.as_deref() {
-            Some(slot_of) => {
-                let slot = slot_of[index / PER_BLOCK];
-                if slot != 0 {
-                    self.count_in_block(slot, index);
-                } else {
-                    self.count_in_new_block(index);
-                }
+        if self.slot_of.is_some() {
+            self.pending.push(index as u32);
+            if self.pending.len() >= PENDING {
+                self.count_pending();
             }
-            None => self.count_in_list(index),
+        } else {
+            self.count_in_list(index);
+        }
+    }
+
+    /// Counts the responses waiting in `pending` into their blocks.
+    #[inline(never)]
+    fn count_pending(&mut self) {
+        let mut pending = std::mem::take(&mut self.pending);
+        for &index in &pending {
+            self.count_in_blocks(index as usize);
+        }
+        pending.clear();
+        self.pending = pending;
+    }
+
+    /// Every recorded response counted in its bucket: what a reading sees (done by readings
+    /// that own the statistics; the others count a copy).
+    pub fn settle(&mut self) {
+        if !self.pending.is_empty() {
+            self.count_pending();
+        }
+    }
+
+    /// These statistics with every response counted: themselves, or a settled copy.
+    fn settled(&self) -> std::borrow::Cow<'_, ResponseStats> {
+        if self.pending.is_empty() {
+            std::borrow::Cow::Borrowed(self)
+        } else {
+            let mut copy = self.clone();
+            copy.count_pending();
+            std::borrow::Cow::Owned(copy)
         }
     }
 
@@ -210,6 +246,7 @@ impl ResponseStats {
         }
     }
 
+    #[inline(always)]
     fn count_in_blocks(&mut self, index: usize) {
         let slot = self.slot_of.as_ref().expect("blocks are in use")[index / PER_BLOCK];
         if slot == 0 {
@@ -241,7 +278,7 @@ impl ResponseStats {
 
     #[cold]
     fn count_in_new_block(&mut self, index: usize) {
-        let mut block = Box::new([0u32; PER_BLOCK]);
+        let mut block = [0u32; PER_BLOCK];
         block[index % PER_BLOCK] = 1;
         self.blocks.push(block);
         // At most BLOCKS (864) blocks, so the slot fits.
@@ -265,6 +302,9 @@ impl ResponseStats {
     pub fn quantile_s(&self, q: f64) -> f64 {
         if self.count == 0 {
             return 0.0;
+        }
+        if !self.pending.is_empty() {
+            return self.settled().quantile_s(q);
         }
         let rank = ((q.clamp(0.0, 1.0) * self.count as f64).ceil() as u64).max(1);
         let Some(slot_of) = self.slot_of.as_deref() else {
@@ -305,7 +345,8 @@ impl ResponseStats {
             })
         });
         let carries = self.carries.iter().map(|&(b, wraps)| (b as usize, wraps << 32));
-        listed.chain(blocks).chain(carries)
+        let pending = self.pending.iter().map(|&b| (b as usize, 1));
+        listed.chain(blocks).chain(carries).chain(pending)
     }
 
     /// The statistics of a run that shared another's responses (`shared`, every request's) but
@@ -377,7 +418,7 @@ impl ResponseStats {
     /// Blocks of counts held (for tests of the memory a run keeps).
     #[cfg(test)]
     fn blocks_held(&self) -> usize {
-        self.blocks.len()
+        self.settled().blocks.len()
     }
 }
 
@@ -554,13 +595,14 @@ impl TheoreticalMinimum {
 
 impl RunResult {
     pub fn from_ledger(
-        ledger: Ledger,
+        mut ledger: Ledger,
         device: &Device,
         policy: String,
         first_arrival_s: f64,
         last_completion_s: f64,
         base_power_w: f64,
     ) -> Self {
+        ledger.responses.settle();
         let energy_by_mode_j: Vec<f64> =
             ledger.time_by_mode_s.iter().zip(&device.modes).map(|(t, m)| t * m.power_w).collect();
         let transition_counts = ledger
@@ -803,6 +845,7 @@ mod tests {
                 s.record(1e-3);
             }
             s.record(2e-3);
+            s.settle(); // blocks count their responses a batch at a time
             assert_eq!(s.carries, vec![(index as u32, 1)]);
             let held = if in_blocks { s.blocks[s.slot_of.as_ref().unwrap()[index / PER_BLOCK] as usize - 1][index % PER_BLOCK] } else { s.sparse.iter().find(|e| e.0 == index as u32).unwrap().1 };
             assert_eq!(held, 5);
