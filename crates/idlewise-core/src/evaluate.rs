@@ -93,6 +93,10 @@ pub struct Runs<'p> {
     specs: usize,
     /// Always-on and the oracle, unless the call asked for the policies alone.
     references: Option<References<'p>>,
+    /// Places of specs that are the oracle reference itself, replayed once for both: the
+    /// reference is the same replay (its shadow along always-on gives a plain replay's result
+    /// bit for bit, `tests/blocks.rs`), and a sweep that lists the oracle paid for it twice.
+    oracle_rows: Vec<usize>,
     opts: ReplayOptions,
     device: Arc<Device>,
     /// Where the last request fed left the head, for the shared ready-mode services.
@@ -114,6 +118,18 @@ impl<'p> Runs<'p> {
             .enumerate()
             .map(|(i, spec)| Ok((i, Replay::new(Arc::clone(device), spec.build(device, &ctx)?, opts, first_arrival_s, expected_requests))))
             .collect::<Result<Vec<_>>>()?;
+        let references = if opts.without_references { None } else { Some(References::new(device, opts, first_arrival_s)?) };
+        let mut oracle_rows = Vec::new();
+        // (Not when runs keep what the references do not: per-request records, a timeline.)
+        if references.is_some() && !opts.keep_per_request && opts.timeline_s.is_none() {
+            runs.retain(|(i, _)| {
+                let is_oracle = specs[*i].family == "oracle" && specs[*i].args.is_empty();
+                if is_oracle {
+                    oracle_rows.push(*i);
+                }
+                !is_oracle
+            });
+        }
         let mut families = Vec::new();
         // A lone timeout shares too, though it would replay as fast on its own: a run's row is
         // then the same, bit for bit, whatever other policies run beside it (a sweep's row is
@@ -127,7 +143,8 @@ impl<'p> Runs<'p> {
             runs,
             families,
             specs: specs.len(),
-            references: if opts.without_references { None } else { Some(References::new(device, opts, first_arrival_s)?) },
+            references,
+            oracle_rows,
             opts: opts.clone(),
             device: Arc::clone(device),
             head_bytes: 0.0,
@@ -231,8 +248,9 @@ impl<'p> Runs<'p> {
             family_shares[if threads > 1 { family_thread(f) } else { 0 }].push(family);
         }
         let response_from = self.opts.response_from;
+        let oracle_rows = self.oracle_rows.len();
         let feed_share = |share: &mut Vec<&mut Replay<'p>>, mut references: Option<&mut References<'p>>, families: &mut Vec<&mut Family<'p>>| {
-            let per_block = share.len() as u64 + if references.is_some() { 2 } else { 0 } + families.iter().map(|f| f.len() as u64).sum::<u64>();
+            let per_block = share.len() as u64 + if references.is_some() { 2 + oracle_rows as u64 } else { 0 } + families.iter().map(|f| f.len() as u64).sum::<u64>();
             for block in blocks(part) {
                 if let Some(r) = references.as_deref_mut() {
                     r.feed(&block);
@@ -292,7 +310,10 @@ impl<'p> Runs<'p> {
             }
         };
         let references = ReferenceResults { always_on, oracle };
-        runs.into_iter().map(|(_, run)| report(run.finish(), device, &references)).collect()
+        let mut results: Vec<(usize, RunResult)> = runs.into_iter().map(|(spec, run)| (spec, run.finish())).collect();
+        results.extend(self.oracle_rows.iter().map(|&spec| (spec, references.oracle.clone())));
+        results.sort_by_key(|(spec, _)| *spec);
+        results.into_iter().map(|(_, run)| report(run, device, &references)).collect()
     }
 }
 
