@@ -69,9 +69,9 @@ pub struct ResponseStats {
     listed: u32,
     /// Then `slot_of[block]`: 1 + the block's place in `blocks`, 0 where none has come.
     slot_of: Option<Box<[u16; BLOCKS]>>,
-    /// In one array, grown by doubling: a run's blocks lie together, a few pages for its
-    /// hundreds of blocks. (Each block boxed on its own put every block on a page of its own, and
-    /// a sweep's counting waited on address translation more than on its counts.)
+    /// In one array, grown by doubling: a count is one step nearer, and a run's blocks lie
+    /// together (`histogram_record`, 100 runs in turn: 10.9–11.7 ns a response against 12.3–14.6
+    /// with each block boxed on its own; one run alike).
     blocks: Vec<[u32; PER_BLOCK]>,
     /// (bucket, how many times its 32-bit count wrapped), for buckets past 2^32 responses.
     carries: Vec<(u32, u64)>,
