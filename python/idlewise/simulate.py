@@ -569,10 +569,10 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
                               threads=threads_for(len(trace), len(specs) + 2, threads), timeline_s=window,
                               references=bool(references))
 
-    total = len(trace) * (len(specs) + 2 * bool(references))
+    runs = len(specs) + 2 * bool(references)
     try:
         # A request replayed in each of the runs counts once per run.
-        records = run_with_progress(call, total, show, f"replaying {trace.name} × {len(specs) + 2 * bool(references)} runs", unit="replays")
+        records = run_with_progress(call, len(trace) * runs, show, f"replaying {trace.name} × {runs} runs", unit="replays")
     except TraceRecordError as e:
         raise trace.record_error(e) from None
     if references:

@@ -112,24 +112,18 @@ const SHARED_SERVICE_REQUESTS: usize = 1 << 20;
 impl<'p> Runs<'p> {
     /// Builds every policy (a bad spec fails before any run) and the references.
     pub fn new(device: &Arc<Device>, specs: &[PolicySpec], opts: &ReplayOptions, first_arrival_s: f64, expected_requests: usize) -> Result<Self> {
+        let references = if opts.without_references { None } else { Some(References::new(device, opts, first_arrival_s)?) };
+        // (Not when runs keep what the references do not: per-request records, a timeline.)
+        let shares_oracle = references.is_some() && !opts.keep_per_request && opts.timeline_s.is_none();
+        let is_reference_oracle = |spec: &PolicySpec| shares_oracle && spec.family == "oracle" && spec.args.is_empty();
+        let oracle_rows: Vec<usize> = (0..specs.len()).filter(|&i| is_reference_oracle(&specs[i])).collect();
         let ctx = BuildContext { base_power_w: opts.base_power_w };
         let mut runs = specs
             .iter()
             .enumerate()
+            .filter(|(_, spec)| !is_reference_oracle(spec))
             .map(|(i, spec)| Ok((i, Replay::new(Arc::clone(device), spec.build(device, &ctx)?, opts, first_arrival_s, expected_requests))))
             .collect::<Result<Vec<_>>>()?;
-        let references = if opts.without_references { None } else { Some(References::new(device, opts, first_arrival_s)?) };
-        let mut oracle_rows = Vec::new();
-        // (Not when runs keep what the references do not: per-request records, a timeline.)
-        if references.is_some() && !opts.keep_per_request && opts.timeline_s.is_none() {
-            runs.retain(|(i, _)| {
-                let is_oracle = specs[*i].family == "oracle" && specs[*i].args.is_empty();
-                if is_oracle {
-                    oracle_rows.push(*i);
-                }
-                !is_oracle
-            });
-        }
         let mut families = Vec::new();
         // A lone timeout shares too, though it would replay as fast on its own: a run's row is
         // then the same, bit for bit, whatever other policies run beside it (a sweep's row is
@@ -292,28 +286,34 @@ impl<'p> Runs<'p> {
     /// lets the oracle be replayed on its own should its shadow have been late (it cannot be,
     /// by construction); without it that is an error.
     pub fn finish(self, device: &Device, whole: Option<&TraceView>) -> Result<Vec<Report>> {
-        let mut runs = self.runs;
-        runs.extend(self.families.into_iter().flat_map(Family::finish));
-        runs.sort_by_key(|(spec, _)| *spec);
-        let Some(references) = self.references else {
-            return runs.into_iter().map(|(_, run)| report_alone(run.finish(), device)).collect();
-        };
-        let (always_on, oracle) = references.finish();
-        let oracle = match (oracle, whole) {
-            (Some(oracle), _) => oracle,
-            (None, Some(trace)) => {
-                let mut policy = PolicySpec::parse("oracle")?.build(device, &BuildContext { base_power_w: self.opts.base_power_w })?;
-                replay_validated(trace, device, policy.as_mut(), &ReplayOptions { keep_per_request: false, theoretical_minimum: false, ..self.opts }, None)
+        let mut results: Vec<(usize, RunResult)> =
+            self.runs.into_iter().chain(self.families.into_iter().flat_map(Family::finish)).map(|(spec, run)| (spec, run.finish())).collect();
+        let references = match self.references {
+            None => None,
+            Some(references) => {
+                let (always_on, oracle) = references.finish();
+                let oracle = match (oracle, whole) {
+                    (Some(oracle), _) => oracle,
+                    (None, Some(trace)) => {
+                        let mut policy = PolicySpec::parse("oracle")?.build(device, &BuildContext { base_power_w: self.opts.base_power_w })?;
+                        replay_validated(trace, device, policy.as_mut(), &ReplayOptions { keep_per_request: false, theoretical_minimum: false, ..self.opts }, None)
+                    }
+                    (None, None) => {
+                        return Err(Error::Option { option: "oracle".into(), message: "the oracle's shadow would have delayed a request; replay this trace in memory".into() })
+                    }
+                };
+                results.extend(self.oracle_rows.iter().map(|&spec| (spec, oracle.clone())));
+                Some(ReferenceResults { always_on, oracle })
             }
-            (None, None) => {
-                return Err(Error::Option { option: "oracle".into(), message: "the oracle's shadow would have delayed a request; replay this trace in memory".into() })
-            }
         };
-        let references = ReferenceResults { always_on, oracle };
-        let mut results: Vec<(usize, RunResult)> = runs.into_iter().map(|(spec, run)| (spec, run.finish())).collect();
-        results.extend(self.oracle_rows.iter().map(|&spec| (spec, references.oracle.clone())));
         results.sort_by_key(|(spec, _)| *spec);
-        results.into_iter().map(|(_, run)| report(run, device, &references)).collect()
+        results
+            .into_iter()
+            .map(|(_, run)| match &references {
+                Some(references) => report(run, device, references),
+                None => report_alone(run, device),
+            })
+            .collect()
     }
 }
 
