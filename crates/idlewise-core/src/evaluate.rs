@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::family::Family;
 use crate::metrics::RunResult;
 use crate::policy::{BuildContext, PolicySpec};
-use crate::replay::{blocks, check_fits, check_options, replay_validated, References, Replay, ReplayOptions};
+use crate::replay::{blocks, check_fits, check_options, replay_validated, AlwaysOnFeed, References, Replay, ReplayOptions};
 use crate::trace::TraceView;
 
 /// One policy's result with its normalisations (`None` when the references were not replayed,
@@ -103,6 +103,14 @@ pub struct Runs<'p> {
     head_bytes: f64,
     /// The shared ready-mode services of the piece being fed (reused from piece to piece).
     services: Vec<(f64, f64)>,
+}
+
+/// What a request's replay costs on `device`, in replays of a disk's request: a MEMS sled's
+/// runs DiskSim's events (0.43 µs a request on one core, `benchmarks/mems_replay.rs`, against
+/// 18 ns for a disk's, `benchmarks/replay_throughput.rs`), so a text file's chunk of 18,000
+/// MEMS requests is worth a thread where a disk's is not.
+fn replay_weight(device: &Device) -> usize {
+    if device.service.mems.is_some() { 16 } else { 1 }
 }
 
 /// Requests whose ready-mode service is computed at a time, once for every run
@@ -217,22 +225,33 @@ impl<'p> Runs<'p> {
             self.runs.sort_by_key(|(spec, _)| *spec);
         }
         let family_runs: usize = self.families.iter().map(Family::len).sum();
-        let units = self.runs.len() + self.families.len();
-        let threads = if part.len() * (self.runs.len() + family_runs + 2) < WORTH_A_THREAD { 1 } else { threads.clamp(1, units + 1) };
+        // Always-on (with the oracle's shadow) is fed on this thread; an oracle replayed on its
+        // own (a MEMS sled's, drawn wake-ups') is a run like the policies', on any thread.
+        let (mut always_on, oracle) = match self.references.as_mut() {
+            Some(references) => {
+                let (always_on, oracle) = references.split_mut();
+                (Some(always_on), oracle)
+            }
+            None => (None, None),
+        };
+        let shadowed = always_on.is_some() && oracle.is_none();
+        let mut runs: Vec<&mut Replay<'p>> = self.runs.iter_mut().map(|(_, run)| run).chain(oracle).collect();
+        let units = runs.len() + self.families.len();
+        let replays_a_request = (runs.len() + family_runs + usize::from(always_on.is_some())) * replay_weight(&self.device);
+        let threads = if part.len() * replays_a_request.max(1) < WORTH_A_THREAD { 1 } else { threads.clamp(1, (units + usize::from(always_on.is_some())).max(1)) };
         let mut shares: Vec<Vec<&mut Replay<'p>>> = (0..threads).map(|_| Vec::new()).collect();
         // Each family (one unit of work) takes a thread of its own from the last down, sharing
         // the first only when there are as many families as threads; the runs on their own go
-        // to the thread with the fewest replays so far, counting the references on the first
-        // (two replays where the oracle cannot be carried along always-on's, as on a MEMS sled).
+        // to the thread with the fewest replays so far, counting always-on on the first.
         let family_thread = |f: usize| (threads - 1 - f % threads) % threads;
         let mut replays = vec![0usize; threads];
-        replays[0] = self.references.as_ref().map_or(0, References::replays);
+        replays[0] = usize::from(always_on.is_some());
         if threads > 1 {
             for f in 0..self.families.len() {
                 replays[family_thread(f)] = usize::MAX;
             }
         }
-        for (_, run) in self.runs.iter_mut() {
+        for run in runs.drain(..) {
             let t = (0..threads).min_by_key(|&t| (replays[t], t == 0)).expect("a thread");
             replays[t] = replays[t].saturating_add(1);
             shares[t].push(run);
@@ -242,11 +261,13 @@ impl<'p> Runs<'p> {
             family_shares[if threads > 1 { family_thread(f) } else { 0 }].push(family);
         }
         let response_from = self.opts.response_from;
-        let oracle_rows = self.oracle_rows.len();
-        let feed_share = |share: &mut Vec<&mut Replay<'p>>, mut references: Option<&mut References<'p>>, families: &mut Vec<&mut Family<'p>>| {
-            let per_block = share.len() as u64 + if references.is_some() { 2 + oracle_rows as u64 } else { 0 } + families.iter().map(|f| f.len() as u64).sum::<u64>();
+        // Progress counts every row's replays: always-on, the oracle where it is a shadow, and
+        // the rows that take the oracle's result.
+        let reference_replays = 1 + u64::from(shadowed) + self.oracle_rows.len() as u64;
+        let feed_share = |share: &mut Vec<&mut Replay<'p>>, mut always_on: Option<&mut AlwaysOnFeed<'_, 'p>>, families: &mut Vec<&mut Family<'p>>| {
+            let per_block = share.len() as u64 + if always_on.is_some() { reference_replays } else { 0 } + families.iter().map(|f| f.len() as u64).sum::<u64>();
             for block in blocks(part) {
-                if let Some(r) = references.as_deref_mut() {
+                if let Some(r) = always_on.as_deref_mut() {
                     r.feed(&block);
                 }
                 for f in families.iter_mut() {
@@ -261,14 +282,13 @@ impl<'p> Runs<'p> {
                 }
             }
         };
-        let references = self.references.as_mut();
         std::thread::scope(|scope| {
             let mut own = shares.remove(0);
             let mut own_families = family_shares.remove(0);
             for (mut share, mut families) in shares.into_iter().zip(family_shares) {
                 scope.spawn(move || feed_share(&mut share, None, &mut families));
             }
-            feed_share(&mut own, references, &mut own_families);
+            feed_share(&mut own, always_on.as_mut(), &mut own_families);
         });
     }
 

@@ -334,6 +334,21 @@ pub struct References<'p> {
     oracle: OracleRun<'p>,
 }
 
+/// Always-on, and the oracle's shadow where it rides along (see [`References::split_mut`]).
+pub struct AlwaysOnFeed<'r, 'p> {
+    always_on: &'r mut Replay<'p>,
+    shadow: Option<(&'r mut DeviceSim<'p>, &'r mut bool)>,
+}
+
+impl AlwaysOnFeed<'_, '_> {
+    pub fn feed(&mut self, block: &TraceView) {
+        match &mut self.shadow {
+            Some((sim, late)) => self.always_on.feed_observed(block, |from_s, to_s| **late |= !sim.idle_between(from_s, to_s)),
+            None => self.always_on.feed(block),
+        }
+    }
+}
+
 enum OracleRun<'p> {
     Shadow { sim: DeviceSim<'p>, late: bool },
     Replayed(Replay<'p>),
@@ -357,22 +372,20 @@ impl<'p> References<'p> {
         Ok(References { always_on, oracle })
     }
 
-    /// How many replays the references cost: one, or two where the oracle is replayed on its
-    /// own (its shadow spends only the gaps).
-    pub fn replays(&self) -> usize {
-        match self.oracle {
-            OracleRun::Shadow { .. } => 1,
-            OracleRun::Replayed(_) => 2,
+    pub fn feed(&mut self, block: &TraceView) {
+        let (mut always_on, oracle) = self.split_mut();
+        always_on.feed(block);
+        if let Some(oracle) = oracle {
+            oracle.feed(block);
         }
     }
 
-    pub fn feed(&mut self, block: &TraceView) {
+    /// The references as two runs to feed apart (on two threads): always-on with the oracle's
+    /// shadow, and the oracle where it is replayed on its own (`None` where it is the shadow).
+    pub fn split_mut(&mut self) -> (AlwaysOnFeed<'_, 'p>, Option<&mut Replay<'p>>) {
         match &mut self.oracle {
-            OracleRun::Shadow { sim, late } => self.always_on.feed_observed(block, |from_s, to_s| *late |= !sim.idle_between(from_s, to_s)),
-            OracleRun::Replayed(oracle) => {
-                self.always_on.feed(block);
-                oracle.feed(block);
-            }
+            OracleRun::Shadow { sim, late } => (AlwaysOnFeed { always_on: &mut self.always_on, shadow: Some((sim, late)) }, None),
+            OracleRun::Replayed(oracle) => (AlwaysOnFeed { always_on: &mut self.always_on, shadow: None }, Some(oracle)),
         }
     }
 

@@ -251,3 +251,19 @@ fn a_sled_s_references_dealt_over_threads_give_one_thread_s_reports() {
     }
     assert!(one.iter().all(|r| r.energy_vs_oracle.is_some() && r.run.theoretical_min.is_some()));
 }
+
+/// A MEMS text trace read as a user's command reads it (chunk by chunk, a sled's chunk now worth
+/// a thread, the oracle replayed on the policies' thread): the same reports on two threads as
+/// on one, bit for bit, references and a sweep's timeouts alike.
+#[test]
+fn a_streamed_sled_trace_gives_one_thread_s_reports_on_two() {
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/mems-disksim/visible.trace"));
+    for policies in [vec!["timeout:100ms"], vec!["timeout:0ms", "timeout:50ms", "oracle"]] {
+        let specs: Vec<PolicySpec> = policies.iter().map(|s| PolicySpec::parse(s).unwrap()).collect();
+        let read = |threads| idlewise_core::stream::evaluate_file(path, "disksim", &g2(), &specs, &ReplayOptions::default(), None, None, threads, None).unwrap();
+        let one = read(1);
+        assert_eq!(one.volumes[0].1, 20_000);
+        assert!(one.volumes[0].2.iter().all(|r| r.energy_vs_oracle.is_some() && r.run.theoretical_min.is_some()));
+        assert_eq!(format!("{:?}", read(2)), format!("{one:?}"), "{policies:?}");
+    }
+}
