@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use crate::device::{Device, Route, Transition, READY};
+use crate::device::{Device, Route, RouteId, Transition, READY};
 use crate::mechanics::mems::{Coord, MemsService, SledStart};
 use crate::mechanics::mems_events::{Incoming, MemsEvents, MemsHost, ServedRequest};
 use crate::metrics::{Activity, Ledger, RunResult, TheoreticalMinimum, Timeline};
@@ -184,6 +184,16 @@ fn walk_steps<S: Sink>(
     (mode, t, last)
 }
 
+/// A plan of one step, the same for every gap, resolved once: the step's time and mode, and the
+/// routes down into the mode and back (a timeout's, as a sweep's runs take most of their gaps).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OneStep {
+    at_s: f64,
+    mode: usize,
+    down: RouteId,
+    up: RouteId,
+}
+
 /// An idle gap whose plan has been made and that has not ended yet.
 #[derive(Debug, Clone, Copy)]
 struct OpenGap {
@@ -224,6 +234,10 @@ pub struct DeviceSim<'p> {
     wake_draws: Option<Pcg64Mcg>,
     /// The last hop of the latest wake-up (what a request arriving during it finds).
     waking_hop: Option<usize>,
+    /// The policy's plan, resolved once, when it is one fixed step and the run keeps no
+    /// per-request records: a gap is then charged without planning it or looking up routes
+    /// (`sleep_through`). A sweep's runs, and every timeout, take most of their gaps so.
+    one_step: Option<OneStep>,
     /// The request being served: when it arrived, when its service began and what it found
     /// on arrival (kept for its per-request record).
     last_arrival_s: f64,
@@ -387,7 +401,7 @@ impl<'p> DeviceSim<'p> {
             minimum: opts.theoretical_minimum.then(|| MemsMinimum { pos: m.rest, ..Default::default() }),
         }));
         let varies = device.transitions.iter().any(|t| t.spread.is_some());
-        DeviceSim {
+        let mut sim = DeviceSim {
             wake_draws: opts.transition_seed.filter(|_| varies).map(Pcg64Mcg::seed_from_u64),
             woke_from_low_power: false,
             low_power_since: (READY, start_s),
@@ -416,7 +430,12 @@ impl<'p> DeviceSim<'p> {
             first_arrival_s: start_s,
             base_power_w: opts.base_power_w,
             serving_mode: READY,
+            one_step: None,
+        };
+        if sim.mems.is_none() && !sim.low_power_serving && sim.ledger.per_request.is_none() {
+            sim.one_step = sim.one_step();
         }
+        sim
     }
 
     pub fn device(&self) -> &Arc<Device> {
@@ -583,8 +602,88 @@ impl<'p> DeviceSim<'p> {
     pub(crate) fn idle_between(&mut self, from_s: f64, to_s: f64) -> bool {
         self.free_at = from_s;
         self.last_completion_s = from_s;
-        self.open_gap(to_s - from_s);
-        self.close_gap(to_s) <= to_s
+        match self.one_step {
+            Some(step) => self.take_one_step_gap(&step, to_s),
+            None => self.open_gap(to_s - from_s),
+        }
+        if self.gap.is_some() {
+            self.close_gap(to_s);
+        }
+        self.free_at <= to_s
+    }
+
+    /// The policy's plan when it is one step, the same for every gap (its first step is its
+    /// only one; no pre-wake): see [`DeviceSim::sleep_through`].
+    pub(crate) fn one_step(&mut self) -> Option<OneStep> {
+        self.policy.first_step_s()?;
+        let mut plan = Plan::default();
+        self.policy.plan_gap(&GapStart { device: &self.device, time_s: self.free_at, gap_s: f64::INFINITY, ends_run: false }, &mut plan);
+        let [step] = plan.steps.as_slice() else { return None };
+        if plan.prewake || plan.prewake_route.is_some() || step.mode == READY {
+            return None;
+        }
+        let device: &Device = &self.device;
+        let down = step.route.filter(|&id| device.planned_route(Some(id), READY).is_some()).or_else(|| device.route_id(READY, step.mode))?;
+        let reached = device.transitions[*device.route_by_id(down).hops.last()?].to;
+        Some(OneStep { at_s: step.at_s, mode: reached, down, up: device.route_id(reached, READY)? })
+    }
+
+    /// [`DeviceSim::ready_after_gap`] for a plan of one step (`step`, this run's [`DeviceSim::one_step`])
+    /// when the device gets all the way down before `to_s`: the same charges in the same order
+    /// as the walk of `close_gap`, without planning the gap or looking up its routes. `None`
+    /// (nothing charged) when the device would stay ready or be caught on its way down.
+    #[inline]
+    pub(crate) fn sleep_through(&mut self, step: &OneStep, from_s: f64, to_s: f64) -> Option<f64> {
+        let device: &Device = &self.device;
+        let begin = (from_s + step.at_s).max(from_s);
+        let down = device.route_by_id(step.down);
+        let mut t = begin;
+        for &h in &down.hops {
+            if t >= to_s {
+                return None;
+            }
+            t += device.transitions[h].time_s;
+        }
+        if t >= to_s {
+            return None;
+        }
+        let mut sink = Charge::from(&mut self.ledger, from_s);
+        sink.residency(READY, begin - from_s);
+        for &h in &down.hops {
+            let hop = &device.transitions[h];
+            sink.hop(h, hop, hop.time_s, hop.energy_j);
+        }
+        sink.residency(step.mode, to_s - t);
+        let up = device.route_by_id(step.up);
+        self.waking_hop = up.hops.last().copied();
+        let ready = take_route(device, up, to_s, &mut sink, self.wake_draws.as_mut());
+        self.woke_from_low_power = true;
+        self.low_power_since = (step.mode, t);
+        self.policy.end_gap(to_s - from_s);
+        let ready = if ready - to_s <= 1e-12 * to_s.abs().max(1.0) { to_s } else { ready };
+        if ready > to_s {
+            self.woken_at = ready;
+        }
+        self.free_at = ready;
+        self.last_completion_s = from_s;
+        Some(ready)
+    }
+
+    /// A gap of a one-step plan ending at `arrival_s`, charged as `close_gap` would charge it:
+    /// the device stays ready through it, or goes all the way down and wakes at the arrival
+    /// (`sleep_through`); else (an arrival while it goes down) the gap is planned and walked.
+    #[inline]
+    fn take_one_step_gap(&mut self, step: &OneStep, arrival_s: f64) {
+        let from_s = self.free_at;
+        if (from_s + step.at_s).max(from_s) >= arrival_s {
+            Charge::from(&mut self.ledger, from_s).residency(READY, arrival_s - from_s);
+            self.woke_from_low_power = false;
+            self.low_power_since = (READY, from_s);
+            self.policy.end_gap(arrival_s - from_s);
+            self.free_at = arrival_s;
+        } else if self.sleep_through(step, from_s, arrival_s).is_none() {
+            self.open_gap(arrival_s - from_s);
+        }
     }
 
     /// Puts the device where a run that never left the ready mode is: idle and ready since
@@ -670,7 +769,10 @@ impl<'p> DeviceSim<'p> {
             self.policy.note_transfer(arrival_s);
         }
         if self.gap.is_none() && arrival_s > self.free_at {
-            self.open_gap(arrival_s - self.free_at);
+            match self.one_step {
+                Some(step) => self.take_one_step_gap(&step, arrival_s),
+                None => self.open_gap(arrival_s - self.free_at),
+            }
         }
         if self.ledger.per_request.is_some() {
             self.arrival_activity = self.activity_at(arrival_s);

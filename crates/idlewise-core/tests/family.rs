@@ -160,8 +160,49 @@ fn ends() -> impl Strategy<Value = f64> {
     prop_oneof![Just(0.0), 0.0f64..3.0, 0.0f64..1e4]
 }
 
+/// One run replayed on its own; `walked`: keeping per-request records, which makes the run plan
+/// and walk every gap (a one-step plan's gaps are otherwise charged directly, `sleep_through`).
+fn replayed(device: &Device, spec: &str, trace: &TraceView, opts: &ReplayOptions, walked: bool) -> idlewise_core::metrics::RunResult {
+    let mut policy = PolicySpec::parse(spec).unwrap().build(device, &idlewise_core::policy::BuildContext { base_power_w: opts.base_power_w }).unwrap();
+    let opts = ReplayOptions { keep_per_request: walked, ..opts.clone() };
+    let mut run = idlewise_core::replay(trace, device, policy.as_mut(), &opts).unwrap();
+    run.per_request = None;
+    run
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+
+    /// A one-step plan's gaps charged without planning them (stay ready, or go all the way down
+    /// and wake at the arrival; else walked) give the walked plan's run bit for bit: every
+    /// field, on random chained devices, timeouts at and around the gaps, every replay mode,
+    /// drawn wake-ups.
+    #[test]
+    fn one_step_gaps_taken_directly_equal_the_walked_plan_bit_for_bit(
+        (times, offsets, sizes, ops, original) in trace_strategy(),
+        p0 in 0.5f64..5.0, f1 in 0.3f64..0.9, f2 in 0.0f64..0.3,
+        t in prop::array::uniform5(0.0f64..2.0), e in prop::array::uniform5(0.0f64..5.0),
+        timeouts in prop::collection::vec(prop_oneof![Just(0.0), 0.0f64..0.01, 0.0f64..3.0, 0.0f64..100.0], 1..5),
+        picked in prop::collection::vec(0usize..300, 0..3),
+        lead in ends(), tail in ends(), replay in 0u8..4, seed in prop::option::of(any::<u64>()),
+    ) {
+        let device = random_device([p0, p0 * f1, p0 * f2], t, e);
+        let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap().with_original_s(&original).unwrap();
+        let mut specs: Vec<String> = timeouts.iter().map(|s| format!("timeout:{s}s")).collect();
+        for &i in &picked {
+            if i + 1 < times.len() {
+                specs.push(format!("timeout:{}s", times[i + 1] - times[i]));
+            }
+        }
+        specs.push(format!("timeout:c={}s", timeouts[0]));
+        specs.push("breakeven".to_string());
+        let opts = ReplayOptions { mode: other_replays(replay).mode, initial_mode: other_replays(replay).initial_mode, transition_seed: seed, ..options(lead, tail, 0.5, false) };
+        for spec in &specs {
+            let direct = replayed(&device, spec, &trace, &opts, false);
+            let walked = replayed(&device, spec, &trace, &opts, true);
+            prop_assert_eq!(format!("{:?}", direct), format!("{:?}", walked), "{}", spec);
+        }
+    }
 
     #[test]
     fn shared_timeouts_equal_separate_replays_on_random_devices(
