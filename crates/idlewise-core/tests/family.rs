@@ -160,6 +160,28 @@ fn ends() -> impl Strategy<Value = f64> {
     prop_oneof![Just(0.0), 0.0f64..3.0, 0.0f64..1e4]
 }
 
+/// Three-mode chained devices with random powers, times and energies.
+fn chained_devices() -> impl Strategy<Value = Device> {
+    (0.5f64..5.0, 0.3f64..0.9, 0.0f64..0.3, prop::array::uniform5(0.0f64..2.0), prop::array::uniform5(0.0f64..5.0))
+        .prop_map(|(p0, f1, f2, t, e)| random_device([p0, p0 * f1, p0 * f2], t, e))
+}
+
+/// Timeouts drawn (as many as the generated trace draws, from 0 s to 100 s), some equal to a
+/// gap between the trace's arrivals: a step exactly at an arrival.
+fn timeouts() -> impl Strategy<Value = (Vec<f64>, Vec<usize>)> {
+    (prop::collection::vec(prop_oneof![Just(0.0), 0.0f64..0.01, 0.0f64..3.0, 0.0f64..100.0], 1..8), prop::collection::vec(0usize..300, 0..4))
+}
+
+fn timeout_specs((timeouts, picked): &(Vec<f64>, Vec<usize>), times: &[f64]) -> Vec<String> {
+    let mut specs: Vec<String> = timeouts.iter().map(|s| format!("timeout:{s}s")).collect();
+    for &i in picked {
+        if i + 1 < times.len() {
+            specs.push(format!("timeout:{}s", times[i + 1] - times[i]));
+        }
+    }
+    specs
+}
+
 /// One run replayed on its own; `walked`: keeping per-request records, which makes the run plan
 /// and walk every gap (a one-step plan's gaps are otherwise charged directly, `sleep_through`).
 fn replayed(device: &Device, spec: &str, trace: &TraceView, opts: &ReplayOptions, walked: bool) -> idlewise_core::metrics::RunResult {
@@ -180,21 +202,12 @@ proptest! {
     #[test]
     fn one_step_gaps_taken_directly_equal_the_walked_plan_bit_for_bit(
         (times, offsets, sizes, ops, original) in trace_strategy(),
-        p0 in 0.5f64..5.0, f1 in 0.3f64..0.9, f2 in 0.0f64..0.3,
-        t in prop::array::uniform5(0.0f64..2.0), e in prop::array::uniform5(0.0f64..5.0),
-        timeouts in prop::collection::vec(prop_oneof![Just(0.0), 0.0f64..0.01, 0.0f64..3.0, 0.0f64..100.0], 1..5),
-        picked in prop::collection::vec(0usize..300, 0..3),
+        device in chained_devices(), drawn in timeouts(),
         lead in ends(), tail in ends(), replay in 0u8..4, seed in prop::option::of(any::<u64>()),
     ) {
-        let device = random_device([p0, p0 * f1, p0 * f2], t, e);
         let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap().with_original_s(&original).unwrap();
-        let mut specs: Vec<String> = timeouts.iter().map(|s| format!("timeout:{s}s")).collect();
-        for &i in &picked {
-            if i + 1 < times.len() {
-                specs.push(format!("timeout:{}s", times[i + 1] - times[i]));
-            }
-        }
-        specs.push(format!("timeout:c={}s", timeouts[0]));
+        let mut specs = timeout_specs(&drawn, &times);
+        specs.push(format!("timeout:c={}s", drawn.0[0]));
         specs.push("breakeven".to_string());
         let opts = ReplayOptions { mode: other_replays(replay).mode, initial_mode: other_replays(replay).initial_mode, transition_seed: seed, ..options(lead, tail, 0.5, false) };
         for spec in &specs {
@@ -207,24 +220,14 @@ proptest! {
     #[test]
     fn shared_timeouts_equal_separate_replays_on_random_devices(
         (times, offsets, sizes, ops, original) in trace_strategy(),
-        p0 in 0.5f64..5.0, f1 in 0.3f64..0.9, f2 in 0.0f64..0.3,
-        t in prop::array::uniform5(0.0f64..2.0), e in prop::array::uniform5(0.0f64..5.0),
-        timeouts in prop::collection::vec(prop_oneof![Just(0.0), 0.0f64..0.01, 0.0f64..3.0, 0.0f64..100.0], 1..8),
-        picked in prop::collection::vec(0usize..300, 0..4),
+        device in chained_devices(), drawn in timeouts(),
         lead in ends(), tail in ends(), base in prop_oneof![Just(0.0), 0.1f64..2.0], from_original in any::<bool>(),
         cuts in prop::collection::vec(0.0f64..1.0, 0..4), replay in 0u8..4,
     ) {
-        let device = random_device([p0, p0 * f1, p0 * f2], t, e);
         let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap().with_original_s(&original).unwrap();
-        // Timeouts drawn, some equal to a gap between arrivals (a step exactly at an arrival),
-        // a cascade and breakeven.
-        let mut specs: Vec<String> = timeouts.iter().map(|s| format!("timeout:{s}s")).collect();
-        for &i in &picked {
-            if i + 1 < times.len() {
-                specs.push(format!("timeout:{}s", times[i + 1] - times[i]));
-            }
-        }
-        specs.push(format!("timeout:b={}s,c={}s", timeouts[0], timeouts[0] + 1.0));
+        // The timeouts drawn, a cascade and breakeven.
+        let mut specs = timeout_specs(&drawn, &times);
+        specs.push(format!("timeout:b={}s,c={}s", drawn.0[0], drawn.0[0] + 1.0));
         specs.extend(["breakeven".to_string(), "always-on".to_string(), "stpm:knob=50".to_string()]);
         let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
         let opts = ReplayOptions { mode: other_replays(replay).mode, initial_mode: other_replays(replay).initial_mode, ..options(lead, tail, base, from_original) };
