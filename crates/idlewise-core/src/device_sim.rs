@@ -187,7 +187,7 @@ fn walk_steps<S: Sink>(
 /// A plan of one step, the same for every gap, resolved once: the step's time and mode, and the
 /// routes down into the mode and back (a timeout's, as a sweep's runs take most of their gaps).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct OneStep {
+struct OneStep {
     at_s: f64,
     mode: usize,
     down: RouteId,
@@ -433,7 +433,7 @@ impl<'p> DeviceSim<'p> {
             one_step: None,
         };
         if sim.mems.is_none() && !sim.low_power_serving && sim.ledger.per_request.is_none() {
-            sim.one_step = sim.one_step();
+            sim.one_step = sim.resolve_one_step();
         }
         sim
     }
@@ -614,7 +614,7 @@ impl<'p> DeviceSim<'p> {
 
     /// The policy's plan when it is one step, the same for every gap (its first step is its
     /// only one; no pre-wake): see [`DeviceSim::sleep_through`].
-    pub(crate) fn one_step(&mut self) -> Option<OneStep> {
+    fn resolve_one_step(&mut self) -> Option<OneStep> {
         self.policy.first_step_s()?;
         let mut plan = Plan::default();
         self.policy.plan_gap(&GapStart { device: &self.device, time_s: self.free_at, gap_s: f64::INFINITY, ends_run: false }, &mut plan);
@@ -628,12 +628,13 @@ impl<'p> DeviceSim<'p> {
         Some(OneStep { at_s: step.at_s, mode: reached, down, up: device.route_id(reached, READY)? })
     }
 
-    /// [`DeviceSim::ready_after_gap`] for a plan of one step (`step`, this run's [`DeviceSim::one_step`])
-    /// when the device gets all the way down before `to_s`: the same charges in the same order
-    /// as the walk of `close_gap`, without planning the gap or looking up its routes. `None`
+    /// A gap from `from_s` to an arrival at `to_s` under a one-step plan (`step`), when the device
+    /// gets all the way down before the arrival: charged with the same charges in the same order
+    /// as `close_gap`'s walk (the ready time, each hop down, the rest, the route up), without
+    /// planning the gap or looking up its routes; returns when the device is ready. `None`
     /// (nothing charged) when the device would stay ready or be caught on its way down.
     #[inline]
-    pub(crate) fn sleep_through(&mut self, step: &OneStep, from_s: f64, to_s: f64) -> Option<f64> {
+    fn sleep_through(&mut self, step: &OneStep, from_s: f64, to_s: f64) -> Option<f64> {
         let device: &Device = &self.device;
         let begin = (from_s + step.at_s).max(from_s);
         let down = device.route_by_id(step.down);
@@ -665,7 +666,6 @@ impl<'p> DeviceSim<'p> {
             self.woken_at = ready;
         }
         self.free_at = ready;
-        self.last_completion_s = from_s;
         Some(ready)
     }
 
