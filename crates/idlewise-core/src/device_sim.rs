@@ -509,7 +509,15 @@ impl<'p> DeviceSim<'p> {
                 take_route(device, up, t, &mut sink, self.wake_draws.as_mut())
             }
         };
-        self.policy.end_gap(end_s - gap.start_s);
+        self.end_gap_ready(gap.start_s, end_s, ready)
+    }
+
+    /// Ends a gap from `start_s` at `end_s` with the device ready at `ready` (>= `end_s`): the
+    /// policy learns the gap's length, and requests arriving before `ready` find it waking.
+    /// Returns when it is ready.
+    #[inline]
+    fn end_gap_ready(&mut self, start_s: f64, end_s: f64, ready: f64) -> f64 {
+        self.policy.end_gap(end_s - start_s);
         // A wake-up planned to end exactly at the arrival may end an ulp later by rounding
         // (`t0 + at_s + T_up`): that is no delay.
         let ready = if ready - end_s <= 1e-12 * end_s.abs().max(1.0) { end_s } else { ready };
@@ -660,13 +668,7 @@ impl<'p> DeviceSim<'p> {
         let ready = take_route(device, up, to_s, &mut sink, self.wake_draws.as_mut());
         self.woke_from_low_power = true;
         self.low_power_since = (step.mode, t);
-        self.policy.end_gap(to_s - from_s);
-        let ready = if ready - to_s <= 1e-12 * to_s.abs().max(1.0) { to_s } else { ready };
-        if ready > to_s {
-            self.woken_at = ready;
-        }
-        self.free_at = ready;
-        Some(ready)
+        Some(self.end_gap_ready(from_s, to_s, ready))
     }
 
     /// A gap of a one-step plan ending at `arrival_s`, charged as `close_gap` would charge it:
@@ -679,8 +681,7 @@ impl<'p> DeviceSim<'p> {
             Charge::from(&mut self.ledger, from_s).residency(READY, arrival_s - from_s);
             self.woke_from_low_power = false;
             self.low_power_since = (READY, from_s);
-            self.policy.end_gap(arrival_s - from_s);
-            self.free_at = arrival_s;
+            self.end_gap_ready(from_s, arrival_s, arrival_s);
         } else if self.sleep_through(step, from_s, arrival_s).is_none() {
             self.open_gap(arrival_s - from_s);
         }

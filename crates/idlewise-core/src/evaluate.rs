@@ -236,16 +236,17 @@ impl<'p> Runs<'p> {
         };
         let shadowed = always_on.is_some() && oracle.is_none();
         let mut runs: Vec<&mut Replay<'p>> = self.runs.iter_mut().map(|(_, run)| run).chain(oracle).collect();
-        let units = runs.len() + self.families.len();
-        let replays_a_request = (runs.len() + family_runs + usize::from(always_on.is_some())) * replay_weight(&self.device);
-        let threads = if part.len() * replays_a_request.max(1) < WORTH_A_THREAD { 1 } else { threads.clamp(1, (units + usize::from(always_on.is_some())).max(1)) };
+        let always_on_runs = usize::from(always_on.is_some());
+        let replays_a_request = (runs.len() + family_runs + always_on_runs) * replay_weight(&self.device);
+        let units = runs.len() + self.families.len() + always_on_runs;
+        let threads = if part.len() * replays_a_request < WORTH_A_THREAD { 1 } else { threads.min(units).max(1) };
         let mut shares: Vec<Vec<&mut Replay<'p>>> = (0..threads).map(|_| Vec::new()).collect();
         // Each family (one unit of work) takes a thread of its own from the last down, sharing
         // the first only when there are as many families as threads; the runs on their own go
         // to the thread with the fewest replays so far, counting always-on on the first.
         let family_thread = |f: usize| (threads - 1 - f % threads) % threads;
         let mut replays = vec![0usize; threads];
-        replays[0] = usize::from(always_on.is_some());
+        replays[0] = always_on_runs;
         if threads > 1 {
             for f in 0..self.families.len() {
                 replays[family_thread(f)] = usize::MAX;
