@@ -452,6 +452,11 @@ impl<'p> DeviceSim<'p> {
         self.free_at
     }
 
+    /// Requests arriving before this found the device waking (delayed by power management).
+    pub(crate) fn woken_at(&self) -> f64 {
+        self.woken_at
+    }
+
     /// Opens the gap that begins when the server falls idle, asking the policy for its plan.
     /// `gap_s` is the gap's length when known (trace replay), infinite otherwise.
     #[inline]

@@ -215,7 +215,7 @@ impl<'p> Runs<'p> {
             return;
         }
         for family in self.families.iter_mut() {
-            family.let_go_of_the_costly();
+            family.disband_if_costly();
         }
         // Runs whose family disbanded are spread over the threads as any others.
         if self.families.iter().any(Family::disbanded) {

@@ -9,25 +9,29 @@
 //! the shared ready-mode services) and each member only
 //!
 //! - at a gap of the shared run that reaches its first step: it takes its own course from the
-//!   gap's start (its device put where the shared run's is), serving requests itself;
-//! - while on its own course, request by request, until it finds itself idle and still ready
-//!   when a request arrives: from then on it is the shared run again (same service start, same
-//!   head), and it rejoins.
+//!   gap's start (its device put where the shared run's is) and serves the request that ends
+//!   the gap itself, going down and waking as its policy has it;
+//! - then in a [`Track`]: members free at the same instant with the same wake-up behind them
+//!   are in one state and serve every request that finds them busy alike, so a track serves
+//!   it once for all of them (a sweep's timeouts mostly go down in the same long gaps);
+//! - at the first request that finds its track idle: it rejoins the shared run if still ready
+//!   (from then on it is the shared run again: same service start, same head), or goes down
+//!   again and serves the request itself, into a new track.
 //!
-//! A member's ledger is its own stretches, plus the shared run's ready idle, service and
-//! responses over the stretches it shared, taken as differences of the shared run's running
-//! sums (kept in double-double, so a difference is as exact as a sum of its terms). Its response
-//! histogram is the shared run's, less the shared responses of the requests it served itself,
-//! plus its own. The rows equal separate replays' to rounding (property-tested against them in
-//! `tests/family.rs`).
+//! A member's ledger is its own gaps and wake-ups, its tracks' service, delays and responses,
+//! plus the shared run's ready idle, service and responses over the stretches it shared, taken
+//! as differences of running sums (kept in double-double, so a difference is as exact as a sum
+//! of its terms). Its response histogram is the shared run's, less the shared responses of the
+//! requests it did not share, plus its own and its tracks' ([`Spread`]: counted once for each
+//! run of consecutive members, not once for each member). The rows equal separate replays' to
+//! rounding (property-tested against them in `tests/family.rs`).
 //!
 //! Open-loop replay only (closed and synchronous replay shift every later arrival by a delay,
 //! so a run never meets the shared one again), on devices whose ready service the runs share,
 //! that start ready, serve nothing in a low-power mode and draw no wake-up times.
 
 use crate::device::{Device, READY};
-use crate::device_sim::DeviceSim;
-use crate::metrics::ResponseStats;
+use crate::metrics::{bucket, ResponseStats};
 use crate::options::{ReplayMode, ReplayOptions, ResponseFrom};
 use crate::replay::Replay;
 use crate::trace::TraceView;
@@ -41,6 +45,10 @@ struct Exact {
 }
 
 impl Exact {
+    fn total(self) -> f64 {
+        self.hi + self.lo
+    }
+
     #[inline(always)]
     fn add(&mut self, x: f64) {
         let s = self.hi + x;
@@ -89,15 +97,11 @@ struct Member<'p> {
     spec: usize,
     replay: Replay<'p>,
     first_step_s: f64,
-    /// Sharing since these sums (`None`: on its own course).
+    /// Sharing since these sums (`None`: on its own course, in a track).
     joined: Option<Sums>,
     taken: Taken,
-    /// The shared run's responses to the requests it served itself.
-    replaced: ResponseStats,
-    /// Requests it served itself.
-    apart_requests: u64,
-    /// It left the family (in `Family::left`).
-    gone: bool,
+    /// Since when (a place in the piece's `shared_buckets`) it has not shared, while it does not.
+    apart_from: usize,
 }
 
 /// The always-on run, as the members see it.
@@ -108,28 +112,149 @@ struct Shared {
     responses: ResponseStats,
 }
 
+/// Members on their own course that are in one state: they went down in a gap and were ready
+/// again at the same instant (`free_at` after the request that woke them), with the same
+/// `woken_at`, so they serve every request alike until the device falls idle (ready service
+/// depends only on the request and the head). The track serves those requests once for all
+/// of them; it ends at the first request that finds it idle, where each member rejoins the
+/// shared run or goes down again on its own.
+struct Track {
+    members: Vec<usize>,
+    free_at: f64,
+    woken_at: f64,
+    service_s: Exact,
+    service_j: Exact,
+    response_s: Exact,
+    delayed: u64,
+    min_s: f64,
+    max_s: f64,
+    /// Buckets of its responses not yet counted in its members' histograms.
+    buckets: Vec<u32>,
+}
+
+impl Track {
+    fn new(member: usize, free_at: f64, woken_at: f64) -> Self {
+        Track {
+            members: vec![member],
+            free_at,
+            woken_at,
+            service_s: Exact::default(),
+            service_j: Exact::default(),
+            response_s: Exact::default(),
+            delayed: 0,
+            min_s: f64::INFINITY,
+            max_s: 0.0,
+            buckets: Vec::new(),
+        }
+    }
+
+    /// A request that finds the device busy (`arrival <= free_at`), served as its members'
+    /// devices would serve it.
+    #[inline(always)]
+    fn serve(&mut self, arrival: f64, measured_from: f64, service_s: f64, service_j: f64) {
+        let finish = self.free_at.max(arrival) + service_s;
+        let response = (finish - measured_from).max(0.0);
+        self.delayed += u64::from(arrival < self.woken_at);
+        self.service_s.add(service_s);
+        self.service_j.add(service_j);
+        self.response_s.add(response);
+        self.min_s = self.min_s.min(response);
+        self.max_s = self.max_s.max(response);
+        self.buckets.push(bucket(response) as u32);
+        self.free_at = finish;
+    }
+
+    /// What the track served, into a member's ledger when it leaves the track (the track's
+    /// whole course, as members only join one when it forms), but for the responses' buckets,
+    /// which go to the family's [`Spread`].
+    fn hand_over(&self, member: &mut Member) {
+        let ledger = member.replay.sim_mut().ledger_mut();
+        ledger.service_time_s += self.service_s.total();
+        ledger.service_energy_j += self.service_j.total();
+        ledger.delayed_requests += self.delayed;
+        ledger.responses.add_summary(self.response_s.total(), self.min_s, self.max_s);
+    }
+}
+
+/// The responses members took from tracks, less the shared run's they did not share, as
+/// differences over member numbers: a stretch's buckets are counted once for each run of
+/// consecutive numbers that took them, not once for each member (every timeout of a sweep
+/// goes down in a long gap, and they all serve what follows in one track). A member's
+/// histogram is the shared run's, its own, and `plus[k] − minus[k]` summed for k up to its
+/// number.
+struct Spread {
+    plus: Vec<ResponseStats>,
+    minus: Vec<ResponseStats>,
+}
+
+impl Spread {
+    fn new(members: usize) -> Self {
+        Spread { plus: (0..=members).map(|_| ResponseStats::default()).collect(), minus: (0..=members).map(|_| ResponseStats::default()).collect() }
+    }
+
+    /// `buckets` into the histograms of the members `(number, key)` (sorted), or taken off them
+    /// (`add` false), a run of consecutive numbers with one key at a time; the key picks the
+    /// buckets from `start` (where each member's stretch began).
+    fn apply(&mut self, members: &[(usize, usize)], buckets: &[u32], add: bool) {
+        let mut first = 0;
+        while first < members.len() {
+            let (lo, from) = members[first];
+            let mut end = first + 1;
+            while end < members.len() && members[end] == (lo + end - first, from) {
+                end += 1;
+            }
+            let hi = lo + end - first;
+            let (opens, closes) = if add { (&mut self.plus, &mut self.minus) } else { (&mut self.minus, &mut self.plus) };
+            opens[lo].count_buckets(&buckets[from..]);
+            closes[hi].count_buckets(&buckets[from..]);
+            first = end;
+        }
+    }
+
+    /// The sums up to each of `members` (increasing): (what it took, what it gave up).
+    fn sums_to(&self, members: &[usize]) -> Vec<(ResponseStats, ResponseStats)> {
+        let (mut plus, mut minus) = (ResponseStats::default(), ResponseStats::default());
+        let mut k = 0;
+        members
+            .iter()
+            .map(|&m| {
+                while k <= m {
+                    plus.add_counts(&self.plus[k]);
+                    minus.add_counts(&self.minus[k]);
+                    k += 1;
+                }
+                (plus.clone(), minus.clone())
+            })
+            .collect()
+    }
+}
+
 pub(crate) struct Family<'p> {
     members: Vec<Member<'p>>,
     shared: Shared,
-    /// Members on their own course (indices into `members`, which are by increasing first
-    /// step; the others share the replay).
-    apart: Vec<usize>,
-    /// Members that left the family: replayed on their own to the end (indices into `members`).
-    left: Vec<usize>,
+    /// Members on their own course, in tracks of members in one state (indices into `members`,
+    /// which are by increasing first step; the others share the replay).
+    tracks: Vec<Track>,
+    /// The family disbanded: its members are replayed on their own to the end.
+    disbanded: bool,
+    /// The buckets of the shared run's responses in the piece being fed.
+    shared_buckets: Vec<u32>,
+    /// Members that went down at the request being fed, and (member, where its stretch began)
+    /// of those ending a stretch (reused).
+    sleepers: Vec<usize>,
+    ending: Vec<(usize, usize)>,
+    spread: Spread,
     /// Requests fed so far, and how many of them found the shared run idle (followed a gap).
     requests: u64,
     idle_requests: u64,
 }
 
-/// A member that serves more than this share of the requests itself (a device whose every
-/// request follows a gap its timeout outlasts: a volume of a round-robin trace) costs more
-/// sharing than replaying on its own, and leaves the family at the next block (1,000 volumes
-/// under 100 timeouts: 94 s shared to the end, 43 s replayed apart).
-const LEAVE_ABOVE_APART_SHARE: f64 = 1.0 / 3.0;
 /// When more than this share of the requests follow a gap (a volume of a round-robin trace),
 /// every member acts at nearly every request and sharing saves nothing: the family disbands.
+/// (Members no longer leave one by one for serving many requests apart: in a track, a request
+/// served apart costs a member nothing of its own.)
 const DISBAND_ABOVE_IDLE_SHARE: f64 = 0.5;
-/// Requests seen before a member's share is judged, and how often it is judged again.
+/// Requests seen before a family is judged, and how often it is judged again.
 const JUDGED_AFTER_REQUESTS: u64 = 512;
 const JUDGED_EVERY_REQUESTS: usize = 512;
 
@@ -153,15 +278,20 @@ impl<'p> Family<'p> {
             .into_iter()
             .map(|(spec, mut replay)| {
                 let first_step_s = replay.sim_mut().policy_first_step_s().expect("a member has a first step");
-                Member { spec, replay, first_step_s, joined: Some(Sums::default()), taken: Taken::default(), replaced: ResponseStats::default(), apart_requests: 0, gone: false }
+                Member { spec, replay, first_step_s, joined: Some(Sums::default()), taken: Taken::default(), apart_from: 0 }
             })
             .collect();
         members.sort_by(|a, b| a.first_step_s.total_cmp(&b.first_step_s));
+        let count = members.len();
         Family {
             members,
             shared: Shared { free_at: first_arrival_s - opts.lead_s, head_bytes: 0.0, sums: Sums::default(), responses: ResponseStats::default() },
-            apart: Vec::new(),
-            left: Vec::new(),
+            tracks: Vec::new(),
+            disbanded: false,
+            shared_buckets: Vec::new(),
+            sleepers: Vec::new(),
+            ending: Vec::new(),
+            spread: Spread::new(count),
             requests: 0,
             idle_requests: 0,
         }
@@ -193,10 +323,14 @@ impl<'p> Family<'p> {
             .into_iter()
             .filter(|g| !g.is_empty())
             .map(|members| Family {
+                spread: Spread::new(members.len()),
                 members,
                 shared: Shared { responses: ResponseStats::default(), ..start },
-                apart: Vec::new(),
-                left: Vec::new(),
+                tracks: Vec::new(),
+                disbanded: false,
+                shared_buckets: Vec::new(),
+                sleepers: Vec::new(),
+                ending: Vec::new(),
                 requests: 0,
                 idle_requests: 0,
             })
@@ -208,16 +342,16 @@ impl<'p> Family<'p> {
         JUDGED_AFTER_REQUESTS.saturating_sub(self.requests) as usize
     }
 
-    /// Every member has left: their replays go on as any others.
+    /// The family disbanded: its members' replays go on as any others.
     pub(crate) fn disbanded(&self) -> bool {
-        self.members.iter().all(|m| m.gone)
+        self.disbanded
     }
 
     /// Replays the next block (validated, in order, with its shared ready services), judging
-    /// who stays every [`JUDGED_EVERY_REQUESTS`] requests.
+    /// whether it disbands every [`JUDGED_EVERY_REQUESTS`] requests.
     pub(crate) fn feed(&mut self, block: &TraceView, response_from: ResponseFrom) {
-        // Cut at every 512th request since the family began, wherever the blocks are cut: the
-        // members leave at the same request, so a trace read in parts gives the whole read's
+        // Cut at every 512th request since the family began, wherever the blocks are cut: a
+        // family disbands at the same request, so a trace read in parts gives the whole read's
         // rows bit for bit.
         let mut from = 0;
         while from < block.len() {
@@ -230,67 +364,101 @@ impl<'p> Family<'p> {
     fn feed_piece(&mut self, block: &TraceView, response_from: ResponseFrom) {
         let services = block.ready_service.expect("a family's device shares its ready service");
         let original = block.original_s.filter(|_| response_from == ResponseFrom::Original);
-        self.let_go_of_the_costly();
-        for &m in &self.left {
-            self.members[m].replay.feed(block);
-        }
+        self.disband_if_costly();
         self.requests += block.len() as u64;
-        let mut newly_apart = Vec::new();
+        if self.disbanded {
+            for member in self.members.iter_mut() {
+                member.replay.feed(block);
+            }
+            return;
+        }
+        self.shared_buckets.clear();
+        let mut sleepers = std::mem::take(&mut self.sleepers);
         for i in 0..block.len() {
             let arrival = block.arrival_s[i];
             let measured_from = original.map_or(arrival, |o| o[i]);
             let (size, is_write, offset) = (block.size_bytes[i] as f64, block.is_write[i] != 0, block.offset_bytes[i] as f64);
             let (service_s, service_j) = services[i];
+            // (Until the shared run serves this request, below, its sums are those before it.)
             let shared = &mut self.shared;
             let idle = arrival > shared.free_at;
-            let before = shared.sums;
             let finish = shared.free_at.max(arrival) + service_s;
             let response = (finish - measured_from).max(0.0);
 
             // Members sharing the replay whose first step comes within this gap take their own
             // course from its start. (A step exactly at the arrival goes too: the member then
             // finds itself ready and rejoins at the next request; it is never left sharing a gap
-            // in which it acted.)
+            // in which it acted.) Done before the tracks end, so that a member rejoining at this
+            // request is not sent off again by the shared run's longer gap.
             // (Members are by first step: those whose step comes are a prefix; the ones among
-            // them already apart, or gone, are passed over.)
+            // them already apart are passed over.)
             if idle {
                 for (m, member) in self.members.iter_mut().enumerate() {
                     if shared.free_at + member.first_step_s > arrival {
                         break;
                     }
                     let Some(from) = member.joined.take() else { continue };
-                    member.taken.take(&from, &before);
-                    member.replay.sim_mut().resume_ready_at(shared.free_at, shared.head_bytes);
-                    member.replaced.record(response);
-                    member.apart_requests += 1;
-                    member.replay.sim_mut().request_measured_from(arrival, measured_from, size, is_write, offset, Some((service_s, service_j)));
-                    newly_apart.push(m);
+                    member.taken.take(&from, &shared.sums);
+                    member.apart_from = i;
+                    let sim = member.replay.sim_mut();
+                    sim.resume_ready_at(shared.free_at, shared.head_bytes);
+                    sim.request_measured_from(arrival, measured_from, size, is_write, offset, Some((service_s, service_j)));
+                    sleepers.push(m);
                 }
             }
-            // Members on their own course: serve the request, or rejoin if idle and still ready
-            // when it arrives (their state is then the shared run's, but for the idle they
-            // charged themselves).
-            let mut k = 0;
-            while k < self.apart.len() {
-                let m = self.apart[k];
-                let member = &mut self.members[m];
-                let sim: &mut DeviceSim<'p> = member.replay.sim_mut();
-                let free_at = sim.free_at();
-                if arrival > free_at && sim.idle_between(free_at, arrival) {
-                    let mut from = before;
-                    if idle {
-                        from.idle_s.add(arrival - shared.free_at);
-                    }
-                    member.joined = Some(from);
-                    self.apart.swap_remove(k);
+            // Tracks this request finds idle end: each member, put where the track's devices
+            // are, rejoins the shared run if still ready when the request arrives (its state is
+            // then the shared run's, but for the idle it charged itself), else serves the
+            // request itself, going down and waking as its policy has it.
+            let mut t = 0;
+            while t < self.tracks.len() {
+                if arrival <= self.tracks[t].free_at {
+                    t += 1;
                     continue;
                 }
-                member.replaced.record(response);
-                member.apart_requests += 1;
-                sim.request_measured_from(arrival, measured_from, size, is_write, offset, Some((service_s, service_j)));
-                k += 1;
+                let mut track = self.tracks.swap_remove(t);
+                self.ending.clear();
+                self.ending.extend(track.members.iter().map(|&m| (m, 0)));
+                self.ending.sort_unstable();
+                self.spread.apply(&self.ending, &track.buckets, true);
+                self.ending.clear();
+                for &m in &track.members {
+                    let member = &mut self.members[m];
+                    track.hand_over(member);
+                    let sim = member.replay.sim_mut();
+                    sim.resume_ready_at(track.free_at, shared.head_bytes);
+                    if sim.idle_between(track.free_at, arrival) {
+                        let mut from = shared.sums;
+                        if idle {
+                            from.idle_s.add(arrival - shared.free_at);
+                        }
+                        member.joined = Some(from);
+                        self.ending.push((member.apart_from, m));
+                    } else {
+                        sim.request_measured_from(arrival, measured_from, size, is_write, offset, Some((service_s, service_j)));
+                        sleepers.push(m);
+                    }
+                }
+                // Those that rejoin give up the shared run's responses since they left it.
+                take_off_shared(&mut self.spread, &mut self.ending, &self.shared_buckets[..i]);
+                track.members.clear();
             }
-            self.apart.append(&mut newly_apart);
+            // The tracks left find the device busy and serve the request once for their members.
+            for track in self.tracks.iter_mut() {
+                track.serve(arrival, measured_from, service_s, service_j);
+            }
+            // Members that served this request on their own after a gap, in one state when their
+            // devices are free at the same instant with the same wake-up behind them: a track
+            // each state.
+            let formed = self.tracks.len();
+            for m in sleepers.drain(..) {
+                let sim = self.members[m].replay.sim_mut();
+                let (free_at, woken_at) = (sim.free_at(), sim.woken_at());
+                match self.tracks[formed..].iter_mut().find(|t| t.free_at.to_bits() == free_at.to_bits() && t.woken_at.to_bits() == woken_at.to_bits()) {
+                    Some(track) => track.members.push(m),
+                    None => self.tracks.push(Track::new(m, free_at, woken_at)),
+                }
+            }
 
             if idle {
                 shared.sums.idle_s.add(arrival - shared.free_at);
@@ -300,53 +468,87 @@ impl<'p> Family<'p> {
             shared.sums.service_j.add(service_j);
             shared.sums.response_s.add(response);
             shared.responses.record(response);
+            self.shared_buckets.push(bucket(response) as u32);
             shared.free_at = finish;
             shared.head_bytes = offset + size;
         }
+        self.sleepers = sleepers;
+        // The piece's responses, counted for the members that did not share them: each
+        // track's, and the shared run's they gave up.
+        self.ending.clear();
+        for track in self.tracks.iter_mut() {
+            track.members.sort_unstable();
+            let ours: Vec<(usize, usize)> = track.members.iter().map(|&m| (m, 0)).collect();
+            self.spread.apply(&ours, &track.buckets, true);
+            track.buckets.clear();
+            for &m in &track.members {
+                let member = &mut self.members[m];
+                self.ending.push((member.apart_from, m));
+                member.apart_from = 0;
+            }
+        }
+        take_off_shared(&mut self.spread, &mut self.ending, &self.shared_buckets);
     }
 
-    /// Members that served too many requests themselves leave: their ledgers take what they
-    /// shared so far, and they are replayed on their own from here.
-    pub(crate) fn let_go_of_the_costly(&mut self) {
+    /// A family whose requests mostly follow a gap disbands: each member's ledger takes what
+    /// it shared so far, and it is replayed on its own from here.
+    pub(crate) fn disband_if_costly(&mut self) {
         // Only at every 512th request, wherever the caller's parts are cut (see `feed`).
-        if self.requests < JUDGED_AFTER_REQUESTS || self.requests % JUDGED_EVERY_REQUESTS as u64 != 0 {
+        if self.requests < JUDGED_AFTER_REQUESTS || self.requests % JUDGED_EVERY_REQUESTS as u64 != 0 || self.disbanded {
             return;
         }
-        let requests = self.requests as f64;
-        let disband = self.idle_requests as f64 > DISBAND_ABOVE_IDLE_SHARE * requests;
-        let leaving: Vec<usize> = (0..self.members.len())
-            .filter(|&m| !self.members[m].gone && (disband || self.members[m].apart_requests as f64 > LEAVE_ABOVE_APART_SHARE * requests))
-            .collect();
-        for m in leaving {
-            self.apart.retain(|&j| j != m);
-            settle(&mut self.members[m], &self.shared);
-            self.members[m].gone = true;
-            self.left.push(m);
+        if self.idle_requests as f64 <= DISBAND_ABOVE_IDLE_SHARE * self.requests as f64 {
+            return;
         }
+        let all: Vec<usize> = (0..self.members.len()).collect();
+        for (m, (added, replaced)) in all.iter().copied().zip(self.spread.sums_to(&all)) {
+            let track = self.tracks.iter().find(|t| t.members.contains(&m));
+            settle(&mut self.members[m], &self.shared, track, &added, &replaced);
+        }
+        self.tracks.clear();
+        self.disbanded = true;
     }
 
     /// Each member's replay, its ledger completed with what it shared, with its spec's index.
     pub(crate) fn finish(self) -> Vec<(usize, Replay<'p>)> {
-        let Family { mut members, shared, .. } = self;
-        for member in members.iter_mut().filter(|m| !m.gone) {
-            settle(member, &shared);
+        let Family { mut members, shared, tracks, spread, disbanded, .. } = self;
+        let staying: Vec<usize> = if disbanded { Vec::new() } else { (0..members.len()).collect() };
+        for (m, (added, replaced)) in staying.iter().copied().zip(spread.sums_to(&staying)) {
+            let track = tracks.iter().find(|t| t.members.contains(&m));
+            settle(&mut members[m], &shared, track, &added, &replaced);
         }
         members.into_iter().map(|member| (member.spec, member.replay)).collect()
     }
 }
 
+/// Takes the shared run's responses (`shared_buckets`, from where each stretch began) off the
+/// histograms of the members in `ending`, (where its stretch began, member): they did not
+/// share them. Leaves `ending` empty.
+fn take_off_shared(spread: &mut Spread, ending: &mut Vec<(usize, usize)>, shared_buckets: &[u32]) {
+    ending.sort_unstable();
+    let members: Vec<(usize, usize)> = ending.iter().map(|&(from, m)| (m, from)).collect();
+    spread.apply(&members, shared_buckets, false);
+    ending.clear();
+}
+
 /// Completes a member's ledger with what it shared up to now (the shared run's ready idle,
-/// service and responses), leaving its device where it would be: a replay of its own from here.
-fn settle(member: &mut Member, shared: &Shared) {
+/// service and responses, and its track's when it is in one, `track`), leaving its device where
+/// it would be: a replay of its own from here. Called between pieces, when every response so
+/// far is counted.
+fn settle(member: &mut Member, shared: &Shared, track: Option<&Track>, added: &ResponseStats, replaced: &ResponseStats) {
     if let Some(from) = member.joined.take() {
         member.taken.take(&from, &shared.sums);
         member.replay.sim_mut().resume_ready_at(shared.free_at, shared.head_bytes);
     }
+    if let Some(track) = track {
+        debug_assert!(track.buckets.is_empty(), "a track's responses are counted at the end of each piece");
+        track.hand_over(member);
+        member.replay.sim_mut().resume_ready_at(track.free_at, shared.head_bytes);
+    }
     let taken = std::mem::take(&mut member.taken);
-    let replaced = std::mem::take(&mut member.replaced);
     let ledger = member.replay.sim_mut().ledger_mut();
     ledger.time_by_mode_s[READY] += taken.idle_s;
     ledger.service_time_s += taken.service_s;
     ledger.service_energy_j += taken.service_j;
-    ledger.responses = ResponseStats::shared_with_own(&shared.responses, &ledger.responses, &replaced, taken.response_s.hi + taken.response_s.lo);
+    ledger.responses = ResponseStats::shared_with_own(&shared.responses, &ledger.responses, added, replaced, taken.response_s.total());
 }

@@ -94,7 +94,7 @@ impl Default for ResponseStats {
 /// The bucket of a non-negative response (NaN and negatives, which the engine never records,
 /// land in the last bucket).
 #[inline(always)]
-fn bucket(response_s: f64) -> usize {
+pub(crate) fn bucket(response_s: f64) -> usize {
     let key = response_s.to_bits() >> SHIFT;
     (key.saturating_sub(FIRST_KEY) as usize).min(BUCKETS - 1)
 }
@@ -120,6 +120,28 @@ impl ResponseStats {
         } else {
             self.count_in_list(index);
         }
+    }
+
+    /// Counts responses given by their buckets ([`bucket`]), one at a time as `record` would;
+    /// their sum, least and largest come apart ([`ResponseStats::add_summary`]). A family's
+    /// runs take a stretch they served alike so: bucketed once, counted in each run's histogram
+    /// in one tight loop (`family.rs`).
+    pub(crate) fn count_buckets(&mut self, buckets: &[u32]) {
+        for &index in buckets {
+            self.count += 1;
+            if self.slot_of.is_some() {
+                self.count_in_blocks(index as usize);
+            } else {
+                self.count_in_list(index as usize);
+            }
+        }
+    }
+
+    /// The sum, least and largest of responses counted by [`ResponseStats::count_buckets`].
+    pub(crate) fn add_summary(&mut self, sum_s: f64, min_s: f64, max_s: f64) {
+        self.sum_s += sum_s;
+        self.min_s = self.min_s.min(min_s);
+        self.max_s = self.max_s.max(max_s);
     }
 
     /// Counts the responses waiting in `pending` into their blocks.
@@ -364,17 +386,35 @@ impl ResponseStats {
         listed.chain(blocks).chain(carries).chain(pending)
     }
 
+    /// Adds another's counts, bucket by bucket, and their number, but not their sum, least or
+    /// largest: for running sums of histogram differences (`family.rs`).
+    pub(crate) fn add_counts(&mut self, other: &ResponseStats) {
+        if other.count == 0 {
+            return;
+        }
+        if self.slot_of.is_none() {
+            self.move_to_blocks();
+        }
+        for (b, c) in other.bucket_counts() {
+            self.add_to_bucket(b, c);
+        }
+        self.count += other.count;
+    }
+
     /// The statistics of a run that shared another's responses (`shared`, every request's) but
-    /// for those it served itself (`own`), in place of the shared run's (`replaced`):
-    /// `shared + own − replaced`, bucket by bucket. `shared_sum_s` is the sum of the shared
-    /// responses it kept (summed exactly by the caller, not as a difference of sums). The
-    /// maximum is the larger of the two, as every response of such a run is at least the shared
-    /// run's response to the same request (it only ever waits longer).
-    pub(crate) fn shared_with_own(shared: &ResponseStats, own: &ResponseStats, replaced: &ResponseStats, shared_sum_s: f64) -> ResponseStats {
+    /// for those it served itself (`own`) or took from elsewhere (`added`: counts only), in
+    /// place of the shared run's (`replaced`): `shared + own + added − replaced`, bucket by
+    /// bucket. `shared_sum_s` is the sum of the shared responses it kept (summed exactly by the
+    /// caller, not as a difference of sums); `own` carries the sum, least and largest of its
+    /// own and added responses. The maximum is the larger of the two, as every response of such
+    /// a run is at least the shared run's response to the same request (it only ever waits
+    /// longer).
+    pub(crate) fn shared_with_own(shared: &ResponseStats, own: &ResponseStats, added: &ResponseStats, replaced: &ResponseStats, shared_sum_s: f64) -> ResponseStats {
         // The buckets in use, merged (a run touches a few hundred of the 110,592).
         let mut counts: Vec<(usize, i64)> = shared
             .bucket_counts()
             .chain(own.bucket_counts())
+            .chain(added.bucket_counts())
             .map(|(b, c)| (b, c as i64))
             .chain(replaced.bucket_counts().map(|(b, c)| (b, -(c as i64))))
             .collect();
@@ -401,7 +441,7 @@ impl ResponseStats {
                 }
             }
         }
-        out.count = shared.count + own.count - replaced.count;
+        out.count = shared.count + own.count + added.count - replaced.count;
         out.sum_s = shared_sum_s + own.sum_s;
         // A lower bound of the run's least response, not always the least: a percentile is clamped
         // to it only from below, where a bucket's upper end never falls.

@@ -274,12 +274,12 @@ proptest! {
     }
 }
 
-/// Members that serve most requests themselves leave the family after its first 512 requests
-/// and replay on their own (what they shared carried into their ledgers); the rows stay those
-/// of separate replays. 20,000 requests, most after a 3 s gap: the 0.5-2 s timeouts leave, the
-/// longer ones stay; fed whole and in uneven parts.
+/// A family whose requests mostly follow a gap disbands after its first 512 requests, and its
+/// members replay on their own (what they shared carried into their ledgers); the rows stay
+/// those of separate replays. 20,000 requests, most after a 3 s gap; fed whole and in uneven
+/// parts.
 #[test]
-fn members_that_serve_most_requests_alone_leave_and_still_equal_separate_replays() {
+fn a_family_whose_requests_mostly_follow_a_gap_disbands_and_still_equals_separate_replays() {
     let (times, offsets, sizes, ops) = generated(20_000, 0x2545_F491_4F6C_DD1D, 100_000, 8, |r| if r % 5 == 0 { 0.003 } else { 3.0 + (r % 100) as f64 * 0.01 });
     let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
     let specs = ["timeout:0.5s", "timeout:1s", "timeout:2s", "timeout:10s", "timeout:100s", "breakeven"];
@@ -289,6 +289,28 @@ fn members_that_serve_most_requests_alone_leave_and_still_equal_separate_replays
         (catalog("seagate-constellation-es1-500gb"), vec![0.33]),
     ] {
         check(&device, &specs, &trace, &options(7.0, 30.0, 1.0, false), &cuts).unwrap();
+    }
+}
+
+/// Many members going down in the same gaps serve the bursts after them in tracks (one replay
+/// for all the members in one state), leave a track when it falls idle (back to the shared run,
+/// or down again on their own, the track splitting), and take the tracks' responses through
+/// histogram differences over runs of consecutive members: the rows are those of separate
+/// replays. Bursts dense enough that a wake-up leaves a queue, idle gaps from 50 ms to 500 s
+/// (log-uniform), 64 timeouts from 0.2 s to 300 s beside a cascade and breakeven; fed whole and
+/// in uneven parts, on the 5K320 (a seek curve) and the 1 GB Microdrive.
+#[test]
+fn members_in_one_state_share_a_track_and_still_equal_separate_replays() {
+    let (times, offsets, sizes, ops) = generated(12_000, 0x1234_5678_9ABC_DEF1, 5_000_000, 32, |r| {
+        if r % 40 == 0 { 0.05 * 10f64.powf(4.0 * ((r >> 16) % 10_000) as f64 / 10_000.0) } else { 0.002 + ((r >> 8) % 9) as f64 * 0.001 }
+    });
+    let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
+    let mut specs: Vec<String> = (0..64).map(|k| format!("timeout:{}s", 0.2 * 1500f64.powf(k as f64 / 63.0))).collect();
+    specs.extend(["timeout:low-power-idle=2s,standby=20s".to_string(), "breakeven".to_string()]);
+    let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+    for (device, cuts) in [(catalog("hitachi-travelstar-5k320"), vec![0.3, 0.3001, 0.61]), (catalog("hitachi-microdrive-1gb"), vec![])] {
+        check(&device, &specs, &trace, &options(2.0, 50.0, 0.5, false), &cuts).unwrap();
+        check(&device, &specs, &trace, &options(0.0, 0.0, 0.0, true), &cuts).unwrap();
     }
 }
 
