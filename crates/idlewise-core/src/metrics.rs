@@ -37,6 +37,9 @@ const LISTED_RESPONSES: u64 = 1 << 16;
 const FREE: u32 = u32::MAX;
 /// The list's table starts with this many places.
 const FIRST_PLACES: usize = 16;
+/// A run's bucket counts, merged with the shared run's (`shared_with_own`), are summed in one
+/// array of every bucket above this many (an eighth of the buckets), else sorted.
+const SUMMED_DENSE_ABOVE: usize = BUCKETS / 8;
 /// Responses whose buckets wait to be counted, in blocks form. A sweep's runs record in turn into
 /// histograms far apart in memory, and each count waited on its load (a fifth of a 100-timeout
 /// sweep's CPU); counted a batch at a time in a tight loop, the loads overlap
@@ -418,16 +421,27 @@ impl ResponseStats {
             .map(|(b, c)| (b, c as i64))
             .chain(replaced.bucket_counts().map(|(b, c)| (b, -(c as i64))))
             .collect();
-        counts.sort_unstable_by_key(|&(b, _)| b);
         let mut out = ResponseStats::default();
-        let totals: Vec<(usize, u64)> = counts
-            .chunk_by(|x, y| x.0 == y.0)
-            .filter_map(|run| {
-                let c: i64 = run.iter().map(|&(_, c)| c).sum();
-                debug_assert!(c >= 0, "a replaced response the shared run did not have");
-                (c > 0).then_some((run[0].0, c as u64))
-            })
-            .collect();
+        let totals: Vec<(usize, u64)> = if counts.len() > SUMMED_DENSE_ABOVE {
+            // Summed in one array of every bucket rather than sorted: a run of a long trace holds
+            // tens of thousands of buckets, and a sweep sums one such list per run.
+            let mut dense = vec![0i64; BUCKETS];
+            for (b, c) in counts {
+                dense[b] += c;
+            }
+            debug_assert!(dense.iter().all(|&c| c >= 0), "a replaced response the shared run did not have");
+            dense.iter().enumerate().filter(|&(_, &c)| c > 0).map(|(b, &c)| (b, c as u64)).collect()
+        } else {
+            counts.sort_unstable_by_key(|&(b, _)| b);
+            counts
+                .chunk_by(|x, y| x.0 == y.0)
+                .filter_map(|run| {
+                    let c: i64 = run.iter().map(|&(_, c)| c).sum();
+                    debug_assert!(c >= 0, "a replaced response the shared run did not have");
+                    (c > 0).then_some((run[0].0, c as u64))
+                })
+                .collect()
+        };
         if totals.len() > LONGEST_LIST {
             out.slot_of = Some(Box::new([0; BLOCKS]));
             for (b, c) in totals {
@@ -963,6 +977,59 @@ mod tests {
             // Several at once, in any order, in one walk: the same.
             let qs = [0.99, 0.0, 0.5, 1.0, 0.95];
             assert_eq!(s.quantiles_s(qs), qs.map(|q| s.quantile_s(q)), "trial {trial}");
+        }
+    }
+
+    /// A run's histogram made from the shared run's, its own responses and ones added by bucket,
+    /// less the shared responses it did not keep, is the histogram of the responses it kept,
+    /// bucket by bucket: with few buckets (summed by sorting) and with tens of thousands (summed
+    /// in one array of every bucket).
+    #[test]
+    fn shared_with_own_counts_what_the_run_kept_bucket_by_bucket() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let by_bucket = |s: &ResponseStats| {
+            let mut counts = vec![0u64; BUCKETS];
+            for (b, c) in s.bucket_counts() {
+                counts[b] += c;
+            }
+            counts
+        };
+        for (n, decades) in [(300usize, 1.0), (5_000, 3.0), (200_000, 12.0)] {
+            let mut draw = || 1e-4 * 10f64.powf(decades * next());
+            let (mut shared, mut own, mut added, mut replaced, mut kept) =
+                (ResponseStats::default(), ResponseStats::default(), ResponseStats::default(), ResponseStats::default(), ResponseStats::default());
+            let mut kept_sum = 0.0;
+            for i in 0..n {
+                let r = draw();
+                shared.record(r);
+                if i % 3 == 0 {
+                    replaced.record(r);
+                } else {
+                    kept.record(r);
+                    kept_sum += r;
+                }
+                if i % 5 == 0 {
+                    let mine = r + draw();
+                    own.record(mine);
+                    kept.record(mine);
+                }
+                if i % 7 == 0 {
+                    let taken = draw();
+                    added.count_buckets(&[bucket(taken) as u32]);
+                    kept.record(taken);
+                }
+            }
+            let merged = ResponseStats::shared_with_own(&shared, &own, &added, &replaced, kept_sum);
+            // The largest case takes the dense sum, the others the sort.
+            assert_eq!(shared.bucket_counts().count() > SUMMED_DENSE_ABOVE, n == 200_000);
+            assert_eq!(merged.count(), kept.count(), "{n} responses");
+            assert!(by_bucket(&merged) == by_bucket(&kept), "{n} responses: the buckets differ");
         }
     }
 }
