@@ -1221,11 +1221,18 @@ impl Device {
     /// the head from one part of a trace to the next.
     pub fn ready_services(&self, trace: &TraceView, head_bytes: &mut f64, out: &mut Vec<(f64, f64)>) {
         out.clear();
-        out.reserve(trace.len());
+        out.resize(trace.len(), (0.0, 0.0));
+        self.ready_services_into(trace, head_bytes, out);
+    }
+
+    /// [`Device::ready_services`] into a slice of the trace's length (a part of a larger one:
+    /// parts of a trace computed on several threads, each from the head the request before it
+    /// left).
+    pub fn ready_services_into(&self, trace: &TraceView, head_bytes: &mut f64, out: &mut [(f64, f64)]) {
         let mut head = *head_bytes;
-        for i in 0..trace.len() {
+        for (i, service) in out.iter_mut().enumerate().take(trace.len()) {
             let (offset, size) = (trace.offset_bytes[i] as f64, trace.size_bytes[i] as f64);
-            out.push(self.service(size, trace.is_write[i] != 0, offset, head));
+            *service = self.service(size, trace.is_write[i] != 0, offset, head);
             head = offset + size;
         }
         *head_bytes = head;
