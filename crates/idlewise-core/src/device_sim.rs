@@ -570,6 +570,22 @@ impl<'p> DeviceSim<'p> {
     /// `ready_service`, where the call computed it once for all its runs, is each request's
     /// service in the ready mode (`Device::ready_services`), used instead of computing it here.
     pub fn requests(&mut self, arrival_s: &[f64], size_bytes: &[i64], is_write: &[u8], offset_bytes: &[i64], ready_service: Option<&[(f64, f64)]>) {
+        self.requests_observed(arrival_s, size_bytes, is_write, offset_bytes, ready_service, |_, _| {});
+    }
+
+    /// [`DeviceSim::requests`], telling `fell_idle(from_s, to_s)` of every idle gap: the server
+    /// fell idle at `from_s` and the next request arrived at `to_s` (always-on's replay, which
+    /// the oracle's shadow follows gap by gap).
+    #[inline]
+    pub(crate) fn requests_observed(
+        &mut self,
+        arrival_s: &[f64],
+        size_bytes: &[i64],
+        is_write: &[u8],
+        offset_bytes: &[i64],
+        ready_service: Option<&[(f64, f64)]>,
+        mut fell_idle: impl FnMut(f64, f64),
+    ) {
         let n = arrival_s.len();
         let (size_bytes, is_write, offset_bytes) = (&size_bytes[..n], &is_write[..n], &offset_bytes[..n]);
         let ready_service = ready_service.map(|s| &s[..n]);
@@ -578,7 +594,11 @@ impl<'p> DeviceSim<'p> {
         while i < n {
             let arrival = arrival_s[i];
             if !queued_path || self.gap.is_some() || arrival > self.free_at || self.serving_mode != READY {
+                let idle_from = self.free_at;
                 self.request_measured_from(arrival, arrival, size_bytes[i] as f64, is_write[i] != 0, offset_bytes[i] as f64, ready_service.map(|s| s[i]));
+                if arrival > idle_from {
+                    fell_idle(idle_from, arrival);
+                }
                 i += 1;
                 continue;
             }

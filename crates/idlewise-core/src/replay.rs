@@ -242,9 +242,8 @@ impl<'p> Replay<'p> {
         };
         match (self.mode, original) {
             (ReplayMode::Open, None) => {
-                for i in 0..n {
-                    serve(block.arrival_s[i], block.arrival_s[i], i);
-                }
+                // Requests that queue go through the tight loop of `requests`, as `feed`'s do.
+                sim.requests_observed(block.arrival_s, block.size_bytes, block.is_write, block.offset_bytes, block.ready_service, fell_idle);
             }
             (ReplayMode::Open, Some(original)) => {
                 for (i, &wanted_s) in original.iter().enumerate() {
