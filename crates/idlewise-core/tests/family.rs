@@ -298,7 +298,8 @@ fn a_family_whose_requests_mostly_follow_a_gap_disbands_and_still_equals_separat
 /// histogram differences over runs of consecutive members: the rows are those of separate
 /// replays. Bursts dense enough that a wake-up leaves a queue, idle gaps from 50 ms to 500 s
 /// (log-uniform), 64 timeouts from 0.2 s to 300 s beside a cascade and breakeven; fed whole and
-/// in uneven parts, on the 5K320 (a seek curve) and the 1 GB Microdrive.
+/// in uneven parts, on the 5K320 (a seek curve) and the 1 GB Microdrive. And a row is the same,
+/// bit for bit, as its policy's replayed in a family of its own.
 #[test]
 fn members_in_one_state_share_a_track_and_still_equal_separate_replays() {
     let (times, offsets, sizes, ops) = generated(12_000, 0x1234_5678_9ABC_DEF1, 5_000_000, 32, |r| {
@@ -311,6 +312,15 @@ fn members_in_one_state_share_a_track_and_still_equal_separate_replays() {
     for (device, cuts) in [(catalog("hitachi-travelstar-5k320"), vec![0.3, 0.3001, 0.61]), (catalog("hitachi-microdrive-1gb"), vec![])] {
         check(&device, &specs, &trace, &options(2.0, 50.0, 0.5, false), &cuts).unwrap();
         check(&device, &specs, &trace, &options(0.0, 0.0, 0.0, true), &cuts).unwrap();
+        // A row is the same bit for bit whatever runs share its family (and its tracks): a
+        // sweep's row is `simulate`'s of its policy alone.
+        let opts = options(2.0, 50.0, 0.5, false);
+        let all: Vec<PolicySpec> = specs.iter().map(|s| PolicySpec::parse(s).unwrap()).collect();
+        let together = reports(&device, &all, &trace, &opts, &cuts);
+        for k in [0, 9, 40, 63, 64, 65] {
+            let alone = reports(&device, &all[k..=k], &trace, &opts, &cuts);
+            assert_eq!(format!("{:?}", alone[0].run), format!("{:?}", together[k].run), "{} on {}", specs[k], device.name);
+        }
     }
 }
 
