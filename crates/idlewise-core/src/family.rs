@@ -192,23 +192,42 @@ impl Spread {
         Spread { plus: (0..=members).map(|_| ResponseStats::default()).collect(), minus: (0..=members).map(|_| ResponseStats::default()).collect() }
     }
 
-    /// `buckets` into the histograms of the members `(number, key)` (sorted), or taken off them
-    /// (`add` false), a run of consecutive numbers with one key at a time; the key picks the
-    /// buckets from `start` (where each member's stretch began).
-    fn apply(&mut self, members: &[(usize, usize)], buckets: &[u32], add: bool) {
+    /// `buckets` into the histograms of `members` (increasing numbers).
+    fn add(&mut self, members: &[usize], buckets: &[u32]) {
         let mut first = 0;
         while first < members.len() {
-            let (lo, from) = members[first];
             let mut end = first + 1;
-            while end < members.len() && members[end] == (lo + end - first, from) {
+            while end < members.len() && members[end] == members[end - 1] + 1 {
                 end += 1;
             }
-            let hi = lo + end - first;
-            let (opens, closes) = if add { (&mut self.plus, &mut self.minus) } else { (&mut self.minus, &mut self.plus) };
-            opens[lo].count_buckets(&buckets[from..]);
-            closes[hi].count_buckets(&buckets[from..]);
+            self.count(members[first], members[end - 1] + 1, buckets, true);
             first = end;
         }
+    }
+
+    /// The shared run's responses each member of `stretches`, (member, where its stretch apart
+    /// began in `shared_buckets`), did not share, taken off its histogram; `stretches` is left
+    /// empty.
+    fn take_off(&mut self, stretches: &mut Vec<(usize, usize)>, shared_buckets: &[u32]) {
+        stretches.sort_unstable_by_key(|&(m, from)| (from, m));
+        let mut first = 0;
+        while first < stretches.len() {
+            let (lo, from) = stretches[first];
+            let mut end = first + 1;
+            while end < stretches.len() && stretches[end] == (stretches[end - 1].0 + 1, from) {
+                end += 1;
+            }
+            self.count(lo, stretches[end - 1].0 + 1, &shared_buckets[from..], false);
+            first = end;
+        }
+        stretches.clear();
+    }
+
+    /// `buckets` added to (or taken off) the histograms of the members numbered `lo..hi`.
+    fn count(&mut self, lo: usize, hi: usize, buckets: &[u32], add: bool) {
+        let (opens, closes) = if add { (&mut self.plus, &mut self.minus) } else { (&mut self.minus, &mut self.plus) };
+        opens[lo].count_buckets(buckets);
+        closes[hi].count_buckets(buckets);
     }
 
     /// The sums up to each of `members` (increasing): (what it took, what it gave up).
@@ -239,8 +258,8 @@ pub(crate) struct Family<'p> {
     disbanded: bool,
     /// The buckets of the shared run's responses in the piece being fed.
     shared_buckets: Vec<u32>,
-    /// Members that went down at the request being fed, and (member, where its stretch began)
-    /// of those ending a stretch (reused).
+    /// Members that went down at the request being fed, and (member, where its stretch apart
+    /// began) of those that rejoin the shared run or reach the end of a piece (reused).
     sleepers: Vec<usize>,
     ending: Vec<(usize, usize)>,
     spread: Spread,
@@ -417,11 +436,8 @@ impl<'p> Family<'p> {
                     continue;
                 }
                 let mut track = self.tracks.swap_remove(t);
-                self.ending.clear();
-                self.ending.extend(track.members.iter().map(|&m| (m, 0)));
-                self.ending.sort_unstable();
-                self.spread.apply(&self.ending, &track.buckets, true);
-                self.ending.clear();
+                track.members.sort_unstable();
+                self.spread.add(&track.members, &track.buckets);
                 for &m in &track.members {
                     let member = &mut self.members[m];
                     track.hand_over(member);
@@ -433,15 +449,14 @@ impl<'p> Family<'p> {
                             from.idle_s.add(arrival - shared.free_at);
                         }
                         member.joined = Some(from);
-                        self.ending.push((member.apart_from, m));
+                        self.ending.push((m, member.apart_from));
                     } else {
                         sim.request_measured_from(arrival, measured_from, size, is_write, offset, Some((service_s, service_j)));
                         sleepers.push(m);
                     }
                 }
-                // Those that rejoin give up the shared run's responses since they left it.
-                take_off_shared(&mut self.spread, &mut self.ending, &self.shared_buckets[..i]);
-                track.members.clear();
+                // Those that rejoin did not share the shared run's responses since they left it.
+                self.spread.take_off(&mut self.ending, &self.shared_buckets[..i]);
             }
             // The tracks left find the device busy and serve the request once for their members.
             for track in self.tracks.iter_mut() {
@@ -475,19 +490,17 @@ impl<'p> Family<'p> {
         self.sleepers = sleepers;
         // The piece's responses, counted for the members that did not share them: each
         // track's, and the shared run's they gave up.
-        self.ending.clear();
         for track in self.tracks.iter_mut() {
             track.members.sort_unstable();
-            let ours: Vec<(usize, usize)> = track.members.iter().map(|&m| (m, 0)).collect();
-            self.spread.apply(&ours, &track.buckets, true);
+            self.spread.add(&track.members, &track.buckets);
             track.buckets.clear();
             for &m in &track.members {
                 let member = &mut self.members[m];
-                self.ending.push((member.apart_from, m));
+                self.ending.push((m, member.apart_from));
                 member.apart_from = 0;
             }
         }
-        take_off_shared(&mut self.spread, &mut self.ending, &self.shared_buckets);
+        self.spread.take_off(&mut self.ending, &self.shared_buckets);
     }
 
     /// A family whose requests mostly follow a gap disbands: each member's ledger takes what
@@ -519,16 +532,6 @@ impl<'p> Family<'p> {
         }
         members.into_iter().map(|member| (member.spec, member.replay)).collect()
     }
-}
-
-/// Takes the shared run's responses (`shared_buckets`, from where each stretch began) off the
-/// histograms of the members in `ending`, (where its stretch began, member): they did not
-/// share them. Leaves `ending` empty.
-fn take_off_shared(spread: &mut Spread, ending: &mut Vec<(usize, usize)>, shared_buckets: &[u32]) {
-    ending.sort_unstable();
-    let members: Vec<(usize, usize)> = ending.iter().map(|&(from, m)| (m, from)).collect();
-    spread.apply(&members, shared_buckets, false);
-    ending.clear();
 }
 
 /// Completes a member's ledger with what it shared up to now (the shared run's ready idle,

@@ -780,18 +780,25 @@ impl RunResult {
 mod tests {
     use super::*;
 
+    /// Uniform draws in [0, 1) from a xorshift stream: the same responses on every run.
+    fn uniform(mut state: u64) -> impl FnMut() -> f64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
     #[test]
     fn percentiles_are_within_half_a_thousandth_of_the_exact_ones() {
         // Responses spread over ten decades, from a fixed generator: every reported percentile
         // lies at or above the exact one and within 2^-11 of it.
         let mut s = ResponseStats::default();
         let mut exact = Vec::new();
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = uniform(0x9E37_79B9_7F4A_7C15);
         for _ in 0..100_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let r = 10f64.powf(-7.0 + 10.0 * (x >> 11) as f64 / (1u64 << 53) as f64);
+            let r = 10f64.powf(-7.0 + 10.0 * next());
             s.record(r);
             exact.push(r);
         }
@@ -938,13 +945,7 @@ mod tests {
         // Generated responses across the whole range (below the first binade, every binade, past
         // the last), in clusters and spread: every quantile is the one a dense array of every
         // bucket gives, whether kept as a list of bucket numbers or in blocks.
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(0x9E37_79B9_7F4A_7C15);
         for trial in 0..40 {
             let mut s = ResponseStats::default();
             let mut dense = vec![0u64; BUCKETS];
@@ -986,13 +987,7 @@ mod tests {
     /// in one array of every bucket).
     #[test]
     fn shared_with_own_counts_what_the_run_kept_bucket_by_bucket() {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(0x2545_F491_4F6C_DD1D);
         let by_bucket = |s: &ResponseStats| {
             let mut counts = vec![0u64; BUCKETS];
             for (b, c) in s.bucket_counts() {
