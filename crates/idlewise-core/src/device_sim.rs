@@ -635,10 +635,7 @@ impl<'p> DeviceSim<'p> {
     pub(crate) fn idle_between(&mut self, from_s: f64, to_s: f64) -> bool {
         self.free_at = from_s;
         self.last_completion_s = from_s;
-        match self.one_step {
-            Some(step) => self.take_one_step_gap(&step, to_s),
-            None => self.open_gap(to_s - from_s),
-        }
+        self.begin_gap(to_s);
         if self.gap.is_some() {
             self.close_gap(to_s);
         }
@@ -694,6 +691,16 @@ impl<'p> DeviceSim<'p> {
         self.woke_from_low_power = true;
         self.low_power_since = (step.mode, t);
         Some(self.end_gap_ready(from_s, to_s, ready))
+    }
+
+    /// The gap from `free_at` to an arrival at `arrival_s`: under a one-step plan, taken at once
+    /// (`take_one_step_gap`); else opened, its plan to be walked (`close_gap`).
+    #[inline]
+    fn begin_gap(&mut self, arrival_s: f64) {
+        match self.one_step {
+            Some(step) => self.take_one_step_gap(&step, arrival_s),
+            None => self.open_gap(arrival_s - self.free_at),
+        }
     }
 
     /// A gap of a one-step plan ending at `arrival_s`, charged as `close_gap` would charge it:
@@ -795,10 +802,7 @@ impl<'p> DeviceSim<'p> {
             self.policy.note_transfer(arrival_s);
         }
         if self.gap.is_none() && arrival_s > self.free_at {
-            match self.one_step {
-                Some(step) => self.take_one_step_gap(&step, arrival_s),
-                None => self.open_gap(arrival_s - self.free_at),
-            }
+            self.begin_gap(arrival_s);
         }
         if self.ledger.per_request.is_some() {
             self.arrival_activity = self.activity_at(arrival_s);

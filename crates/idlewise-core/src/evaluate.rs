@@ -130,6 +130,8 @@ fn shared_services(device: &Device, piece: &TraceView, head_bytes: &mut f64, out
     }
     out.clear();
     out.resize(n, (0.0, 0.0));
+    // Where the head is after request `i`: where it ended.
+    let head_after = |i: usize| piece.offset_bytes[i] as f64 + piece.size_bytes[i] as f64;
     let per_thread = n.div_ceil(threads);
     let first_head = *head_bytes;
     std::thread::scope(|scope| {
@@ -138,13 +140,13 @@ fn shared_services(device: &Device, piece: &TraceView, head_bytes: &mut f64, out
         for (k, slot) in parts {
             let from = k * per_thread;
             let part = piece.slice(from, from + slot.len());
-            let mut head = piece.offset_bytes[from - 1] as f64 + piece.size_bytes[from - 1] as f64;
+            let mut head = head_after(from - 1);
             scope.spawn(move || device.ready_services_into(&part, &mut head, slot));
         }
         let mut head = first_head;
-        device.ready_services_into(&piece.slice(0, per_thread.min(n)), &mut head, first);
+        device.ready_services_into(&piece.slice(0, first.len()), &mut head, first);
     });
-    *head_bytes = piece.offset_bytes[n - 1] as f64 + piece.size_bytes[n - 1] as f64;
+    *head_bytes = head_after(n - 1);
 }
 
 impl<'p> Runs<'p> {

@@ -230,21 +230,19 @@ impl Spread {
         closes[hi].count_buckets(buckets);
     }
 
-    /// The sums up to each of `members` (increasing): (what it took, what it gave up).
-    fn sums_to(&self, members: &[usize]) -> Vec<(ResponseStats, ResponseStats)> {
+    /// The sums up to each of `members` (increasing), handed to `each(member, what it took,
+    /// what it gave up)` in turn, as they run.
+    fn each_sum(&self, members: impl Iterator<Item = usize>, mut each: impl FnMut(usize, &ResponseStats, &ResponseStats)) {
         let (mut plus, mut minus) = (ResponseStats::default(), ResponseStats::default());
         let mut k = 0;
-        members
-            .iter()
-            .map(|&m| {
-                while k <= m {
-                    plus.add_counts(&self.plus[k]);
-                    minus.add_counts(&self.minus[k]);
-                    k += 1;
-                }
-                (plus.clone(), minus.clone())
-            })
-            .collect()
+        for m in members {
+            while k <= m {
+                plus.add_counts(&self.plus[k]);
+                minus.add_counts(&self.minus[k]);
+                k += 1;
+            }
+            each(m, &plus, &minus);
+        }
     }
 }
 
@@ -513,11 +511,10 @@ impl<'p> Family<'p> {
         if self.idle_requests as f64 <= DISBAND_ABOVE_IDLE_SHARE * self.requests as f64 {
             return;
         }
-        let all: Vec<usize> = (0..self.members.len()).collect();
-        for (m, (added, replaced)) in all.iter().copied().zip(self.spread.sums_to(&all)) {
-            let track = self.tracks.iter().find(|t| t.members.contains(&m));
-            settle(&mut self.members[m], &self.shared, track, &added, &replaced);
-        }
+        let (members, shared, tracks) = (&mut self.members, &self.shared, &self.tracks);
+        self.spread.each_sum(0..members.len(), |m, added, replaced| {
+            settle(&mut members[m], shared, tracks.iter().find(|t| t.members.contains(&m)), added, replaced);
+        });
         self.tracks.clear();
         self.disbanded = true;
     }
@@ -525,10 +522,10 @@ impl<'p> Family<'p> {
     /// Each member's replay, its ledger completed with what it shared, with its spec's index.
     pub(crate) fn finish(self) -> Vec<(usize, Replay<'p>)> {
         let Family { mut members, shared, tracks, spread, disbanded, .. } = self;
-        let staying: Vec<usize> = if disbanded { Vec::new() } else { (0..members.len()).collect() };
-        for (m, (added, replaced)) in staying.iter().copied().zip(spread.sums_to(&staying)) {
-            let track = tracks.iter().find(|t| t.members.contains(&m));
-            settle(&mut members[m], &shared, track, &added, &replaced);
+        if !disbanded {
+            spread.each_sum(0..members.len(), |m, added, replaced| {
+                settle(&mut members[m], &shared, tracks.iter().find(|t| t.members.contains(&m)), added, replaced);
+            });
         }
         members.into_iter().map(|member| (member.spec, member.replay)).collect()
     }

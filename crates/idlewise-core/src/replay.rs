@@ -263,12 +263,7 @@ impl<'p> Replay<'p> {
     /// Replays the next block of the trace (validated, and in order after the previous block).
     /// The open-loop, responses-from-arrival case goes through `DeviceSim::requests`.
     pub fn feed(&mut self, block: &TraceView) {
-        let original = block.original_s.filter(|_| self.response_from == ResponseFrom::Original);
-        if self.mode == ReplayMode::Open && original.is_none() {
-            self.sim.requests(block.arrival_s, block.size_bytes, block.is_write, block.offset_bytes, block.ready_service);
-        } else {
-            self.feed_observed(block, |_, _| {});
-        }
+        self.feed_observed(block, |_, _| {});
     }
 
     pub(crate) fn sim_mut(&mut self) -> &mut DeviceSim<'p> {
