@@ -87,9 +87,9 @@ pub fn evaluate_on(
 pub struct Runs<'p> {
     /// Runs replayed on their own, with their specs' places.
     runs: Vec<(usize, Replay<'p>)>,
-    /// Runs that share one replay where they agree (timeouts and their kin, `family.rs`): one
-    /// family, or one per thread once the first large part shows the threads are worth it.
-    families: Vec<Family<'p>>,
+    /// Runs that share one replay where they agree (timeouts and their kin, `family.rs`): at
+    /// most one family, carrying always-on (its shared run is always-on's replay).
+    family: Option<Family<'p>>,
     specs: usize,
     /// Always-on and the oracle, unless the call asked for the policies alone.
     references: Option<References<'p>>,
@@ -152,7 +152,7 @@ fn shared_services(device: &Device, piece: &TraceView, head_bytes: &mut f64, out
 impl<'p> Runs<'p> {
     /// Builds every policy (a bad spec fails before any run) and the references.
     pub fn new(device: &Arc<Device>, specs: &[PolicySpec], opts: &ReplayOptions, first_arrival_s: f64, expected_requests: usize) -> Result<Self> {
-        let references = if opts.without_references { None } else { Some(References::new(device, opts, first_arrival_s)?) };
+        let mut references = if opts.without_references { None } else { Some(References::new(device, opts, first_arrival_s)?) };
         // (Not when runs keep what the references do not: per-request records, a timeline.)
         let shares_oracle = references.is_some() && !opts.keep_per_request && opts.timeline_s.is_none();
         let is_reference_oracle = |spec: &PolicySpec| shares_oracle && spec.family == "oracle" && spec.args.is_empty();
@@ -164,18 +164,18 @@ impl<'p> Runs<'p> {
             .filter(|(_, spec)| !is_reference_oracle(spec))
             .map(|(i, spec)| Ok((i, Replay::new(Arc::clone(device), spec.build(device, &ctx)?, opts, first_arrival_s, expected_requests))))
             .collect::<Result<Vec<_>>>()?;
-        let mut families = Vec::new();
+        let mut family = None;
         // A lone timeout shares too, though it would replay as fast on its own: a run's row is
         // then the same, bit for bit, whatever other policies run beside it (a sweep's row is
         // `simulate`'s).
         if crate::family::shares(device, opts) && runs.iter().any(|(_, replay)| replay.first_step_s().is_some()) {
             let (members, own): (Vec<_>, Vec<_>) = runs.into_iter().partition(|(_, replay)| replay.first_step_s().is_some());
             runs = own;
-            families.push(Family::new(members, opts, first_arrival_s));
+            family = Some(Family::new(members, opts, first_arrival_s, references.as_mut().and_then(References::lend_always_on)));
         }
         Ok(Runs {
             runs,
-            families,
+            family,
             specs: specs.len(),
             references,
             oracle_rows,
@@ -227,18 +227,9 @@ impl<'p> Runs<'p> {
         // A small part (one volume's share of a chunk of a many-volume trace) costs less than
         // starting a thread: it is replayed here.
         const WORTH_A_THREAD: usize = 1 << 16;
-        // A family big enough to keep several threads busy is dealt over them before its first
-        // request (each replaying the shared run: cheap beside its members' gaps). Decided on
-        // the first part fed, so a many-volume trace's small parts keep one family a volume.
-        if let [family] = self.families.as_slice() {
-            if threads > 1 && family.fresh() && family.len() >= 2 * threads && part.len() * family.len() >= WORTH_A_THREAD {
-                let family = self.families.pop().expect("one family");
-                self.families = family.split(threads);
-            }
-        }
         // A family is first judged after its first requests: they are fed apart, so that a
         // family that then disbands hands the rest of the part to every thread.
-        let until_judged = self.families.first().map_or(0, Family::requests_until_judged);
+        let until_judged = self.family.as_ref().map_or(0, Family::requests_until_judged);
         if until_judged > 0 && until_judged < part.len() {
             self.feed_blocks(&part.slice(0, until_judged), threads, progress, count);
             if !crate::progress::stopped(progress) {
@@ -246,64 +237,60 @@ impl<'p> Runs<'p> {
             }
             return;
         }
-        for family in self.families.iter_mut() {
+        // Runs whose family disbanded are spread over the threads as any others (always-on back
+        // with the references).
+        if let Some(family) = self.family.as_mut() {
             family.disband_if_costly();
         }
-        // Runs whose family disbanded are spread over the threads as any others.
-        if self.families.iter().any(Family::disbanded) {
-            let (gone, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.families).into_iter().partition(Family::disbanded);
-            self.families = kept;
-            self.runs.extend(gone.into_iter().flat_map(Family::finish));
-            self.runs.sort_by_key(|(spec, _)| *spec);
+        if self.family.as_ref().is_some_and(Family::disbanded) {
+            self.take_back_family();
         }
-        let family_runs: usize = self.families.iter().map(Family::len).sum();
-        // Always-on (with the oracle's shadow) is fed on this thread; an oracle replayed on its
-        // own (a MEMS sled's, drawn wake-ups') is a run like the policies', on any thread.
+        let family_runs = self.family.as_ref().map_or(0, Family::len);
+        // Always-on (with the oracle's shadow) is fed on this thread, unless the family carries
+        // it; an oracle replayed on its own (a MEMS sled's, drawn wake-ups') is a run like the
+        // policies', on any thread.
+        let (references, shadowed) = (self.references.is_some(), self.references.as_ref().is_some_and(References::shadowed));
+        let always_on_replayed = self.references.as_ref().is_some_and(References::replays_always_on);
         let (mut always_on, oracle) = match self.references.as_mut() {
             Some(references) => {
                 let (always_on, oracle) = references.split_mut();
-                (Some(always_on), oracle)
+                (Some(always_on).filter(|feed| !feed.is_empty()), oracle)
             }
             None => (None, None),
         };
-        let shadowed = always_on.is_some() && oracle.is_none();
         let mut runs: Vec<&mut Replay<'p>> = self.runs.iter_mut().map(|(_, run)| run).chain(oracle).collect();
         let always_on_runs = usize::from(always_on.is_some());
         let replays_a_request = (runs.len() + family_runs + always_on_runs) * replay_weight(&self.device);
-        let units = runs.len() + self.families.len() + always_on_runs;
+        let units = runs.len() + usize::from(self.family.is_some()) + always_on_runs;
         let threads = if part.len() * replays_a_request < WORTH_A_THREAD { 1 } else { threads.min(units).max(1) };
         let mut shares: Vec<Vec<&mut Replay<'p>>> = (0..threads).map(|_| Vec::new()).collect();
-        // Each family (one unit of work) takes a thread of its own from the last down, sharing
-        // the first only when there are as many families as threads; the runs on their own go
-        // to the thread with the fewest replays so far, counting always-on on the first.
-        let family_thread = |f: usize| (threads - 1 - f % threads) % threads;
+        // The family (one unit of work) takes the last thread for itself; the runs on their own
+        // go to the thread with the fewest replays so far, counting always-on on the first.
+        let family_thread = threads - 1;
         let mut replays = vec![0usize; threads];
         replays[0] = always_on_runs;
-        if threads > 1 {
-            for f in 0..self.families.len() {
-                replays[family_thread(f)] = usize::MAX;
-            }
+        if threads > 1 && self.family.is_some() {
+            replays[family_thread] = usize::MAX;
         }
         for run in runs.drain(..) {
             let t = (0..threads).min_by_key(|&t| (replays[t], t == 0)).expect("a thread");
             replays[t] = replays[t].saturating_add(1);
             shares[t].push(run);
         }
-        let mut family_shares: Vec<Vec<&mut Family<'p>>> = (0..threads).map(|_| Vec::new()).collect();
-        for (f, family) in self.families.iter_mut().enumerate() {
-            family_shares[if threads > 1 { family_thread(f) } else { 0 }].push(family);
-        }
+        let mut family_shares: Vec<Option<&mut Family<'p>>> = (0..threads).map(|_| None).collect();
+        family_shares[family_thread] = self.family.as_mut();
         let response_from = self.opts.response_from;
-        // Progress counts every row's replays: always-on, the oracle where it is a shadow, and
-        // the rows that take the oracle's result.
-        let reference_replays = 1 + u64::from(shadowed) + self.oracle_rows.len() as u64;
-        let feed_share = |share: &mut Vec<&mut Replay<'p>>, mut always_on: Option<&mut AlwaysOnFeed<'_, 'p>>, families: &mut Vec<&mut Family<'p>>| {
-            let per_block = share.len() as u64 + if always_on.is_some() { reference_replays } else { 0 } + families.iter().map(|f| f.len() as u64).sum::<u64>();
+        // Progress counts every row's replays: always-on (a member of the family that carries
+        // it), the oracle where it is a shadow, and the rows that take the oracle's result;
+        // counted on the first thread.
+        let reference_replays = if references { u64::from(always_on_replayed) + u64::from(shadowed) + self.oracle_rows.len() as u64 } else { 0 };
+        let feed_share = |share: &mut Vec<&mut Replay<'p>>, mut always_on: Option<&mut AlwaysOnFeed<'_, 'p>>, mut family: Option<&mut Family<'p>>, references: u64| {
+            let per_block = share.len() as u64 + references + family.as_ref().map_or(0, |f| f.len() as u64);
             for block in blocks(part) {
                 if let Some(r) = always_on.as_deref_mut() {
                     r.feed(&block);
                 }
-                for f in families.iter_mut() {
+                if let Some(f) = family.as_deref_mut() {
                     f.feed(&block, response_from);
                 }
                 for run in share.iter_mut() {
@@ -317,12 +304,24 @@ impl<'p> Runs<'p> {
         };
         std::thread::scope(|scope| {
             let mut own = shares.remove(0);
-            let mut own_families = family_shares.remove(0);
-            for (mut share, mut families) in shares.into_iter().zip(family_shares) {
-                scope.spawn(move || feed_share(&mut share, None, &mut families));
+            let own_family = family_shares.remove(0);
+            for (mut share, family) in shares.into_iter().zip(family_shares) {
+                scope.spawn(move || feed_share(&mut share, None, family, 0));
             }
-            feed_share(&mut own, always_on.as_mut(), &mut own_families);
+            feed_share(&mut own, always_on.as_mut(), own_family, reference_replays);
         });
+    }
+
+    /// The family's runs back among those replayed on their own, and always-on back with the
+    /// references if it carried it.
+    fn take_back_family(&mut self) {
+        let Some(family) = self.family.take() else { return };
+        let (runs, always_on) = family.finish();
+        self.runs.extend(runs);
+        self.runs.sort_by_key(|(spec, _)| *spec);
+        if let Some(always_on) = always_on {
+            self.references.as_mut().expect("the family carried the references' always-on").give_back(always_on);
+        }
     }
 
     /// Each policy run's per-request records kept since the last call, in spec order.
@@ -338,9 +337,9 @@ impl<'p> Runs<'p> {
     /// The reports in the order the specs were given. `whole`, the trace when it is in memory,
     /// lets the oracle be replayed on its own should its shadow have been late (it cannot be,
     /// by construction); without it that is an error.
-    pub fn finish(self, device: &Device, whole: Option<&TraceView>) -> Result<Vec<Report>> {
-        let mut results: Vec<(usize, RunResult)> =
-            self.runs.into_iter().chain(self.families.into_iter().flat_map(Family::finish)).map(|(spec, run)| (spec, run.finish())).collect();
+    pub fn finish(mut self, device: &Device, whole: Option<&TraceView>) -> Result<Vec<Report>> {
+        self.take_back_family();
+        let mut results: Vec<(usize, RunResult)> = std::mem::take(&mut self.runs).into_iter().map(|(spec, run)| (spec, run.finish())).collect();
         let references = match self.references {
             None => None,
             Some(references) => {

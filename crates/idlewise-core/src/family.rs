@@ -109,7 +109,18 @@ struct Shared {
     free_at: f64,
     head_bytes: f64,
     sums: Sums,
+    /// The same sums, each added up term by term as always-on's own replay adds them: always-on
+    /// carried by the family is its own replay's row bit for bit (the oracle's shadow takes its
+    /// service, and a row beside the references is the row without them, `tests/mems.rs`).
+    plain: PlainSums,
     responses: ResponseStats,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct PlainSums {
+    idle_s: f64,
+    service_s: f64,
+    service_j: f64,
 }
 
 /// Members on their own course that are in one state: they went down in a gap and were ready
@@ -266,6 +277,9 @@ pub(crate) struct Family<'p> {
     idle_requests: u64,
 }
 
+/// The place of always-on among the members' specs, when the family carries it.
+const ALWAYS_ON: usize = usize::MAX;
+
 /// When more than this share of the requests follow a gap (a volume of a round-robin trace),
 /// every member acts at nearly every request and sharing saves nothing: the family disbands.
 /// (Members no longer leave one by one for serving many requests apart: in a track, a request
@@ -290,19 +304,24 @@ pub(crate) fn shares(device: &Device, opts: &ReplayOptions) -> bool {
 impl<'p> Family<'p> {
     /// A family of the given runs (`(spec index, replay)`, each of a policy with a first step),
     /// the first request arriving at `first_arrival_s` (the run beginning `lead_s` before it).
-    pub(crate) fn new(runs: Vec<(usize, Replay<'p>)>, opts: &ReplayOptions, first_arrival_s: f64) -> Self {
+    /// Given always-on's replay, the family carries it: the shared run is always-on's replay, so
+    /// always-on is a member that never leaves it, for nothing a request.
+    pub(crate) fn new(runs: Vec<(usize, Replay<'p>)>, opts: &ReplayOptions, first_arrival_s: f64, always_on: Option<Replay<'p>>) -> Self {
+        let join = |spec: usize, replay: Replay<'p>, first_step_s: f64| Member { spec, replay, first_step_s, joined: Some(Sums::default()), taken: Taken::default(), apart_from: 0 };
+        let always_on = always_on.map(|replay| join(ALWAYS_ON, replay, f64::INFINITY));
         let mut members: Vec<Member<'p>> = runs
             .into_iter()
             .map(|(spec, mut replay)| {
                 let first_step_s = replay.sim_mut().policy_first_step_s().expect("a member has a first step");
-                Member { spec, replay, first_step_s, joined: Some(Sums::default()), taken: Taken::default(), apart_from: 0 }
+                join(spec, replay, first_step_s)
             })
+            .chain(always_on)
             .collect();
         members.sort_by(|a, b| a.first_step_s.total_cmp(&b.first_step_s));
         let count = members.len();
         Family {
             members,
-            shared: Shared { free_at: first_arrival_s - opts.lead_s, head_bytes: 0.0, sums: Sums::default(), responses: ResponseStats::default() },
+            shared: Shared { free_at: first_arrival_s - opts.lead_s, head_bytes: 0.0, sums: Sums::default(), plain: PlainSums::default(), responses: ResponseStats::default() },
             tracks: Vec::new(),
             disbanded: false,
             shared_buckets: Vec::new(),
@@ -316,42 +335,6 @@ impl<'p> Family<'p> {
 
     pub(crate) fn len(&self) -> usize {
         self.members.len()
-    }
-
-    /// Whether no request has been fed yet (it may still be split).
-    pub(crate) fn fresh(&self) -> bool {
-        self.requests == 0
-    }
-
-    /// This family, before any request is fed, as `k` families of a share of the members each,
-    /// dealt in turn by first step (so each has short and long timeouts alike). Each replays the
-    /// shared run itself (the same operations in the same order: the same sums, bit for bit),
-    /// so the members' rows do not depend on how they are dealt; the families can then run on
-    /// `k` threads.
-    pub(crate) fn split(self, k: usize) -> Vec<Family<'p>> {
-        assert!(self.fresh(), "a family is split before it is fed");
-        let k = k.max(1);
-        let mut groups: Vec<Vec<Member<'p>>> = (0..k).map(|_| Vec::new()).collect();
-        for (i, member) in self.members.into_iter().enumerate() {
-            groups[i % k].push(member);
-        }
-        let start = Shared { free_at: self.shared.free_at, head_bytes: self.shared.head_bytes, sums: Sums::default(), responses: ResponseStats::default() };
-        groups
-            .into_iter()
-            .filter(|g| !g.is_empty())
-            .map(|members| Family {
-                spread: Spread::new(members.len()),
-                members,
-                shared: Shared { responses: ResponseStats::default(), ..start },
-                tracks: Vec::new(),
-                disbanded: false,
-                shared_buckets: Vec::new(),
-                sleepers: Vec::new(),
-                ending: Vec::new(),
-                requests: 0,
-                idle_requests: 0,
-            })
-            .collect()
     }
 
     /// Requests to feed before members are first judged (0 once they have been).
@@ -475,10 +458,13 @@ impl<'p> Family<'p> {
 
             if idle {
                 shared.sums.idle_s.add(arrival - shared.free_at);
+                shared.plain.idle_s += arrival - shared.free_at;
                 self.idle_requests += 1;
             }
             shared.sums.service_s.add(service_s);
             shared.sums.service_j.add(service_j);
+            shared.plain.service_s += service_s;
+            shared.plain.service_j += service_j;
             shared.sums.response_s.add(response);
             shared.responses.record(response);
             self.shared_buckets.push(bucket(response) as u32);
@@ -519,15 +505,24 @@ impl<'p> Family<'p> {
         self.disbanded = true;
     }
 
-    /// Each member's replay, its ledger completed with what it shared, with its spec's index.
-    pub(crate) fn finish(self) -> Vec<(usize, Replay<'p>)> {
+    /// Each member's replay, its ledger completed with what it shared, with its spec's index;
+    /// and always-on's, if the family carried it.
+    pub(crate) fn finish(self) -> (Vec<(usize, Replay<'p>)>, Option<Replay<'p>>) {
         let Family { mut members, shared, tracks, spread, disbanded, .. } = self;
         if !disbanded {
             spread.each_sum(0..members.len(), |m, added, replaced| {
                 settle(&mut members[m], &shared, tracks.iter().find(|t| t.members.contains(&m)), added, replaced);
             });
         }
-        members.into_iter().map(|member| (member.spec, member.replay)).collect()
+        let mut always_on = None;
+        let mut runs = Vec::with_capacity(members.len());
+        for member in members {
+            match member.spec {
+                ALWAYS_ON => always_on = Some(member.replay),
+                spec => runs.push((spec, member.replay)),
+            }
+        }
+        (runs, always_on)
     }
 }
 
@@ -536,6 +531,9 @@ impl<'p> Family<'p> {
 /// it would be: a replay of its own from here. Called between pieces, when every response so
 /// far is counted.
 fn settle(member: &mut Member, shared: &Shared, track: Option<&Track>, added: &ResponseStats, replaced: &ResponseStats) {
+    if member.spec == ALWAYS_ON {
+        return settle_always_on(member, shared);
+    }
     if let Some(from) = member.joined.take() {
         member.taken.take(&from, &shared.sums);
         member.replay.sim_mut().resume_ready_at(shared.free_at, shared.head_bytes);
@@ -551,4 +549,20 @@ fn settle(member: &mut Member, shared: &Shared, track: Option<&Track>, added: &R
     ledger.service_time_s += taken.service_s;
     ledger.service_energy_j += taken.service_j;
     ledger.responses = ResponseStats::shared_with_own(&shared.responses, &ledger.responses, added, replaced, taken.response_s.total());
+}
+
+/// Always-on carried by the family (it never leaves the shared run: the shared run is its
+/// replay) takes the shared run's plain sums and responses, as its own replay would have them.
+fn settle_always_on(member: &mut Member, shared: &Shared) {
+    if member.joined.take().is_none() {
+        return; // settled already (the family disbanded)
+    }
+    let sim = member.replay.sim_mut();
+    sim.resume_ready_at(shared.free_at, shared.head_bytes);
+    let ledger = sim.ledger_mut();
+    debug_assert!(ledger.service_time_s == 0.0 && ledger.responses.count() == 0, "always-on never serves apart from the shared run");
+    ledger.time_by_mode_s[READY] = shared.plain.idle_s;
+    ledger.service_time_s = shared.plain.service_s;
+    ledger.service_energy_j = shared.plain.service_j;
+    ledger.responses = shared.responses.clone();
 }

@@ -226,7 +226,7 @@ impl<'p> Replay<'p> {
     /// As [`Replay::feed`], telling `fell_idle(from_s, to_s)` of every idle gap: the server fell
     /// idle at `from_s` and the next request was issued at `to_s`.
     #[inline]
-    fn feed_observed(&mut self, block: &TraceView, mut fell_idle: impl FnMut(f64, f64)) {
+    pub(crate) fn feed_observed(&mut self, block: &TraceView, mut fell_idle: impl FnMut(f64, f64)) {
         let n = block.len();
         let sim = &mut self.sim;
         let original = block.original_s.filter(|_| self.response_from == ResponseFrom::Original);
@@ -322,30 +322,69 @@ pub fn blocks<'a>(trace: &TraceView<'a>) -> impl Iterator<Item = TraceView<'a>> 
 /// sled, the device ready at the start) its busy periods are always-on's, so it is carried along
 /// always-on's replay as a shadow that spends only the idle gaps (its plan, walked into its own
 /// ledger), and takes always-on's service and responses at the end: the same result as its own
-/// replay, bit for bit, for the price of its gaps.
+/// replay, bit for bit, for the price of its gaps. Where a family of timeouts shares a replay,
+/// that replay is always-on's: the family carries always-on (`family.rs`), and the shadow is
+/// told of the gaps from the shared ready services on a thread of its own.
 pub struct References<'p> {
-    always_on: Replay<'p>,
-    oracle: OracleRun<'p>,
+    /// Always-on's replay; `None` while a family carries it (`family.rs`: its shared run is
+    /// always-on's replay, so always-on is a member that never leaves it).
+    always_on: Option<Replay<'p>>,
+    /// The oracle as always-on's shadow, or replayed on its own where it cannot be one.
+    shadow: Option<Shadow<'p>>,
+    oracle: Option<Replay<'p>>,
+    /// Where always-on's device frees, followed from the shared ready services while a family
+    /// carries always-on, so that the shadow is told of always-on's gaps on a thread of its own.
+    walked_free_at: f64,
 }
 
-/// Always-on, and the oracle's shadow where it rides along (see [`References::split_mut`]).
-pub struct AlwaysOnFeed<'r, 'p> {
-    always_on: &'r mut Replay<'p>,
-    shadow: Option<(&'r mut DeviceSim<'p>, &'r mut bool)>,
+/// The oracle as a shadow of always-on: told of every gap of always-on's replay.
+struct Shadow<'p> {
+    sim: DeviceSim<'p>,
+    /// Whether it would have been late somewhere (it cannot be, by construction).
+    late: bool,
 }
 
-impl AlwaysOnFeed<'_, '_> {
-    pub fn feed(&mut self, block: &TraceView) {
-        match &mut self.shadow {
-            Some((sim, late)) => self.always_on.feed_observed(block, |from_s, to_s| **late |= !sim.idle_between(from_s, to_s)),
-            None => self.always_on.feed(block),
-        }
+impl Shadow<'_> {
+    /// Always-on fell idle at `from_s` and the next request came at `to_s`.
+    #[inline]
+    fn fell_idle(&mut self, from_s: f64, to_s: f64) {
+        self.late |= !self.sim.idle_between(from_s, to_s);
     }
 }
 
-enum OracleRun<'p> {
-    Shadow { sim: DeviceSim<'p>, late: bool },
-    Replayed(Replay<'p>),
+/// Always-on and the oracle's shadow, as fed on one thread (see [`References::split_mut`]).
+pub struct AlwaysOnFeed<'r, 'p> {
+    always_on: Option<&'r mut Replay<'p>>,
+    shadow: Option<&'r mut Shadow<'p>>,
+    walked_free_at: &'r mut f64,
+}
+
+impl AlwaysOnFeed<'_, '_> {
+    /// Whether there is anything to feed: always-on's replay, or the shadow along a family's.
+    pub fn is_empty(&self) -> bool {
+        self.always_on.is_none() && self.shadow.is_none()
+    }
+
+    pub fn feed(&mut self, block: &TraceView) {
+        match (self.always_on.as_deref_mut(), self.shadow.as_deref_mut()) {
+            (Some(always_on), Some(shadow)) => always_on.feed_observed(block, |from_s, to_s| shadow.fell_idle(from_s, to_s)),
+            (Some(always_on), None) => always_on.feed(block),
+            (None, Some(shadow)) => {
+                // Always-on's device frees as the family's shared run's does (the same
+                // operations on the same services), and falls idle where it does.
+                let services = block.ready_service.expect("a family's device shares its ready service");
+                let mut free_at = *self.walked_free_at;
+                for (&arrival, &(service_s, _)) in block.arrival_s.iter().zip(services) {
+                    if arrival > free_at {
+                        shadow.fell_idle(free_at, arrival);
+                    }
+                    free_at = free_at.max(arrival) + service_s;
+                }
+                *self.walked_free_at = free_at;
+            }
+            (None, None) => {}
+        }
+    }
 }
 
 impl<'p> References<'p> {
@@ -358,12 +397,12 @@ impl<'p> References<'p> {
         let always_on = Replay::new(Arc::clone(device), reference("always-on")?, &always_on_opts, first_arrival_s, 0);
         let draws = opts.transition_seed.is_some() && device.transitions.iter().any(|t| t.spread.is_some());
         let shadowed = !draws && device.starting_mode(opts.initial_mode) == READY && !device.serves_in_low_power() && device.service.mems.is_none();
-        let oracle = if shadowed {
-            OracleRun::Shadow { sim: DeviceSim::new(Arc::clone(device), reference("oracle")?, &oracle_opts, first_arrival_s, 0), late: false }
+        let (shadow, oracle) = if shadowed {
+            (Some(Shadow { sim: DeviceSim::new(Arc::clone(device), reference("oracle")?, &oracle_opts, first_arrival_s, 0), late: false }), None)
         } else {
-            OracleRun::Replayed(Replay::new(Arc::clone(device), reference("oracle")?, &oracle_opts, first_arrival_s, 0))
+            (None, Some(Replay::new(Arc::clone(device), reference("oracle")?, &oracle_opts, first_arrival_s, 0)))
         };
-        Ok(References { always_on, oracle })
+        Ok(References { always_on: Some(always_on), shadow, oracle, walked_free_at: first_arrival_s - opts.lead_s })
     }
 
     pub fn feed(&mut self, block: &TraceView) {
@@ -375,21 +414,42 @@ impl<'p> References<'p> {
     }
 
     /// The references as two runs to feed apart (on two threads): always-on with the oracle's
-    /// shadow, and the oracle where it is replayed on its own (`None` where it is the shadow).
+    /// shadow (only the shadow, told of the gaps, while a family carries always-on), and the
+    /// oracle where it is replayed on its own (`None` where it is the shadow).
     pub fn split_mut(&mut self) -> (AlwaysOnFeed<'_, 'p>, Option<&mut Replay<'p>>) {
-        match &mut self.oracle {
-            OracleRun::Shadow { sim, late } => (AlwaysOnFeed { always_on: &mut self.always_on, shadow: Some((sim, late)) }, None),
-            OracleRun::Replayed(oracle) => (AlwaysOnFeed { always_on: &mut self.always_on, shadow: None }, Some(oracle)),
-        }
+        (AlwaysOnFeed { always_on: self.always_on.as_mut(), shadow: self.shadow.as_mut(), walked_free_at: &mut self.walked_free_at }, self.oracle.as_mut())
+    }
+
+    /// Whether the oracle rides along always-on as a shadow.
+    pub fn shadowed(&self) -> bool {
+        self.shadow.is_some()
+    }
+
+    /// Whether always-on is replayed here (not carried by a family).
+    pub fn replays_always_on(&self) -> bool {
+        self.always_on.is_some()
+    }
+
+    /// Always-on's replay, handed to a family before the first request (its shared run is
+    /// always-on's replay); `None` if it is lent already.
+    pub(crate) fn lend_always_on(&mut self) -> Option<Replay<'p>> {
+        self.always_on.take()
+    }
+
+    /// Always-on's replay back from a family (that disbanded, or finished), between parts.
+    pub(crate) fn give_back(&mut self, always_on: Replay<'p>) {
+        debug_assert!(self.always_on.is_none(), "always-on was lent");
+        self.always_on = Some(always_on);
     }
 
     /// The two results, or `None` for the oracle if its shadow would have been late somewhere
     /// (it cannot be, by construction; the caller then replays the oracle on its own).
     pub fn finish(self) -> (RunResult, Option<RunResult>) {
-        let References { always_on, oracle } = self;
-        match oracle {
-            OracleRun::Replayed(oracle) => (always_on.finish(), Some(oracle.finish())),
-            OracleRun::Shadow { sim, late } => {
+        let References { always_on, shadow, oracle, .. } = self;
+        let always_on = always_on.expect("always-on is given back before the end");
+        match (oracle, shadow) {
+            (Some(oracle), _) => (always_on.finish(), Some(oracle.finish())),
+            (None, Some(Shadow { sim, late })) => {
                 let tail_s = always_on.tail_s;
                 let mut shadow = sim;
                 shadow.take_service_of(&always_on.sim);
@@ -397,6 +457,7 @@ impl<'p> References<'p> {
                 let oracle = shadow.finish(end + tail_s);
                 (always_on.finish(), (!late).then_some(oracle))
             }
+            (None, None) => unreachable!("the oracle is a shadow or replayed"),
         }
     }
 }

@@ -84,6 +84,15 @@ fn same(shared: &idlewise_core::Report, separate: &idlewise_core::Report) -> Res
     for (m, (x, y)) in a.energy_by_mode_j.iter().zip(&b.energy_by_mode_j).enumerate() {
         prop_assert!(close(*x, *y), "{what}: energy in mode {m} shared {x} against separate {y}");
     }
+    // Always-on as a policy is replayed on its own; the reference always-on rides in the
+    // family (its shared run is always-on's replay) and must be that replay bit for bit.
+    if a.policy == "always-on" {
+        for (report, how) in [(shared, "shared"), (separate, "separate")] {
+            prop_assert_eq!(report.normalized_energy, Some(1.0), "always-on's energy against the reference's, {}", how);
+            prop_assert_eq!(report.normalized_system_energy, Some(1.0), "always-on's system energy against the reference's, {}", how);
+            prop_assert_eq!(report.normalized_mean_response, Some(1.0), "always-on's mean response against the reference's, {}", how);
+        }
+    }
     Ok(())
 }
 
@@ -282,7 +291,7 @@ proptest! {
 fn a_family_whose_requests_mostly_follow_a_gap_disbands_and_still_equals_separate_replays() {
     let (times, offsets, sizes, ops) = generated(20_000, 0x2545_F491_4F6C_DD1D, 100_000, 8, |r| if r % 5 == 0 { 0.003 } else { 3.0 + (r % 100) as f64 * 0.01 });
     let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
-    let specs = ["timeout:0.5s", "timeout:1s", "timeout:2s", "timeout:10s", "timeout:100s", "breakeven"];
+    let specs = ["timeout:0.5s", "timeout:1s", "timeout:2s", "timeout:10s", "timeout:100s", "breakeven", "always-on"];
     for (device, cuts) in [
         (catalog("hitachi-microdrive-1gb"), vec![]),
         (catalog("hitachi-travelstar-5k320"), vec![0.1, 0.2047, 0.2048, 0.5, 0.77]),
@@ -307,7 +316,7 @@ fn members_in_one_state_share_a_track_and_still_equal_separate_replays() {
     });
     let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
     let mut specs: Vec<String> = (0..64).map(|k| format!("timeout:{}s", 0.2 * 1500f64.powf(k as f64 / 63.0))).collect();
-    specs.extend(["timeout:low-power-idle=2s,standby=20s".to_string(), "breakeven".to_string()]);
+    specs.extend(["timeout:low-power-idle=2s,standby=20s".to_string(), "breakeven".to_string(), "always-on".to_string()]);
     let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
     for (device, cuts) in [(catalog("hitachi-travelstar-5k320"), vec![0.3, 0.3001, 0.61]), (catalog("hitachi-microdrive-1gb"), vec![])] {
         check(&device, &specs, &trace, &options(2.0, 50.0, 0.5, false), &cuts).unwrap();
@@ -324,12 +333,13 @@ fn members_in_one_state_share_a_track_and_still_equal_separate_replays() {
     }
 }
 
-/// A family big enough is dealt over the threads before its first request, each part replaying
-/// the shared run itself: the rows are the same bit for bit as one family on one thread (and as
-/// separate replays to rounding), however many threads, and whether the trace comes whole or in
-/// parts. 30,000 bursty requests, nine timers (members act at some gaps and rejoin).
+/// A family takes a thread of its own (carrying always-on, whose shared run it is), the
+/// oracle's shadow following the same gaps on another: the rows, normalisations included, are
+/// the same bit for bit as on one thread (and as separate replays to rounding), however many
+/// threads, and whether the trace comes whole or in parts. 30,000 bursty requests, nine timers
+/// (members act at some gaps and rejoin).
 #[test]
-fn a_family_dealt_over_threads_gives_the_same_rows_bit_for_bit() {
+fn a_family_on_a_thread_of_its_own_gives_the_same_rows_bit_for_bit() {
     // Bursts of requests 1-20 ms apart, and now and then an idle gap of 0.1 s to 100 s.
     let (times, offsets, sizes, ops) = generated(30_000, 0x9E37_79B9_7F4A_7C15, 1_000_000, 16, |r| {
         if r % 16 == 0 { 10f64.powf(-1.0 + 3.0 * ((r >> 20) % 1000) as f64 / 1000.0) } else { 0.001 + ((r >> 8) % 20) as f64 * 0.001 }
@@ -349,7 +359,7 @@ fn a_family_dealt_over_threads_gives_the_same_rows_bit_for_bit() {
             runs.feed(&trace.slice(from, to), threads, None);
             from = to;
         }
-        runs.finish(&device, Some(&trace)).unwrap().iter().map(|r| format!("{:?}", r.run)).collect()
+        runs.finish(&device, Some(&trace)).unwrap().iter().map(|r| format!("{r:?}")).collect()
     };
     let one = rows(1, &[]);
     for (threads, cuts) in [(2, vec![]), (3, vec![]), (2, vec![20_000, 25_000]), (4, vec![12_345])] {
