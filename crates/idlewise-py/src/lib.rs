@@ -879,6 +879,8 @@ struct StreamedRuns {
     device: CoreDevice,
     /// Records fed (the next is numbered one on: a binary file's records are named by index).
     records: u64,
+    /// The batch being fed, copied into the same memory batch after batch.
+    batch: idlewise_core::readers::Columns,
 }
 
 #[pymethods]
@@ -916,7 +918,7 @@ impl StreamedRuns {
         if let Some((index, of)) = volume_part {
             inner = inner.with_part(index, of).map_err(to_py_err)?;
         }
-        Ok(StreamedRuns { inner: Some(inner), device: device.inner.clone(), records: 0 })
+        Ok(StreamedRuns { inner: Some(inner), device: device.inner.clone(), records: 0, batch: Default::default() })
     }
 
     /// Replays the next records (after every record fed before, in time order); `stream` is
@@ -944,17 +946,18 @@ impl StreamedRuns {
         if o.len() != t.len() || s.len() != t.len() || w.len() != t.len() || (stream.is_some() && v.len() != t.len()) {
             return Err(IdlewiseError::new_err("the columns of a batch must have the same length"));
         }
-        let mut columns = idlewise_core::readers::Columns::from_records(t, o, s, w, v, self.records + 1);
+        let columns = &mut self.batch;
+        columns.refill_from_records(t, o, s, w, v, self.records + 1);
         if let Some(original) = &original_time_s {
             let original = original.as_slice()?;
             if original.len() != t.len() {
                 return Err(IdlewiseError::new_err("the columns of a batch must have the same length"));
             }
-            columns.original_s = original.to_vec();
+            columns.original_s.extend_from_slice(original);
         }
         self.records += t.len() as u64;
         let stop = progress.map(|p| Arc::clone(&p.done));
-        py.allow_threads(|| runs.feed(&columns, stop.as_deref())).map_err(to_py_err)?;
+        py.allow_threads(|| runs.feed(columns, stop.as_deref())).map_err(to_py_err)?;
         if !idlewise_core::progress::advance(progress.map(|p| &*p.done), t.len() as u64) {
             return Err(to_py_err(Error::Stopped));
         }
