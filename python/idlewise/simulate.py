@@ -446,7 +446,13 @@ class _PerRequestFiles:
         closed once written, so there is nothing to close."""
         import shutil
 
-        shutil.rmtree(self.folder, ignore_errors=True)
+        try:
+            shutil.rmtree(self.folder, ignore_errors=True)
+        except BaseException:
+            # A signal (Ctrl-C, SIGTERM) raised mid-removal: finish it, then let the signal stop
+            # the command (a half-removed folder of parts was left beside the output).
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
 
 
 def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0.0, initial_mode: str | None = None,
