@@ -49,6 +49,12 @@ impl Exact {
         self.hi + self.lo
     }
 
+    /// The sum as a plain running sum of the same terms has it, bit for bit (`hi` is that sum:
+    /// TwoSum keeps the rounding errors apart, in `lo`).
+    fn term_by_term(self) -> f64 {
+        self.hi
+    }
+
     #[inline(always)]
     fn add(&mut self, x: f64) {
         let s = self.hi + x;
@@ -109,18 +115,7 @@ struct Shared {
     free_at: f64,
     head_bytes: f64,
     sums: Sums,
-    /// The same sums, each added up term by term as always-on's own replay adds them: always-on
-    /// carried by the family is its own replay's row bit for bit (the oracle's shadow takes its
-    /// service, and a row beside the references is the row without them, `tests/mems.rs`).
-    plain: PlainSums,
     responses: ResponseStats,
-}
-
-#[derive(Debug, Clone, Copy, Default)]
-struct PlainSums {
-    idle_s: f64,
-    service_s: f64,
-    service_j: f64,
 }
 
 /// Members on their own course that are in one state: they went down in a gap and were ready
@@ -321,7 +316,7 @@ impl<'p> Family<'p> {
         let count = members.len();
         Family {
             members,
-            shared: Shared { free_at: first_arrival_s - opts.lead_s, head_bytes: 0.0, sums: Sums::default(), plain: PlainSums::default(), responses: ResponseStats::default() },
+            shared: Shared { free_at: first_arrival_s - opts.lead_s, head_bytes: 0.0, sums: Sums::default(), responses: ResponseStats::default() },
             tracks: Vec::new(),
             disbanded: false,
             shared_buckets: Vec::new(),
@@ -458,13 +453,10 @@ impl<'p> Family<'p> {
 
             if idle {
                 shared.sums.idle_s.add(arrival - shared.free_at);
-                shared.plain.idle_s += arrival - shared.free_at;
                 self.idle_requests += 1;
             }
             shared.sums.service_s.add(service_s);
             shared.sums.service_j.add(service_j);
-            shared.plain.service_s += service_s;
-            shared.plain.service_j += service_j;
             shared.sums.response_s.add(response);
             shared.responses.record(response);
             self.shared_buckets.push(bucket(response) as u32);
@@ -552,17 +544,17 @@ fn settle(member: &mut Member, shared: &Shared, track: Option<&Track>, added: &R
 }
 
 /// Always-on carried by the family (it never leaves the shared run: the shared run is its
-/// replay) takes the shared run's plain sums and responses, as its own replay would have them.
+/// replay) takes the shared run's sums as a plain running sum has them, and its responses:
+/// its own replay's, bit for bit (the oracle's shadow takes its service, and a row beside the
+/// references is the row without them, `tests/mems.rs`).
 fn settle_always_on(member: &mut Member, shared: &Shared) {
-    if member.joined.take().is_none() {
-        return; // settled already (the family disbanded)
-    }
+    member.joined = None;
     let sim = member.replay.sim_mut();
     sim.resume_ready_at(shared.free_at, shared.head_bytes);
     let ledger = sim.ledger_mut();
     debug_assert!(ledger.service_time_s == 0.0 && ledger.responses.count() == 0, "always-on never serves apart from the shared run");
-    ledger.time_by_mode_s[READY] = shared.plain.idle_s;
-    ledger.service_time_s = shared.plain.service_s;
-    ledger.service_energy_j = shared.plain.service_j;
+    ledger.time_by_mode_s[READY] = shared.sums.idle_s.term_by_term();
+    ledger.service_time_s = shared.sums.service_s.term_by_term();
+    ledger.service_energy_j = shared.sums.service_j.term_by_term();
     ledger.responses = shared.responses.clone();
 }

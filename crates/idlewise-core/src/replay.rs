@@ -329,12 +329,16 @@ pub struct References<'p> {
     /// Always-on's replay; `None` while a family carries it (`family.rs`: its shared run is
     /// always-on's replay, so always-on is a member that never leaves it).
     always_on: Option<Replay<'p>>,
-    /// The oracle as always-on's shadow, or replayed on its own where it cannot be one.
-    shadow: Option<Shadow<'p>>,
-    oracle: Option<Replay<'p>>,
+    oracle: OracleRun<'p>,
     /// Where always-on's device frees, followed from the shared ready services while a family
     /// carries always-on, so that the shadow is told of always-on's gaps on a thread of its own.
     walked_free_at: f64,
+}
+
+/// The oracle as always-on's shadow, or replayed on its own where it cannot be one.
+enum OracleRun<'p> {
+    Shadow(Shadow<'p>),
+    Replayed(Replay<'p>),
 }
 
 /// The oracle as a shadow of always-on: told of every gap of always-on's replay.
@@ -397,12 +401,12 @@ impl<'p> References<'p> {
         let always_on = Replay::new(Arc::clone(device), reference("always-on")?, &always_on_opts, first_arrival_s, 0);
         let draws = opts.transition_seed.is_some() && device.transitions.iter().any(|t| t.spread.is_some());
         let shadowed = !draws && device.starting_mode(opts.initial_mode) == READY && !device.serves_in_low_power() && device.service.mems.is_none();
-        let (shadow, oracle) = if shadowed {
-            (Some(Shadow { sim: DeviceSim::new(Arc::clone(device), reference("oracle")?, &oracle_opts, first_arrival_s, 0), late: false }), None)
+        let oracle = if shadowed {
+            OracleRun::Shadow(Shadow { sim: DeviceSim::new(Arc::clone(device), reference("oracle")?, &oracle_opts, first_arrival_s, 0), late: false })
         } else {
-            (None, Some(Replay::new(Arc::clone(device), reference("oracle")?, &oracle_opts, first_arrival_s, 0)))
+            OracleRun::Replayed(Replay::new(Arc::clone(device), reference("oracle")?, &oracle_opts, first_arrival_s, 0))
         };
-        Ok(References { always_on: Some(always_on), shadow, oracle, walked_free_at: first_arrival_s - opts.lead_s })
+        Ok(References { always_on: Some(always_on), oracle, walked_free_at: first_arrival_s - opts.lead_s })
     }
 
     pub fn feed(&mut self, block: &TraceView) {
@@ -417,12 +421,16 @@ impl<'p> References<'p> {
     /// shadow (only the shadow, told of the gaps, while a family carries always-on), and the
     /// oracle where it is replayed on its own (`None` where it is the shadow).
     pub fn split_mut(&mut self) -> (AlwaysOnFeed<'_, 'p>, Option<&mut Replay<'p>>) {
-        (AlwaysOnFeed { always_on: self.always_on.as_mut(), shadow: self.shadow.as_mut(), walked_free_at: &mut self.walked_free_at }, self.oracle.as_mut())
+        let (shadow, oracle) = match &mut self.oracle {
+            OracleRun::Shadow(shadow) => (Some(shadow), None),
+            OracleRun::Replayed(oracle) => (None, Some(oracle)),
+        };
+        (AlwaysOnFeed { always_on: self.always_on.as_mut(), shadow, walked_free_at: &mut self.walked_free_at }, oracle)
     }
 
     /// Whether the oracle rides along always-on as a shadow.
     pub fn shadowed(&self) -> bool {
-        self.shadow.is_some()
+        matches!(self.oracle, OracleRun::Shadow(_))
     }
 
     /// Whether always-on is replayed here (not carried by a family).
@@ -445,11 +453,11 @@ impl<'p> References<'p> {
     /// The two results, or `None` for the oracle if its shadow would have been late somewhere
     /// (it cannot be, by construction; the caller then replays the oracle on its own).
     pub fn finish(self) -> (RunResult, Option<RunResult>) {
-        let References { always_on, shadow, oracle, .. } = self;
+        let References { always_on, oracle, .. } = self;
         let always_on = always_on.expect("always-on is given back before the end");
-        match (oracle, shadow) {
-            (Some(oracle), _) => (always_on.finish(), Some(oracle.finish())),
-            (None, Some(Shadow { sim, late })) => {
+        match oracle {
+            OracleRun::Replayed(oracle) => (always_on.finish(), Some(oracle.finish())),
+            OracleRun::Shadow(Shadow { sim, late }) => {
                 let tail_s = always_on.tail_s;
                 let mut shadow = sim;
                 shadow.take_service_of(&always_on.sim);
@@ -457,7 +465,6 @@ impl<'p> References<'p> {
                 let oracle = shadow.finish(end + tail_s);
                 (always_on.finish(), (!late).then_some(oracle))
             }
-            (None, None) => unreachable!("the oracle is a shadow or replayed"),
         }
     }
 }
