@@ -62,8 +62,9 @@ impl Columns {
 
     /// These columns holding the given records instead (as [`Columns::from_records`]), in the
     /// room they already have: a caller fed batch after batch copies each into the same memory,
-    /// not into fresh pages the system must map and clear each time (a tenth of the feeding
-    /// thread's time on a 100M-record Parquet file).
+    /// not into fresh pages the system must map and clear each time (100 timeouts over a
+    /// 100M-record Parquet file: 64–72K minor page faults and 0.8 s of system time, against
+    /// 460–650K and 2.4–3.2 s with fresh columns per batch).
     pub fn refill_from_records(&mut self, time_s: &[f64], offset_bytes: &[i64], size_bytes: &[i64], is_write: &[u8], stream: &[i64], first_position: u64) {
         fn refill<T: Copy>(column: &mut Vec<T>, from: &[T]) {
             column.clear();
