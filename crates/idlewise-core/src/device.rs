@@ -1094,6 +1094,12 @@ impl Device {
         Some(GapChoice { mode, energy_j: o.fixed_j + self.modes[mode].power_w * gap_s, down: Some(o.down), up: Some(o.up) })
     }
 
+    /// The shortest gap in which some mode's round trip fits (infinite if none does): in a
+    /// shorter one, [`Device::gap_choice`] finds no option below the ready mode.
+    pub fn shortest_round_trip_s(&self) -> f64 {
+        self.gap_options.iter().filter_map(|options| options.first()).map(|o| o.round_trip_s).fold(f64::INFINITY, f64::min)
+    }
+
     /// Energy of [`Device::gap_choice`].
     #[inline]
     pub fn gap_energy_j(&self, mode: usize, gap_s: f64) -> Option<f64> {

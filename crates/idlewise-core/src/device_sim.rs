@@ -238,6 +238,8 @@ pub struct DeviceSim<'p> {
     /// per-request records: a gap is then charged without planning it or looking up routes
     /// (`sleep_through`). A sweep's runs, and every timeout, take most of their gaps so.
     one_step: Option<OneStep>,
+    /// Gaps shorter than this are spent ready without a plan (`Policy::stays_ready_below_s`).
+    stays_ready_below_s: f64,
     /// The request being served: when it arrived, when its service began and what it found
     /// on arrival (kept for its per-request record).
     last_arrival_s: f64,
@@ -431,9 +433,11 @@ impl<'p> DeviceSim<'p> {
             base_power_w: opts.base_power_w,
             serving_mode: READY,
             one_step: None,
+            stays_ready_below_s: 0.0,
         };
         if sim.mems.is_none() && !sim.low_power_serving && sim.ledger.per_request.is_none() {
             sim.one_step = sim.resolve_one_step();
+            sim.stays_ready_below_s = sim.policy.stays_ready_below_s(&sim.device);
         }
         sim
     }
@@ -699,8 +703,20 @@ impl<'p> DeviceSim<'p> {
     fn begin_gap(&mut self, arrival_s: f64) {
         match self.one_step {
             Some(step) => self.take_one_step_gap(&step, arrival_s),
+            None if arrival_s - self.free_at < self.stays_ready_below_s && self.serving_mode == READY => self.stay_ready_until(arrival_s),
             None => self.open_gap(arrival_s - self.free_at),
         }
+    }
+
+    /// A gap the device spends ready, to an arrival at `arrival_s`: charged as `close_gap`
+    /// charges an empty plan's (the walk takes no step; the ready time; the policy told).
+    #[inline]
+    fn stay_ready_until(&mut self, arrival_s: f64) {
+        let from_s = self.free_at;
+        Charge::from(&mut self.ledger, from_s).residency(READY, arrival_s - from_s);
+        self.woke_from_low_power = false;
+        self.low_power_since = (READY, from_s);
+        self.end_gap_ready(from_s, arrival_s, arrival_s);
     }
 
     /// A gap of a one-step plan ending at `arrival_s`, charged as `close_gap` would charge it:
@@ -710,10 +726,7 @@ impl<'p> DeviceSim<'p> {
     fn take_one_step_gap(&mut self, step: &OneStep, arrival_s: f64) {
         let from_s = self.free_at;
         if (from_s + step.at_s).max(from_s) >= arrival_s {
-            Charge::from(&mut self.ledger, from_s).residency(READY, arrival_s - from_s);
-            self.woke_from_low_power = false;
-            self.low_power_since = (READY, from_s);
-            self.end_gap_ready(from_s, arrival_s, arrival_s);
+            self.stay_ready_until(arrival_s);
         } else if self.sleep_through(step, from_s, arrival_s).is_none() {
             self.open_gap(arrival_s - from_s);
         }

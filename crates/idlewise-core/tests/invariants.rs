@@ -145,6 +145,25 @@ fn check_common(reports: &[idlewise_core::Report], device: &Device, tail_s: f64)
     Ok(())
 }
 
+/// The oracle asked for a plan at every gap: what it was before gaps too short for any round
+/// trip were charged without asking (`Policy::stays_ready_below_s`).
+struct PlansEveryGap(Box<dyn idlewise_core::Policy>);
+
+impl idlewise_core::Policy for PlansEveryGap {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn reads_gap_lengths(&self) -> bool {
+        self.0.reads_gap_lengths()
+    }
+    fn plan_gap(&mut self, gap: &idlewise_core::policy::GapStart, plan: &mut idlewise_core::policy::Plan) {
+        self.0.plan_gap(gap, plan)
+    }
+    fn end_gap(&mut self, idle_s: f64) {
+        self.0.end_gap(idle_s)
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1500, .. ProptestConfig::default() })]
 
@@ -207,6 +226,34 @@ proptest! {
                 }
             }
         }
+    }
+
+    /// Gaps too short for any mode's round trip are spent ready without a plan: the oracle's
+    /// run is, bit for bit, the one that plans every gap, on gaps drawn on both sides of the
+    /// shortest round trip (and exactly at it) of random chained devices.
+    #[test]
+    fn the_oracle_charges_short_gaps_as_its_plan_would(
+        p0 in 0.5f64..5.0, f1 in 0.3f64..0.9, f2 in 0.0f64..0.3,
+        t in prop::array::uniform5(0.01f64..2.0), e in prop::array::uniform5(0.0f64..5.0), direct in any::<bool>(),
+        gaps in prop::collection::vec((0usize..4, 0.5f64..2.0), 1..200), tail in tail_strategy(),
+    ) {
+        let device = chained([p0, p0 * f1, p0 * f2], t, e, direct);
+        let shortest = device.shortest_round_trip_s();
+        prop_assert!(shortest.is_finite());
+        let (mut times, mut at) = (Vec::new(), 0.0);
+        for (kind, f) in gaps {
+            // A gap (after the request's ~2 ms service) a little shorter than, equal to, or a
+            // little or a lot longer than the shortest round trip.
+            at += 0.1 + match kind { 0 => shortest * f.min(1.0), 1 => shortest, 2 => shortest * f, _ => shortest * 10.0 * f };
+            times.push(at);
+        }
+        let (offsets, sizes, ops) = (vec![0i64; times.len()], vec![4096i64; times.len()], vec![0u8; times.len()]);
+        let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
+        let opts = ReplayOptions { tail_s: tail, ..ReplayOptions::default() };
+        let oracle = || PolicySpec::parse("oracle").unwrap().build(&device, &idlewise_core::policy::BuildContext { base_power_w: 0.0 }).unwrap();
+        let fast = idlewise_core::replay(&trace, &device, oracle().as_mut(), &opts).unwrap();
+        let planned = idlewise_core::replay(&trace, &device, &mut PlansEveryGap(oracle()), &opts).unwrap();
+        prop_assert_eq!(format!("{fast:?}"), format!("{planned:?}"));
     }
 
     #[test]

@@ -121,6 +121,13 @@ pub trait Policy: Send {
     fn first_step_s(&self) -> Option<f64> {
         None
     }
+    /// A gap shorter than this (s) on `device` is one the policy spends in the ready mode
+    /// with no step planned, whatever else it knows: the run then charges the gap without
+    /// asking for a plan (an offline policy's gaps too short for any round trip). 0 (the
+    /// default): every gap is planned.
+    fn stays_ready_below_s(&self, _device: &Device) -> f64 {
+        0.0
+    }
 }
 
 /// A borrowed policy is a policy: lets callers that own a policy lend it to a [`crate::device_sim::DeviceSim`].
@@ -136,6 +143,9 @@ impl<P: Policy + ?Sized> Policy for &mut P {
     }
     fn first_step_s(&self) -> Option<f64> {
         (**self).first_step_s()
+    }
+    fn stays_ready_below_s(&self, device: &Device) -> f64 {
+        (**self).stays_ready_below_s(device)
     }
     fn serve_in_mode(&mut self, mode: usize, arrival_s: f64) -> bool {
         (**self).serve_in_mode(mode, arrival_s)

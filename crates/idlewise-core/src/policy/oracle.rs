@@ -33,6 +33,10 @@ impl Policy for Oracle {
     fn reads_gap_lengths(&self) -> bool {
         true
     }
+    /// No mode's round trip fits a shorter gap, so `best_choice_for_gap` can only stay ready.
+    fn stays_ready_below_s(&self, device: &Device) -> f64 {
+        device.shortest_round_trip_s()
+    }
     fn plan_gap(&mut self, gap: &GapStart, plan: &mut Plan) {
         if gap.ends_run {
             let choice = gap.device.best_choice_for_tail(gap.gap_s);
