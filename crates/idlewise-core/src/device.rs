@@ -1227,21 +1227,28 @@ impl Device {
     /// the head from one part of a trace to the next.
     pub fn ready_services(&self, trace: &TraceView, head_bytes: &mut f64, out: &mut Vec<(f64, f64)>) {
         out.clear();
-        out.resize(trace.len(), (0.0, 0.0));
-        self.ready_services_into(trace, head_bytes, out);
+        out.extend(self.ready_services_from(trace, head_bytes));
     }
 
     /// [`Device::ready_services`] into a slice of the trace's length (a part of a larger one:
     /// parts of a trace computed on several threads, each from the head the request before it
     /// left).
     pub fn ready_services_into(&self, trace: &TraceView, head_bytes: &mut f64, out: &mut [(f64, f64)]) {
-        let mut head = *head_bytes;
-        for (i, service) in out.iter_mut().enumerate().take(trace.len()) {
-            let (offset, size) = (trace.offset_bytes[i] as f64, trace.size_bytes[i] as f64);
-            *service = self.service(size, trace.is_write[i] != 0, offset, head);
-            head = offset + size;
+        for (slot, service) in out.iter_mut().zip(self.ready_services_from(trace, head_bytes)) {
+            *slot = service;
         }
-        *head_bytes = head;
+    }
+
+    /// The services of [`Device::ready_services`], one by one, moving `head_bytes` along.
+    /// (Pushed, not written over a zeroed vector: the zeroing was a pass of its own over 16 MB
+    /// a piece.)
+    fn ready_services_from<'t>(&'t self, trace: &'t TraceView, head_bytes: &'t mut f64) -> impl Iterator<Item = (f64, f64)> + 't {
+        (0..trace.len()).map(move |i| {
+            let (offset, size) = (trace.offset_bytes[i] as f64, trace.size_bytes[i] as f64);
+            let service = self.service(size, trace.is_write[i] != 0, offset, *head_bytes);
+            *head_bytes = offset + size;
+            service
+        })
     }
 
     /// [`Device::service`] for a device with a seek curve or a TCP link.
@@ -1258,7 +1265,7 @@ impl Device {
         match &s.seek {
             Some(k) if offset_bytes != head_bytes => {
                 let distance_bytes = (k.position_bytes(offset_bytes) - k.position_bytes(head_bytes)).abs();
-                let cylinders = (distance_bytes / k.bytes_per_cylinder).floor();
+                let cylinders = crate::mechanics::floor(distance_bytes / k.bytes_per_cylinder);
                 let seek_s = k.seek_time_s(cylinders);
                 let time_s = transfer_s + seek_s + k.half_rotation_s;
                 (time_s, time_s * power + seek_s * k.seek_power_w)

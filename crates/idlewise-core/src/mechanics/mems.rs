@@ -24,6 +24,7 @@
 //! zero) are named where they occur; `docs/mems.md` lists them.
 
 use super::sled_shutdown::{interrupted_shutdown, sled_shutdown, ShutdownPolicy, SpringAxis};
+use super::{ceil, floor};
 
 /// A sled position: X and Y offsets from the centre in bits, and the Y velocity in nm/s (the
 /// sled reads on the fly, so a position carries its direction).
@@ -557,25 +558,6 @@ impl MemsService {
     }
 }
 
-/// `x.floor()`, to the bit. Of a positive number below 2^52 the floor is its truncation, which
-/// the processor does in one instruction; `floor` is a library call on baseline x86-64, and these
-/// run once or twice a request. (Zero keeps its sign through the library's.)
-#[inline(always)]
-fn floor(x: f64) -> f64 {
-    if (f64::MIN_POSITIVE..4.5e15).contains(&x) { (x as i64) as f64 } else { x.floor() }
-}
-
-/// `x.ceil()`, to the bit, as `floor`.
-#[inline(always)]
-fn ceil(x: f64) -> f64 {
-    if (f64::MIN_POSITIVE..4.5e15).contains(&x) {
-        let whole = (x as i64) as f64;
-        if whole < x { whole + 1.0 } else { whole }
-    } else {
-        x.ceil()
-    }
-}
-
 /// `x mod y` for `x, y > 0` as C's `fmod`. Below a second of idling (a timeout's range) it
 /// subtracts the whole periods directly, within a few ulps of `x` (1e-13 ms, nine orders below
 /// what moves the sled by one bit); beyond, the exact libm `fmod`, which is ten times slower.
@@ -857,22 +839,6 @@ mod tests {
         }
         // Toward the centre from the edge the spring helps the start: faster than without it.
         assert!(t(50_000.0, 0.0) < piecewise_seek_s(50_000.0, 0.0, 0.0, a, 100_000.0, 0.0) * 1e3);
-    }
-
-    #[test]
-    fn floor_and_ceil_are_the_library_s_to_the_bit() {
-        let mut values = vec![0.0, -0.0, 0.5, 1.0, 1.5, -1.5, 511.0 / 512.0, 4.5e15 - 0.5, 4.5e15, 2f64.powi(52) + 1.0, 1e300, -1e300];
-        values.extend([f64::MIN_POSITIVE, f64::MIN_POSITIVE / 2.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::EPSILON]);
-        let mut x = 0.37_f64;
-        for _ in 0..10_000 {
-            // Quotients such as offsets in blocks and idle times in sweep periods, near and at wholes.
-            x = (x * 7919.0 + 0.123) % 1e7;
-            values.extend([x, x.floor(), x.floor() + f64::EPSILON * x, -x]);
-        }
-        for v in values {
-            assert_eq!(floor(v).to_bits(), v.floor().to_bits(), "floor({v})");
-            assert_eq!(ceil(v).to_bits(), v.ceil().to_bits(), "ceil({v})");
-        }
     }
 
     #[test]
