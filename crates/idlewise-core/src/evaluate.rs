@@ -78,7 +78,6 @@ pub fn evaluate_on(
     check_options(device, opts)?;
     check_fits(&trace, device, opts)?;
     let mut runs = Runs::new(&Arc::new(device.clone()), specs, opts, trace.arrival_s[0], trace.len())?;
-    runs.let_family_lag();
     runs.feed(&trace, threads, progress);
     runs.finish(device, Some(&trace))
 }
@@ -104,59 +103,6 @@ pub struct Runs<'p> {
     head_bytes: f64,
     /// The shared ready-mode services of the piece being fed (reused from piece to piece).
     services: Vec<(f64, f64)>,
-    /// The piece the family replays next, on its own thread while this one prepares the piece
-    /// after it (`Runs::feed_beside_family`), and the memory the next such piece is copied into.
-    family_backlog: Backlog,
-    spare_backlog: Backlog,
-    /// Whether the family may replay a piece behind ([`Runs::let_family_lag`]).
-    family_may_lag: bool,
-}
-
-/// A piece of the trace with its shared ready-mode services, owned: the family replays it one
-/// piece behind the other runs, when the caller's columns have been refilled with the next.
-#[derive(Default)]
-struct Backlog {
-    arrival_s: Vec<f64>,
-    offset_bytes: Vec<i64>,
-    size_bytes: Vec<i64>,
-    is_write: Vec<u8>,
-    original_s: Option<Vec<f64>>,
-    services: Vec<(f64, f64)>,
-}
-
-impl Backlog {
-    fn is_empty(&self) -> bool {
-        self.arrival_s.is_empty()
-    }
-
-    /// `piece`'s columns copied in (the services are computed into `services` beforehand).
-    fn copy_columns(&mut self, piece: &TraceView) {
-        fn refill<T: Copy>(to: &mut Vec<T>, from: &[T]) {
-            to.clear();
-            to.extend_from_slice(from);
-        }
-        refill(&mut self.arrival_s, piece.arrival_s);
-        refill(&mut self.offset_bytes, piece.offset_bytes);
-        refill(&mut self.size_bytes, piece.size_bytes);
-        refill(&mut self.is_write, piece.is_write);
-        match piece.original_s {
-            Some(original) => refill(self.original_s.get_or_insert_with(Vec::new), original),
-            None => self.original_s = None,
-        }
-    }
-
-    fn clear(&mut self) {
-        self.arrival_s.clear();
-    }
-
-    fn view(&self) -> TraceView<'_> {
-        let view = TraceView::new(&self.arrival_s, &self.offset_bytes, &self.size_bytes, &self.is_write).expect("columns copied from one view");
-        let view = match &self.original_s {
-            Some(original) => view.with_original_s(original).expect("columns copied from one view"),
-            None => view,
-        };
-        view.with_ready_service(&self.services)
-    }
 }
 
 /// What a request's replay costs on `device`, in replays of a disk's request: a MEMS sled's
@@ -203,16 +149,6 @@ fn shared_services(device: &Device, piece: &TraceView, head_bytes: &mut f64, out
     *head_bytes = head_after(n - 1);
 }
 
-/// `piece` replayed by the family, block by block, stopping early if the caller stopped.
-fn feed_family(family: &mut Family, piece: &TraceView, response_from: crate::options::ResponseFrom, stop: Option<&AtomicU64>) {
-    for block in blocks(piece) {
-        family.feed(&block, response_from);
-        if crate::progress::stopped(stop) {
-            break; // partial, and discarded by the one who asked
-        }
-    }
-}
-
 impl<'p> Runs<'p> {
     /// Builds every policy (a bad spec fails before any run) and the references.
     pub fn new(device: &Arc<Device>, specs: &[PolicySpec], opts: &ReplayOptions, first_arrival_s: f64, expected_requests: usize) -> Result<Self> {
@@ -247,17 +183,7 @@ impl<'p> Runs<'p> {
             device: Arc::clone(device),
             head_bytes: 0.0,
             services: Vec::new(),
-            family_backlog: Backlog::default(),
-            spare_backlog: Backlog::default(),
-            family_may_lag: false,
         })
-    }
-
-    /// Lets the family replay each large piece while this thread prepares the next
-    /// (`Runs::feed_beside_family`), holding one piece's copy (41 MB for 1M requests, twice):
-    /// for a caller with one set of runs, not one per volume of a many-volume trace.
-    pub fn let_family_lag(&mut self) {
-        self.family_may_lag = true;
     }
 
     /// Replays the next part of the trace (validated, in order after the last). Each thread
@@ -287,66 +213,14 @@ impl<'p> Runs<'p> {
         while from < part.len() {
             let to = (from + SHARED_SERVICE_REQUESTS).min(part.len());
             let piece = part.slice(from, to);
-            if self.family_lags(piece.len(), threads) {
-                self.feed_beside_family(&piece, threads, progress, count);
-            } else {
-                self.catch_up_family(progress);
-                shared_services(&self.device, &piece, &mut self.head_bytes, &mut services, threads);
-                self.feed_blocks(&piece.with_ready_service(&services), threads, progress, count);
-            }
+            shared_services(&self.device, &piece, &mut self.head_bytes, &mut services, threads);
+            self.feed_blocks(&piece.with_ready_service(&services), threads, progress, count);
             if crate::progress::stopped(progress) {
                 break; // each run has stopped at its next block
             }
             from = to;
         }
         self.services = services;
-    }
-
-    /// Whether the family replays a piece behind the other runs: when it has a thread of its
-    /// own, the piece is large (the copy it keeps costs a few per cent of its replay), and it
-    /// has been judged and kept. The family's replay then overlaps the preparation of the
-    /// next piece (its services, the references, the caller's reading and checking of the
-    /// next batch) instead of waiting for it: a Parquet sweep of 100 timeouts over 100M
-    /// requests used 20 s of CPU in 13.6 s on two cores, a quarter of their time idle.
-    fn family_lags(&self, piece_requests: usize, threads: usize) -> bool {
-        const WORTH_LAGGING: usize = 1 << 16;
-        self.family_may_lag
-            && threads > 1
-            && piece_requests >= WORTH_LAGGING
-            && self.family.as_ref().is_some_and(|family| family.requests_until_judged() == 0 && !family.disbanded())
-    }
-
-    /// `piece` for every run but the family, on `threads - 1` threads, while the family replays
-    /// the piece before on the last; `piece` is then kept for the family's next turn. Each run
-    /// sees the same requests in the same order as without the lag, so the rows are the same
-    /// bit for bit; the family's replays are counted as the piece is taken.
-    fn feed_beside_family(&mut self, piece: &TraceView, threads: usize, progress: Option<&AtomicU64>, count: bool) {
-        let mut family = self.family.take().expect("a family to lag");
-        let backlog = std::mem::take(&mut self.family_backlog);
-        let mut next = std::mem::take(&mut self.spare_backlog);
-        let response_from = self.opts.response_from;
-        std::thread::scope(|scope| {
-            let (family, backlog) = (&mut family, &backlog);
-            scope.spawn(move || feed_family(family, &backlog.view(), response_from, progress));
-            shared_services(&self.device, piece, &mut self.head_bytes, &mut next.services, threads - 1);
-            self.feed_blocks(&piece.with_ready_service(&next.services), threads - 1, progress, count);
-            next.copy_columns(piece);
-        });
-        if count {
-            crate::progress::advance(progress, family.len() as u64 * piece.len() as u64);
-        }
-        self.family = Some(family);
-        self.family_backlog = next;
-        self.spare_backlog = backlog;
-    }
-
-    /// The family's backlog replayed (on this thread), so that the family is level with the
-    /// other runs: before a piece it does not lag behind, and before its rows are taken.
-    fn catch_up_family(&mut self, progress: Option<&AtomicU64>) {
-        if let Some(family) = self.family.as_mut().filter(|_| !self.family_backlog.is_empty()) {
-            feed_family(family, &self.family_backlog.view(), self.opts.response_from, progress);
-        }
-        self.family_backlog.clear();
     }
 
     fn feed_blocks(&mut self, part: &TraceView, threads: usize, progress: Option<&AtomicU64>, count: bool) {
@@ -464,7 +338,6 @@ impl<'p> Runs<'p> {
     /// lets the oracle be replayed on its own should its shadow have been late (it cannot be,
     /// by construction); without it that is an error.
     pub fn finish(mut self, device: &Device, whole: Option<&TraceView>) -> Result<Vec<Report>> {
-        self.catch_up_family(None);
         self.take_back_family();
         let mut results: Vec<(usize, RunResult)> = std::mem::take(&mut self.runs).into_iter().map(|(spec, run)| (spec, run.finish())).collect();
         let references = match self.references {

@@ -289,11 +289,7 @@ impl StreamedRuns {
                         ),
                     });
                 }
-                let mut runs = Runs::new(&self.device, &self.specs, &self.opts, block.arrival_s[0], 0)?;
-                // One device replayed: its family may hold a piece's copy (not one per volume).
-                if id.is_none() || self.keep.is_some() {
-                    runs.let_family_lag();
-                }
+                let runs = Runs::new(&self.device, &self.specs, &self.opts, block.arrival_s[0], 0)?;
                 slot.insert(Volume { runs, last_time_s: f64::NEG_INFINITY, last_line: 0, records: 0 })
             }
         };

@@ -354,7 +354,6 @@ fn a_family_on_a_thread_of_its_own_gives_the_same_rows_bit_for_bit() {
     let opts = options(5.0, 20.0, 0.5, false);
     let rows = |threads: usize, cuts: &[usize]| -> Vec<String> {
         let mut runs = Runs::new(&arc, &specs, &opts, trace.arrival_s[0], 0).unwrap();
-        runs.let_family_lag();
         let mut from = 0;
         for &to in cuts.iter().chain(std::iter::once(&trace.len())) {
             runs.feed(&trace.slice(from, to), threads, None);
@@ -370,54 +369,5 @@ fn a_family_on_a_thread_of_its_own_gives_the_same_rows_bit_for_bit() {
     let shared = reports(&device, &specs, &trace, &opts, &[]);
     for (a, b) in shared.iter().zip(&separate) {
         same(a, b).unwrap();
-    }
-}
-
-/// The family replays each large piece a piece behind the other runs, on its own thread, while
-/// this one prepares the next (`Runs::let_family_lag`): the rows, normalisations included, are
-/// the same bit for bit as on one thread, whether the parts all lag, some are too small to
-/// (the family catches up first), or the family disbands while a piece is held back (after it,
-/// its runs are dealt over the threads). 300,000 requests: 100,000 in bursts, then 200,000
-/// mostly after a gap of 3 s, so that the family disbands near the 210,000th.
-#[test]
-fn a_family_a_piece_behind_gives_the_same_rows_bit_for_bit() {
-    let (mut times, mut offsets, mut sizes, mut ops) = generated(100_000, 0x51_7CC1_B727_220A, 1_000_000, 16, |r| {
-        if r % 16 == 0 { 10f64.powf(-1.0 + 3.0 * ((r >> 20) % 1000) as f64 / 1000.0) } else { 0.001 + ((r >> 8) % 20) as f64 * 0.001 }
-    });
-    let (later, o, s, w) = generated(200_000, 0x2545_F491_4F6C_DD1D, 1_000_000, 8, |r| if r % 10 == 0 { 0.003 } else { 3.0 + (r % 100) as f64 * 0.01 });
-    let end = *times.last().unwrap();
-    times.extend(later.iter().map(|t| end + t));
-    offsets.extend(o);
-    sizes.extend(s);
-    ops.extend(w);
-    let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
-    let specs: Vec<PolicySpec> = ["timeout:0.5s", "timeout:2s", "timeout:10s", "timeout:100s", "breakeven", "always-on", "oracle", "stpm:knob=50"]
-        .iter()
-        .map(|s| PolicySpec::parse(s).unwrap())
-        .collect();
-    let device = catalog("hitachi-travelstar-5k320");
-    let arc = Arc::new(device.clone());
-    let opts = options(5.0, 20.0, 0.5, false);
-    let rows = |threads: usize, cuts: &[usize], lag: bool| -> Vec<String> {
-        let mut runs = Runs::new(&arc, &specs, &opts, trace.arrival_s[0], 0).unwrap();
-        if lag {
-            runs.let_family_lag();
-        }
-        let mut from = 0;
-        for &to in cuts.iter().chain(std::iter::once(&trace.len())) {
-            runs.feed(&trace.slice(from, to), threads, None);
-            from = to;
-        }
-        runs.finish(&device, Some(&trace)).unwrap().iter().map(|r| format!("{r:?}")).collect()
-    };
-    let one = rows(1, &[], true);
-    for (threads, cuts) in [
-        (2, vec![]),
-        (2, vec![70_000, 140_000, 150_000, 230_000, 260_000]),
-        (3, vec![66_000, 132_000, 198_000, 264_000]),
-        (2, vec![100_000, 200_000, 220_000]),
-    ] {
-        assert_eq!(rows(threads, &cuts, true), one, "{threads} threads, parts cut at {cuts:?}");
-        assert_eq!(rows(threads, &cuts, false), one, "{threads} threads without the lag, parts cut at {cuts:?}");
     }
 }
