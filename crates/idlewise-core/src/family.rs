@@ -31,7 +31,7 @@
 //! that start ready, serve nothing in a low-power mode and draw no wake-up times.
 
 use crate::device::{Device, READY};
-use crate::metrics::{bucket, ResponseStats};
+use crate::metrics::{bucket, ResponseStats, SharedCounts};
 use crate::options::{ReplayMode, ReplayOptions, ResponseFrom};
 use crate::replay::Replay;
 use crate::trace::TraceView;
@@ -490,8 +490,9 @@ impl<'p> Family<'p> {
             return;
         }
         let (members, shared, tracks) = (&mut self.members, &self.shared, &self.tracks);
+        let mut gathered = SharedCounts::of(&shared.responses);
         self.spread.each_sum(0..members.len(), |m, added, replaced| {
-            settle(&mut members[m], shared, tracks.iter().find(|t| t.members.contains(&m)), added, replaced);
+            settle(&mut members[m], shared, tracks.iter().find(|t| t.members.contains(&m)), added, replaced, &mut gathered);
         });
         self.tracks.clear();
         self.disbanded = true;
@@ -502,8 +503,9 @@ impl<'p> Family<'p> {
     pub(crate) fn finish(self) -> (Vec<(usize, Replay<'p>)>, Option<Replay<'p>>) {
         let Family { mut members, shared, tracks, spread, disbanded, .. } = self;
         if !disbanded {
+            let mut gathered = SharedCounts::of(&shared.responses);
             spread.each_sum(0..members.len(), |m, added, replaced| {
-                settle(&mut members[m], &shared, tracks.iter().find(|t| t.members.contains(&m)), added, replaced);
+                settle(&mut members[m], &shared, tracks.iter().find(|t| t.members.contains(&m)), added, replaced, &mut gathered);
             });
         }
         let mut always_on = None;
@@ -522,7 +524,7 @@ impl<'p> Family<'p> {
 /// service and responses, and its track's when it is in one, `track`), leaving its device where
 /// it would be: a replay of its own from here. Called between pieces, when every response so
 /// far is counted.
-fn settle(member: &mut Member, shared: &Shared, track: Option<&Track>, added: &ResponseStats, replaced: &ResponseStats) {
+fn settle(member: &mut Member, shared: &Shared, track: Option<&Track>, added: &ResponseStats, replaced: &ResponseStats, gathered: &mut SharedCounts) {
     if member.spec == ALWAYS_ON {
         return settle_always_on(member, shared);
     }
@@ -540,7 +542,7 @@ fn settle(member: &mut Member, shared: &Shared, track: Option<&Track>, added: &R
     ledger.time_by_mode_s[READY] += taken.idle_s;
     ledger.service_time_s += taken.service_s;
     ledger.service_energy_j += taken.service_j;
-    ledger.responses = ResponseStats::shared_with_own(&shared.responses, &ledger.responses, added, replaced, taken.response_s.total());
+    ledger.responses = ResponseStats::shared_with_own(&shared.responses, &ledger.responses, added, replaced, taken.response_s.total(), gathered);
 }
 
 /// Always-on carried by the family (it never leaves the shared run: the shared run is its
