@@ -458,12 +458,14 @@ impl<'p> Family<'p> {
             shared.sums.service_s.add(service_s);
             shared.sums.service_j.add(service_j);
             shared.sums.response_s.add(response);
-            shared.responses.record(response);
+            shared.responses.record_summary(response);
             self.shared_buckets.push(bucket(response) as u32);
             shared.free_at = finish;
             shared.head_bytes = offset + size;
         }
         self.sleepers = sleepers;
+        // The shared run's responses counted as `record` counts them, from their buckets.
+        self.shared.responses.count_buckets(&self.shared_buckets);
         // The piece's responses, counted for the members that did not share them: each
         // track's, and the shared run's they gave up.
         for track in self.tracks.iter_mut() {

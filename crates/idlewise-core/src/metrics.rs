@@ -144,6 +144,16 @@ impl ResponseStats {
         }
     }
 
+    /// One response's share of the sum, least and largest, as [`ResponseStats::record`] adds it,
+    /// its bucket counted apart by [`ResponseStats::count_buckets`] (a family's shared run
+    /// buckets each response once for its histogram and its members', `family.rs`).
+    #[inline(always)]
+    pub(crate) fn record_summary(&mut self, response_s: f64) {
+        self.sum_s += response_s;
+        self.max_s = self.max_s.max(response_s);
+        self.min_s = self.min_s.min(response_s);
+    }
+
     /// The sum, least and largest of responses counted by [`ResponseStats::count_buckets`].
     pub(crate) fn add_summary(&mut self, sum_s: f64, min_s: f64, max_s: f64) {
         self.sum_s += sum_s;
@@ -393,6 +403,29 @@ impl ResponseStats {
         listed.chain(blocks).chain(carries).chain(pending)
     }
 
+    /// Adds `sign` × each bucket's count into `dense` (an array of every bucket): what
+    /// [`ResponseStats::bucket_counts`] gives, in plain loops over the list and the blocks (the
+    /// chained iterators took most of a family's settling).
+    fn add_into_dense(&self, dense: &mut [i64], sign: i64) {
+        for &(b, c) in self.sparse.iter().filter(|&&(b, _)| b != FREE) {
+            dense[b as usize] += sign * i64::from(c);
+        }
+        if let Some(slot_of) = self.slot_of.as_deref() {
+            for (block, &slot) in slot_of.iter().enumerate().filter(|(_, &slot)| slot != 0) {
+                let cells = &mut dense[block * PER_BLOCK..(block + 1) * PER_BLOCK];
+                for (cell, &c) in cells.iter_mut().zip(&self.blocks[slot as usize - 1]) {
+                    *cell += sign * i64::from(c);
+                }
+            }
+        }
+        for &(b, wraps) in &self.carries {
+            dense[b as usize] += sign * ((wraps << 32) as i64);
+        }
+        for &b in &self.pending {
+            dense[b as usize] += sign;
+        }
+    }
+
     /// Adds another's counts, bucket by bucket, and their number, but not their sum, least or
     /// largest: for running sums of histogram differences (`family.rs`).
     pub(crate) fn add_counts(&mut self, other: &ResponseStats) {
@@ -430,12 +463,9 @@ impl ResponseStats {
                 let counts = &mut gathered.scratch;
                 counts.clear();
                 counts.extend_from_slice(dense);
-                for (b, c) in own.bucket_counts().chain(added.bucket_counts()) {
-                    counts[b] += c as i64;
-                }
-                for (b, c) in replaced.bucket_counts() {
-                    counts[b] -= c as i64;
-                }
+                own.add_into_dense(counts, 1);
+                added.add_into_dense(counts, 1);
+                replaced.add_into_dense(counts, -1);
                 positive_counts(counts)
             }
             None => {
@@ -522,7 +552,11 @@ impl ResponseStats {
 /// by bucket.
 fn positive_counts(dense: &[i64]) -> Vec<(usize, u64)> {
     debug_assert!(dense.iter().all(|&c| c >= 0), "a replaced response the shared run did not have");
-    dense.iter().enumerate().filter(|&(_, &c)| c > 0).map(|(b, &c)| (b, c as u64)).collect()
+    // Counted first, so the list is made at its size (grown by doubling, it was copied over
+    // and over).
+    let mut out = Vec::with_capacity(dense.iter().filter(|&&c| c > 0).count());
+    out.extend(dense.iter().enumerate().filter(|&(_, &c)| c > 0).map(|(b, &c)| (b, c as u64)));
+    out
 }
 
 /// A shared run's bucket counts, gathered once for every run merged with it
@@ -539,9 +573,7 @@ impl SharedCounts {
     pub(crate) fn of(shared: &ResponseStats) -> Self {
         let dense = (shared.bucket_counts().count() > DENSE_SHARED_ABOVE).then(|| {
             let mut dense = vec![0i64; BUCKETS];
-            for (b, c) in shared.bucket_counts() {
-                dense[b] += c as i64;
-            }
+            shared.add_into_dense(&mut dense, 1);
             dense
         });
         SharedCounts { dense, scratch: Vec::new() }
