@@ -226,7 +226,7 @@ impl<'p> Replay<'p> {
     /// As [`Replay::feed`], telling `fell_idle(from_s, to_s)` of every idle gap: the server fell
     /// idle at `from_s` and the next request was issued at `to_s`.
     #[inline]
-    pub(crate) fn feed_observed(&mut self, block: &TraceView, mut fell_idle: impl FnMut(f64, f64)) {
+    fn feed_observed(&mut self, block: &TraceView, mut fell_idle: impl FnMut(f64, f64)) {
         let n = block.len();
         let sim = &mut self.sim;
         let original = block.original_s.filter(|_| self.response_from == ResponseFrom::Original);
