@@ -128,8 +128,11 @@ struct Track {
     members: Vec<usize>,
     free_at: f64,
     woken_at: f64,
-    service_s: Exact,
-    service_j: Exact,
+    /// The shared run's service sums after the request that formed the track: the track serves
+    /// every request after it, in turn, until it ends (the first request that finds it idle),
+    /// each in the ready service the shared run gives it, so its service is the shared run's
+    /// since then, a difference of sums rather than sums of its own.
+    served_from: (Exact, Exact),
     response_s: Exact,
     delayed: u64,
     min_s: f64,
@@ -139,13 +142,12 @@ struct Track {
 }
 
 impl Track {
-    fn new(member: usize, free_at: f64, woken_at: f64) -> Self {
+    fn new(member: usize, free_at: f64, woken_at: f64, served_from: (Exact, Exact)) -> Self {
         Track {
             members: vec![member],
             free_at,
             woken_at,
-            service_s: Exact::default(),
-            service_j: Exact::default(),
+            served_from,
             response_s: Exact::default(),
             delayed: 0,
             min_s: f64::INFINITY,
@@ -157,12 +159,10 @@ impl Track {
     /// A request that finds the device busy (`arrival <= free_at`), served as its members'
     /// devices would serve it.
     #[inline(always)]
-    fn serve(&mut self, arrival: f64, measured_from: f64, service_s: f64, service_j: f64) {
+    fn serve(&mut self, arrival: f64, measured_from: f64, service_s: f64) {
         let finish = self.free_at.max(arrival) + service_s;
         let response = (finish - measured_from).max(0.0);
         self.delayed += u64::from(arrival < self.woken_at);
-        self.service_s.add(service_s);
-        self.service_j.add(service_j);
         self.response_s.add(response);
         self.min_s = self.min_s.min(response);
         self.max_s = self.max_s.max(response);
@@ -172,11 +172,12 @@ impl Track {
 
     /// What the track served, into a member's ledger when it leaves the track (the track's
     /// whole course, as members only join one when it forms), but for the responses' buckets,
-    /// which go to the family's [`Spread`].
-    fn hand_over(&self, member: &mut Member) {
+    /// which go to the family's [`Spread`]; `shared` are the shared run's sums after the last
+    /// request the track served.
+    fn hand_over(&self, member: &mut Member, shared: &Sums) {
         let ledger = member.replay.sim_mut().ledger_mut();
-        ledger.service_time_s += self.service_s.total();
-        ledger.service_energy_j += self.service_j.total();
+        ledger.service_time_s += shared.service_s.since(self.served_from.0);
+        ledger.service_energy_j += shared.service_j.since(self.served_from.1);
         ledger.delayed_requests += self.delayed;
         ledger.responses.add_summary(self.response_s.total(), self.min_s, self.max_s);
     }
@@ -186,8 +187,11 @@ impl Track {
 /// differences over member numbers: a stretch's buckets are counted once for each run of
 /// consecutive numbers that took them, not once for each member (every timeout of a sweep
 /// goes down in a long gap, and they all serve what follows in one track). A member's
-/// histogram is the shared run's, its own, and `plus[k] − minus[k]` summed for k up to its
-/// number.
+/// histogram is the shared run's, its own, and `plus[k] − minus[k]` summed for k from its
+/// number up. Summed downwards, a run of members `lo..hi` is counted at `hi − 1` and taken
+/// off at `lo − 1`, so a run from the first member (the shortest timeouts, which go down in
+/// every gap that sends any member down: two thirds of a 100-timeout sweep's buckets) is
+/// counted once, not twice.
 struct Spread {
     plus: Vec<ResponseStats>,
     minus: Vec<ResponseStats>,
@@ -195,7 +199,7 @@ struct Spread {
 
 impl Spread {
     fn new(members: usize) -> Self {
-        Spread { plus: (0..=members).map(|_| ResponseStats::default()).collect(), minus: (0..=members).map(|_| ResponseStats::default()).collect() }
+        Spread { plus: (0..members).map(|_| ResponseStats::default()).collect(), minus: (0..members).map(|_| ResponseStats::default()).collect() }
     }
 
     /// `buckets` into the histograms of `members` (increasing numbers).
@@ -232,21 +236,19 @@ impl Spread {
     /// `buckets` added to (or taken off) the histograms of the members numbered `lo..hi`.
     fn count(&mut self, lo: usize, hi: usize, buckets: &[u32], add: bool) {
         let (opens, closes) = if add { (&mut self.plus, &mut self.minus) } else { (&mut self.minus, &mut self.plus) };
-        opens[lo].count_buckets(buckets);
-        closes[hi].count_buckets(buckets);
+        opens[hi - 1].count_buckets(buckets);
+        if lo > 0 {
+            closes[lo - 1].count_buckets(buckets);
+        }
     }
 
-    /// The sums up to each of `members` (increasing), handed to `each(member, what it took,
-    /// what it gave up)` in turn, as they run.
-    fn each_sum(&self, members: impl Iterator<Item = usize>, mut each: impl FnMut(usize, &ResponseStats, &ResponseStats)) {
+    /// The sums from each member up, handed to `each(member, what it took, what it gave up)`
+    /// for every member, the last first.
+    fn each_sum(&self, mut each: impl FnMut(usize, &ResponseStats, &ResponseStats)) {
         let (mut plus, mut minus) = (ResponseStats::default(), ResponseStats::default());
-        let mut k = 0;
-        for m in members {
-            while k <= m {
-                plus.add_counts(&self.plus[k]);
-                minus.add_counts(&self.minus[k]);
-                k += 1;
-            }
+        for m in (0..self.plus.len()).rev() {
+            plus.add_counts(&self.plus[m]);
+            minus.add_counts(&self.minus[m]);
             each(m, &plus, &minus);
         }
     }
@@ -416,7 +418,7 @@ impl<'p> Family<'p> {
                 self.spread.add(&track.members, &track.buckets);
                 for &m in &track.members {
                     let member = &mut self.members[m];
-                    track.hand_over(member);
+                    track.hand_over(member, &shared.sums);
                     let sim = member.replay.sim_mut();
                     sim.resume_ready_at(track.free_at, shared.head_bytes);
                     if sim.idle_between(track.free_at, arrival) {
@@ -436,18 +438,24 @@ impl<'p> Family<'p> {
             }
             // The tracks left find the device busy and serve the request once for their members.
             for track in self.tracks.iter_mut() {
-                track.serve(arrival, measured_from, service_s, service_j);
+                track.serve(arrival, measured_from, service_s);
             }
             // Members that served this request on their own after a gap, in one state when their
             // devices are free at the same instant with the same wake-up behind them: a track
             // each state.
             let formed = self.tracks.len();
+            // (The shared run's service sums once it has served this request, as below.)
+            let mut served_from = (shared.sums.service_s, shared.sums.service_j);
+            if !sleepers.is_empty() {
+                served_from.0.add(service_s);
+                served_from.1.add(service_j);
+            }
             for m in sleepers.drain(..) {
                 let sim = self.members[m].replay.sim_mut();
                 let (free_at, woken_at) = (sim.free_at(), sim.woken_at());
                 match self.tracks[formed..].iter_mut().find(|t| t.free_at.to_bits() == free_at.to_bits() && t.woken_at.to_bits() == woken_at.to_bits()) {
                     Some(track) => track.members.push(m),
-                    None => self.tracks.push(Track::new(m, free_at, woken_at)),
+                    None => self.tracks.push(Track::new(m, free_at, woken_at, served_from)),
                 }
             }
 
@@ -493,7 +501,7 @@ impl<'p> Family<'p> {
         }
         let (members, shared, tracks) = (&mut self.members, &self.shared, &self.tracks);
         let mut gathered = SharedCounts::of(&shared.responses);
-        self.spread.each_sum(0..members.len(), |m, added, replaced| {
+        self.spread.each_sum(|m, added, replaced| {
             settle(&mut members[m], shared, tracks.iter().find(|t| t.members.contains(&m)), added, replaced, &mut gathered);
         });
         self.tracks.clear();
@@ -506,7 +514,7 @@ impl<'p> Family<'p> {
         let Family { mut members, shared, tracks, spread, disbanded, .. } = self;
         if !disbanded {
             let mut gathered = SharedCounts::of(&shared.responses);
-            spread.each_sum(0..members.len(), |m, added, replaced| {
+            spread.each_sum(|m, added, replaced| {
                 settle(&mut members[m], &shared, tracks.iter().find(|t| t.members.contains(&m)), added, replaced, &mut gathered);
             });
         }
@@ -536,7 +544,7 @@ fn settle(member: &mut Member, shared: &Shared, track: Option<&Track>, added: &R
     }
     if let Some(track) = track {
         debug_assert!(track.buckets.is_empty(), "a track's responses are counted at the end of each piece");
-        track.hand_over(member);
+        track.hand_over(member, &shared.sums);
         member.replay.sim_mut().resume_ready_at(track.free_at, shared.head_bytes);
     }
     let taken = std::mem::take(&mut member.taken);

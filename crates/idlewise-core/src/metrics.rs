@@ -134,14 +134,18 @@ impl ResponseStats {
     /// runs take a stretch they served alike so: bucketed once, counted in each run's histogram
     /// in one tight loop (`family.rs`).
     pub(crate) fn count_buckets(&mut self, buckets: &[u32]) {
-        for &index in buckets {
-            self.count += 1;
+        let mut rest = buckets;
+        // The list counts one at a time (it may move to blocks at a given count, mid-batch).
+        while let Some((&index, after)) = rest.split_first() {
             if self.slot_of.is_some() {
-                self.count_in_blocks(index as usize);
-            } else {
-                self.count_in_list(index as usize);
+                break;
             }
+            self.count += 1;
+            self.count_in_list(index as usize);
+            rest = after;
         }
+        self.count += rest.len() as u64;
+        self.count_all_in_blocks(rest);
     }
 
     /// One response's share of the sum, least and largest, as [`ResponseStats::record`] adds it,
@@ -165,11 +169,37 @@ impl ResponseStats {
     #[inline(never)]
     fn count_pending(&mut self) {
         let mut pending = std::mem::take(&mut self.pending);
-        for &index in &pending {
-            self.count_in_blocks(index as usize);
-        }
+        self.count_all_in_blocks(&pending);
         pending.clear();
         self.pending = pending;
+    }
+
+    /// Counts `buckets` into the blocks (in use), without touching `count`. The table and the
+    /// blocks are held in locals across the loop: counted through `self`, each count reloaded
+    /// them after the store before it (the store might have changed them, as far as the
+    /// compiler knew), and a family's histograms count several buckets a request.
+    fn count_all_in_blocks(&mut self, buckets: &[u32]) {
+        let mut i = 0;
+        while i < buckets.len() {
+            let slot_of = self.slot_of.as_deref().expect("blocks are in use");
+            let blocks = self.blocks.as_mut_slice();
+            while let Some(&index) = buckets.get(i) {
+                let index = index as usize;
+                let slot = slot_of[index / PER_BLOCK];
+                if slot == 0 {
+                    break;
+                }
+                let count = &mut blocks[slot as usize - 1][index % PER_BLOCK];
+                let Some(next) = count.checked_add(1) else { break };
+                *count = next;
+                i += 1;
+            }
+            // A bucket in a block not yet allocated, or a count about to wrap.
+            if let Some(&index) = buckets.get(i) {
+                self.count_in_blocks(index as usize);
+                i += 1;
+            }
+        }
     }
 
     /// Every recorded response counted in its bucket: what a reading sees (done by readings
