@@ -1094,6 +1094,12 @@ impl Device {
         Some(GapChoice { mode, energy_j: o.fixed_j + self.modes[mode].power_w * gap_s, down: Some(o.down), up: Some(o.up) })
     }
 
+    /// The least power any mode draws: what the theoretical minima charge for time no request
+    /// takes.
+    pub fn lowest_power_w(&self) -> f64 {
+        self.modes.iter().map(|m| m.power_w).fold(f64::INFINITY, f64::min)
+    }
+
     /// The shortest gap in which some mode's round trip fits (infinite if none does): in a
     /// shorter one, [`Device::gap_choice`] finds no option below the ready mode.
     pub fn shortest_round_trip_s(&self) -> f64 {
