@@ -1116,11 +1116,23 @@ impl Device {
     /// that is back in the ready mode in time.
     #[inline]
     pub fn best_choice_for_gap(&self, gap_s: f64) -> GapChoice {
-        let mut best = GapChoice { mode: READY, energy_j: self.modes[READY].power_w * gap_s, down: None, up: None };
+        self.best_choice_for_held_gap(gap_s, None).0
+    }
+
+    /// [`Device::best_choice_for_gap`] when `held` = (mode, s) keeps the device out of `mode` for
+    /// the gap's first `s` (a card's firmware in CAM): that mode's round trip must fit in the
+    /// rest of the gap, ready until then. Also returns when the move down starts.
+    pub fn best_choice_for_held_gap(&self, gap_s: f64, held: Option<(usize, f64)>) -> (GapChoice, f64) {
+        let mut best = (GapChoice { mode: READY, energy_j: self.modes[READY].power_w * gap_s, down: None, up: None }, 0.0);
         for m in 1..self.modes.len() {
-            if let Some(c) = self.gap_choice(m, gap_s) {
-                if c.energy_j < best.energy_j {
-                    best = c;
+            let from_s = match held {
+                Some((mode, held_s)) if mode == m => held_s,
+                _ => 0.0,
+            };
+            if let Some(mut c) = self.gap_choice(m, gap_s - from_s) {
+                c.energy_j += self.modes[READY].power_w * from_s;
+                if c.energy_j < best.0.energy_j {
+                    best = (c, from_s);
                 }
             }
         }
@@ -1133,10 +1145,22 @@ impl Device {
     /// before it gets there). The energy is charged as a run's end charges it: a hop
     /// begun before the end is paid whole, one not begun is not.
     pub fn best_choice_for_tail(&self, gap_s: f64) -> GapChoice {
-        let mut best = GapChoice { mode: READY, energy_j: self.modes[READY].power_w * gap_s, down: None, up: None };
+        self.best_choice_for_held_tail(gap_s, None).0
+    }
+
+    /// [`Device::best_choice_for_tail`] when `held` = (mode, s) keeps the device out of `mode`
+    /// for the gap's first `s`: a path ending there sets off once the hold ends, ready until
+    /// then. Also returns when the path sets off.
+    pub fn best_choice_for_held_tail(&self, gap_s: f64, held: Option<(usize, f64)>) -> (GapChoice, f64) {
+        let mut best = (GapChoice { mode: READY, energy_j: self.modes[READY].power_w * gap_s, down: None, up: None }, 0.0);
         for &id in &self.tail_routes {
             let route = self.route_by_id(id);
-            let (mut t, mut energy_j, mut mode) = (0.0, 0.0, READY);
+            let destination = self.transitions[*route.hops.last().expect("a route has a hop")].to;
+            let from_s = match held {
+                Some((mode, held_s)) if mode == destination => held_s,
+                _ => 0.0,
+            };
+            let (mut t, mut energy_j, mut mode) = (from_s, self.modes[READY].power_w * from_s.min(gap_s), READY);
             for &h in &route.hops {
                 if t >= gap_s {
                     break;
@@ -1149,9 +1173,8 @@ impl Device {
             if t < gap_s {
                 energy_j += self.modes[mode].power_w * (gap_s - t);
             }
-            if energy_j < best.energy_j {
-                let destination = self.transitions[*route.hops.last().expect("a route has a hop")].to;
-                best = GapChoice { mode: destination, energy_j, down: Some(id), up: None };
+            if energy_j < best.0.energy_j {
+                best = (GapChoice { mode: destination, energy_j, down: Some(id), up: None }, from_s);
             }
         }
         best

@@ -520,7 +520,7 @@ impl<'p> DeviceSim<'p> {
     #[inline]
     fn open_gap_ending(&mut self, gap_s: f64, ends_run: bool) {
         self.plan.clear();
-        self.policy.plan_gap(&GapStart { device: &self.device, time_s: self.free_at, gap_s, ends_run }, &mut self.plan);
+        self.policy.plan_gap(&GapStart { device: &self.device, time_s: self.free_at, gap_s, ends_run, held: None }, &mut self.plan);
         self.gap = Some(OpenGap { start_s: self.free_at, start_mode: self.serving_mode });
     }
 
@@ -699,7 +699,7 @@ impl<'p> DeviceSim<'p> {
     fn resolve_one_step(&mut self) -> Option<OneStep> {
         self.policy.first_step_s()?;
         let mut plan = Plan::default();
-        self.policy.plan_gap(&GapStart { device: &self.device, time_s: self.free_at, gap_s: f64::INFINITY, ends_run: false }, &mut plan);
+        self.policy.plan_gap(&GapStart { device: &self.device, time_s: self.free_at, gap_s: f64::INFINITY, ends_run: false, held: None }, &mut plan);
         let [step] = plan.steps.as_slice() else { return None };
         if plan.prewake || plan.prewake_route.is_some() || step.mode == READY {
             return None;

@@ -129,7 +129,7 @@ mod tests {
         let d = epc_drive();
         let mut p = PolicySpec::parse(spec).unwrap().build(&d, &BuildContext::default()).unwrap();
         let mut plan = Plan::default();
-        p.plan_gap(&GapStart { device: &d, time_s: 0.0, gap_s: 1e9, ends_run: false }, &mut plan);
+        p.plan_gap(&GapStart { device: &d, time_s: 0.0, gap_s: 1e9, ends_run: false, held: None }, &mut plan);
         (p.name().to_string(), plan.steps.iter().map(|s| (d.modes[s.mode].name.clone(), s.at_s)).collect())
     }
 

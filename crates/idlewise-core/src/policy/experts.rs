@@ -155,7 +155,7 @@ mod tests {
                 p.end_gap(gap);
             }
             let mut plan = Plan::default();
-            p.plan_gap(&GapStart { device: &d, time_s: 0.0, gap_s: 0.0, ends_run: false }, &mut plan);
+            p.plan_gap(&GapStart { device: &d, time_s: 0.0, gap_s: 0.0, ends_run: false, held: None }, &mut plan);
             plan.steps[0].at_s
         };
         let long = timeout_after(100.0);

@@ -28,14 +28,17 @@ impl Policy for FastPspPolicy<'_> {
     }
 
     fn plan_gap(&mut self, gap: &GapStart, plan: &mut Plan) {
-        self.inner.plan_gap(gap, plan);
-        // Held in CAM: a planned move into PSP waits for the hold to end, and is dropped if the
-        // plan has switched the card off by then.
         let hold_left_s = self.cam_until_s - gap.time_s;
+        let psp = self.switch.psp_mode;
         if hold_left_s <= 0.0 {
+            self.inner.plan_gap(gap, plan);
             return;
         }
-        let psp = self.switch.psp_mode;
+        // Held in CAM: a planned move into PSP waits for the hold to end, and is dropped if the
+        // plan has switched the card off by then. The policy is told of the hold: the oracle,
+        // which plans to be awake again exactly at the next request, would otherwise have its
+        // move pushed past its own wake-up, and the request wait for it.
+        self.inner.plan_gap(&GapStart { held: Some((psp, hold_left_s)), ..*gap }, plan);
         let first_other_s = plan.steps.iter().filter(|s| s.mode != psp).map(|s| s.at_s).fold(f64::INFINITY, f64::min);
         for step in plan.steps.iter_mut().filter(|s| s.mode == psp) {
             step.at_s = step.at_s.max(hold_left_s);
@@ -99,7 +102,7 @@ mod tests {
             p.note_transfer(t);
         }
         let mut plan = Plan::default();
-        p.plan_gap(&GapStart { device: &d, time_s: gap_start_s, gap_s: f64::INFINITY, ends_run: false }, &mut plan);
+        p.plan_gap(&GapStart { device: &d, time_s: gap_start_s, gap_s: f64::INFINITY, ends_run: false, held: None }, &mut plan);
         plan.steps.iter().map(|s| (s.at_s, s.mode)).collect()
     }
 

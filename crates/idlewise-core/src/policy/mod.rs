@@ -77,6 +77,9 @@ pub struct GapStart<'d> {
     pub gap_s: f64,
     /// The gap ends the run: no request follows it, so nothing need wake the device.
     pub ends_run: bool,
+    /// `(mode, s)`: the device cannot enter `mode` in the gap's first `s` (a network card's
+    /// firmware holding CAM after a burst, `fast_psp.rs`); a plan's move into it waits.
+    pub held: Option<(usize, f64)>,
 }
 
 /// Run-wide facts a policy may use when it is built.

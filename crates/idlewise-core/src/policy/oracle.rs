@@ -37,17 +37,20 @@ impl Policy for Oracle {
     fn stays_ready_below_s(&self, device: &Device) -> f64 {
         device.shortest_round_trip_s()
     }
+    /// (Where a mode is held for the gap's first moments, `GapStart::held`, the plan for it
+    /// sets off when the hold ends, and only if its round trip still fits; the other modes'
+    /// plans are weighed against it as they are.)
     fn plan_gap(&mut self, gap: &GapStart, plan: &mut Plan) {
         if gap.ends_run {
-            let choice = gap.device.best_choice_for_tail(gap.gap_s);
+            let (choice, at_s) = gap.device.best_choice_for_held_tail(gap.gap_s, gap.held);
             if choice.mode != READY {
-                plan.steps.push(Step { at_s: 0.0, mode: choice.mode, route: choice.down });
+                plan.steps.push(Step { at_s, mode: choice.mode, route: choice.down });
             }
             return;
         }
-        let choice = gap.device.best_choice_for_gap(gap.gap_s);
+        let (choice, at_s) = gap.device.best_choice_for_held_gap(gap.gap_s, gap.held);
         if choice.mode != READY {
-            plan.steps.push(Step { at_s: 0.0, mode: choice.mode, route: choice.down });
+            plan.steps.push(Step { at_s, mode: choice.mode, route: choice.down });
             plan.prewake = true;
             plan.prewake_route = choice.up;
         }
