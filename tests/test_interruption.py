@@ -91,6 +91,12 @@ def test_an_interrupted_sweep_exits_cleanly_and_writes_nothing_that_looks_comple
             assert left == ["runs.parquet"] and pq.read_table(out).num_rows == 600
             continue
         last = err.strip().splitlines()[-1]
+        if last == "idlewise: interrupted":
+            # The signal came before the sweep began (a machine under load can take longer than
+            # the delay to start: seen at 0.5 s beside a test campaign on both cores): nothing
+            # finished, and nothing may be written.
+            assert left == [], left
+            continue
         assert last.startswith("idlewise: interrupted: ") and " of 600 runs finished" in last, err
         assert "runs.parquet" not in left and not any(".partial-" in name for name in left), left
         if left:
