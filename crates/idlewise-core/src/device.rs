@@ -330,6 +330,14 @@ pub struct GapOption {
     pub up: RouteId,
 }
 
+/// How long `held` (mode, s) keeps the device out of `mode` from a gap's start (0 for others).
+fn held_for_s(held: Option<(usize, f64)>, mode: usize) -> f64 {
+    match held {
+        Some((held_mode, held_s)) if held_mode == mode => held_s,
+        _ => 0.0,
+    }
+}
+
 /// The cheapest way to spend one gap: stay ready (`mode == READY`, no routes) or go to `mode`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GapChoice {
@@ -1125,10 +1133,7 @@ impl Device {
     pub fn best_choice_for_held_gap(&self, gap_s: f64, held: Option<(usize, f64)>) -> (GapChoice, f64) {
         let mut best = (GapChoice { mode: READY, energy_j: self.modes[READY].power_w * gap_s, down: None, up: None }, 0.0);
         for m in 1..self.modes.len() {
-            let from_s = match held {
-                Some((mode, held_s)) if mode == m => held_s,
-                _ => 0.0,
-            };
+            let from_s = held_for_s(held, m);
             if let Some(mut c) = self.gap_choice(m, gap_s - from_s) {
                 c.energy_j += self.modes[READY].power_w * from_s;
                 if c.energy_j < best.0.energy_j {
@@ -1156,10 +1161,7 @@ impl Device {
         for &id in &self.tail_routes {
             let route = self.route_by_id(id);
             let destination = self.transitions[*route.hops.last().expect("a route has a hop")].to;
-            let from_s = match held {
-                Some((mode, held_s)) if mode == destination => held_s,
-                _ => 0.0,
-            };
+            let from_s = held_for_s(held, destination);
             let (mut t, mut energy_j, mut mode) = (from_s, self.modes[READY].power_w * from_s.min(gap_s), READY);
             for &h in &route.hops {
                 if t >= gap_s {

@@ -772,8 +772,8 @@ pub struct RunResult {
 /// shutdown) and its media transfer, the device in its lowest-power mode the rest of the time.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TheoreticalMinimum {
-    /// Energy of the requests' seeks and media transfers (J), and their time (s), by the ways
-    /// that cost least (a shutdown before a request, with its time, where it pays).
+    /// Energy of the requests' seeks and media transfers (J), and their media time (s), by the
+    /// ways that cost least (through the centre, or a shutdown cut short, where it pays).
     pub service_energy_j: f64,
     pub service_time_s: f64,
     /// Mean of command overhead + request-caused seek + media transfer (no queueing, no bus).

@@ -182,7 +182,7 @@ pub fn run_system(
     // The lower bound needs the run's length without power management.
     let always_on = PolicySpec::parse("always-on")?;
     let unmanaged = run(events, (storage.0, &always_on), network.map(|(d, _)| (d, &always_on)), cfg)?;
-    let storage_floor = storage.0.modes.iter().map(|m| m.power_w).fold(f64::INFINITY, f64::min);
+    let storage_floor = storage.0.lowest_power_w();
     let network_floor = network.map_or(0.0, |(d, _)| {
         d.modes.iter().filter(|m| m.serves).map(|m| m.power_w).fold(f64::INFINITY, f64::min)
     });
