@@ -21,9 +21,14 @@ from idlewise.output import written_whole
 from idlewise.traces.trace import Trace
 
 
+# Policies whose sweep of the trace below takes seconds: hd-idle's, each replayed on its own (a
+# sweep of timeouts shares one replay, and sleeps through the trace's gaps in a fraction of one).
+LONG_SWEEP = [f"hd-idle:{s}s" for s in range(1, 400)]
+
+
 @pytest.fixture(scope="module")
 def long_trace(tmp_path_factory):
-    """A trace long enough that a sweep of it takes seconds."""
+    """A trace long enough that a sweep of it (`LONG_SWEEP`) takes seconds."""
     from idlewise.traces.readers.parquet import write_parquet
 
     rng = np.random.default_rng(7)
@@ -52,7 +57,7 @@ def test_ctrl_c_in_python_waits_for_the_engine_and_raises(long_trace):
     threading.Timer(0.3, _thread.interrupt_main).start()
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
-        idlewise.simulate(trace, "hitachi-travelstar-5k320", [f"timeout:{s}s" for s in range(1, 400)], progress=False, threads=1)
+        idlewise.simulate(trace, "hitachi-travelstar-5k320", LONG_SWEEP, progress=False, threads=1)
     assert time.monotonic() - started < 5  # and it returned promptly
     assert not any(t.name == "idlewise-engine" and t.is_alive() for t in threading.enumerate())
 
@@ -64,7 +69,7 @@ def test_ctrl_c_while_a_file_is_replayed_as_read_leaves_no_thread_behind(long_tr
     _, path = long_trace
     threading.Timer(delay_s, _thread.interrupt_main).start()
     with pytest.raises(KeyboardInterrupt):
-        idlewise.simulate_file(path, "hitachi-travelstar-5k320", [f"timeout:{s}s" for s in range(1, 400)], progress=False)
+        idlewise.simulate_file(path, "hitachi-travelstar-5k320", LONG_SWEEP, progress=False)
     # By name, not is_alive(): the interrupted join's misfire is exactly a thread that says it
     # is not alive while it runs.
     assert not any(t.name == "idlewise-engine" for t in threading.enumerate())
@@ -75,7 +80,7 @@ def test_an_interrupted_sweep_exits_cleanly_and_writes_nothing_that_looks_comple
     _, path = long_trace
     out = tmp_path / "runs.parquet"
     cmd = [sys.executable, "-m", "idlewise.cli", "sweep", path, "--device", "hitachi-travelstar-5k320",
-           "--device", "hitachi-microdrive-1gb", "--device", "wd-red-plus-4tb", "--policy", "timeout:1s..200s/1s",
+           "--device", "hitachi-microdrive-1gb", "--device", "wd-red-plus-4tb", "--policy", "hd-idle:1s..200s/1s",
            "--jobs", "1", "--out", str(out)]
     for delay in (0.5, 2.5, 4.5):
         for f in tmp_path.glob("*"):

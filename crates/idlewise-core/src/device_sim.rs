@@ -187,11 +187,76 @@ fn walk_steps<S: Sink>(
 /// A plan of one step, the same for every gap, resolved once: the step's time and mode, and the
 /// routes down into the mode and back (a timeout's, as a sweep's runs take most of their gaps).
 #[derive(Debug, Clone, Copy)]
-struct OneStep {
+pub(crate) struct OneStep {
     at_s: f64,
     mode: usize,
     down: RouteId,
     up: RouteId,
+}
+
+impl OneStep {
+    /// Whether `other` goes down and up by the same routes (at another time, perhaps).
+    pub(crate) fn same_routes(&self, other: &OneStep) -> bool {
+        (self.mode, self.down, self.up) == (other.mode, other.down, other.up)
+    }
+
+    /// For a device idle and ready since `from_s`: when it begins to go down, and when its last
+    /// hop down ends (the arithmetic of every gap it takes whole, `DeviceSim::sleep_through`).
+    #[inline]
+    pub(crate) fn descent(&self, device: &Device, from_s: f64) -> (f64, f64) {
+        descend(from_s, self.at_s, self.down_hops_s(device))
+    }
+
+    /// Whether a device idle and ready since `from_s` is still ready at `to_s`: its step comes
+    /// at or after it (`DeviceSim::take_one_step_gap`).
+    #[inline]
+    pub(crate) fn stays_ready(&self, from_s: f64, to_s: f64) -> bool {
+        stays_ready(from_s, self.at_s, to_s)
+    }
+
+    /// When the step comes, counted from the gap's start.
+    pub(crate) fn at_s(&self) -> f64 {
+        self.at_s
+    }
+
+    /// The times of the hops down, in order.
+    pub(crate) fn down_hops_s<'d>(&self, device: &'d Device) -> impl Iterator<Item = f64> + Clone + 'd {
+        device.route_by_id(self.down).hops.iter().map(|&h| device.transitions[h].time_s)
+    }
+
+    /// When a device that went all the way down is ready again, woken by an arrival at `to_s`
+    /// (the mean time of its route up: a run that shares a replay draws no times).
+    #[inline]
+    pub(crate) fn ready_after_wake(&self, device: &Device, to_s: f64) -> f64 {
+        snapped_ready(to_s, to_s + device.route_by_id(self.up).time_s)
+    }
+}
+
+/// A one-step plan's descent from a gap starting at `from_s`, its step `at_s` into the gap and its
+/// hops down taking `hops_s`: when the first hop begins and when the last ends. (One home for
+/// the arithmetic of a gap taken whole, here and in `family.rs`, which charges many at once.)
+#[inline(always)]
+pub(crate) fn descend(from_s: f64, at_s: f64, hops_s: impl IntoIterator<Item = f64>) -> (f64, f64) {
+    let begin = (from_s + at_s).max(from_s);
+    let mut t = begin;
+    for h in hops_s {
+        t += h;
+    }
+    (begin, t)
+}
+
+/// Whether a device idle and ready since `from_s` under a one-step plan (its step `at_s` into
+/// the gap) is still ready at `to_s`.
+#[inline(always)]
+pub(crate) fn stays_ready(from_s: f64, at_s: f64, to_s: f64) -> bool {
+    (from_s + at_s).max(from_s) >= to_s
+}
+
+/// A wake-up planned to end exactly at the arrival `end_s` may end an ulp later by rounding
+/// (`t0 + at_s + T_up`): that is no delay.
+#[inline]
+fn snapped_ready(end_s: f64, ready: f64) -> f64 {
+    if ready - end_s <= 1e-12 * end_s.abs().max(1.0) { end_s } else { ready }
 }
 
 /// An idle gap whose plan has been made and that has not ended yet.
@@ -575,9 +640,7 @@ impl<'p> DeviceSim<'p> {
     #[inline]
     fn end_gap_ready(&mut self, start_s: f64, end_s: f64, ready: f64) -> f64 {
         self.policy.end_gap(end_s - start_s);
-        // A wake-up planned to end exactly at the arrival may end an ulp later by rounding
-        // (`t0 + at_s + T_up`): that is no delay.
-        let ready = if ready - end_s <= 1e-12 * end_s.abs().max(1.0) { end_s } else { ready };
+        let ready = snapped_ready(end_s, ready);
         if ready > end_s {
             self.woken_at = ready;
         }
@@ -718,18 +781,12 @@ impl<'p> DeviceSim<'p> {
     #[inline]
     fn sleep_through(&mut self, step: &OneStep, from_s: f64, to_s: f64) -> Option<f64> {
         let device: &Device = &self.device;
-        let begin = (from_s + step.at_s).max(from_s);
-        let down = device.route_by_id(step.down);
-        let mut t = begin;
-        for &h in &down.hops {
-            if t >= to_s {
-                return None;
-            }
-            t += device.transitions[h].time_s;
-        }
+        // (Hops take no negative time: down by the arrival iff its last hop ends before it.)
+        let (begin, t) = step.descent(device, from_s);
         if t >= to_s {
             return None;
         }
+        let down = device.route_by_id(step.down);
         let mut sink = Charge::from(&mut self.ledger, from_s);
         sink.residency(READY, begin - from_s);
         for &h in &down.hops {
@@ -773,7 +830,7 @@ impl<'p> DeviceSim<'p> {
     #[inline]
     fn take_one_step_gap(&mut self, step: &OneStep, arrival_s: f64) {
         let from_s = self.free_at;
-        if (from_s + step.at_s).max(from_s) >= arrival_s {
+        if step.stays_ready(from_s, arrival_s) {
             self.stay_ready_until(arrival_s);
         } else if self.sleep_through(step, from_s, arrival_s).is_none() {
             self.open_gap(arrival_s - from_s);
@@ -791,6 +848,41 @@ impl<'p> DeviceSim<'p> {
         self.head_bytes = head_bytes;
         self.serving_mode = READY;
         self.low_power_wait = false;
+    }
+
+    /// [`DeviceSim::resume_ready_at`], for a run whose device woke at `woken_at` (requests
+    /// arriving before it were delayed) in a gap it did not carry out itself (`family.rs`).
+    pub(crate) fn resume_woken_at(&mut self, free_at: f64, head_bytes: f64, woken_at: f64) {
+        self.resume_ready_at(free_at, head_bytes);
+        self.woken_at = self.woken_at.max(woken_at);
+    }
+
+    /// The policy's plan resolved once, when it is one fixed step (a timeout): its gaps can be
+    /// taken whole by a caller that charges them with [`DeviceSim::charge_slept_gaps`].
+    pub(crate) fn one_step(&self) -> Option<OneStep> {
+        self.one_step
+    }
+
+    /// Charges `gaps` gaps taken whole under the one-step plan (all the way down, woken by the
+    /// request that ends each), as `sleep_through` charges each: `ready_s` and `low_s` are the
+    /// sums of their ready and low-power residencies, computed as it computes them
+    /// ([`OneStep::descent`]); the hops down and up, `gaps` times each.
+    pub(crate) fn charge_slept_gaps(&mut self, gaps: u64, ready_s: f64, low_s: f64) {
+        let Some(step) = self.one_step.filter(|_| gaps > 0) else { return };
+        let device: &Device = &self.device;
+        let ledger = &mut self.ledger;
+        ledger.time_by_mode_s[READY] += ready_s;
+        ledger.time_by_mode_s[step.mode] += low_s;
+        let n = gaps as f64;
+        for &h in device.route_by_id(step.down).hops.iter().chain(&device.route_by_id(step.up).hops) {
+            let hop = &device.transitions[h];
+            ledger.transition_time_s += n * hop.time_s;
+            ledger.transition_energy_j += n * hop.energy_j;
+            ledger.transition_counts[h] += gaps;
+            if hop.to == READY {
+                ledger.wakeups_from[hop.from] += gaps;
+            }
+        }
     }
 
     pub(crate) fn ledger_mut(&mut self) -> &mut Ledger {

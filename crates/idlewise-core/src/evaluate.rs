@@ -171,7 +171,7 @@ impl<'p> Runs<'p> {
         if crate::family::shares(device, opts) && runs.iter().any(|(_, replay)| replay.first_step_s().is_some()) {
             let (members, own): (Vec<_>, Vec<_>) = runs.into_iter().partition(|(_, replay)| replay.first_step_s().is_some());
             runs = own;
-            family = Some(Family::new(members, opts, first_arrival_s, references.as_mut().and_then(References::lend_always_on)));
+            family = Some(Family::new(device, members, opts, first_arrival_s, references.as_mut().and_then(References::lend_always_on)));
         }
         Ok(Runs {
             runs,
@@ -184,6 +184,13 @@ impl<'p> Runs<'p> {
             head_bytes: 0.0,
             services: Vec::new(),
         })
+    }
+
+    /// How many runs share one replay (a family's members, always-on among them) at this point:
+    /// 0 when none do, or their family disbanded. For tests and benchmarks of the sharing.
+    #[doc(hidden)]
+    pub fn runs_sharing_a_replay(&self) -> usize {
+        self.family.as_ref().filter(|f| !f.disbanded()).map_or(0, Family::len)
     }
 
     /// Replays the next part of the trace (validated, in order after the last). Each thread

@@ -9,28 +9,40 @@
 //! the shared ready-mode services) and each member only
 //!
 //! - at a gap of the shared run that reaches its first step: it takes its own course from the
-//!   gap's start (its device put where the shared run's is) and serves the request that ends
-//!   the gap itself, going down and waking as its policy has it;
+//!   gap's start (its device put where the shared run's is). A member of one fixed step (a
+//!   timeout) that gets all the way down before the request that ends the gap takes the gap
+//!   whole ([`Slept`]: three sums a member); any other serves the request itself, going down
+//!   and waking as its policy has it;
 //! - then in a [`Track`]: members free at the same instant with the same wake-up behind them
 //!   are in one state and serve every request that finds them busy alike, so a track serves
 //!   it once for all of them (a sweep's timeouts mostly go down in the same long gaps);
 //! - at the first request that finds its track idle: it rejoins the shared run if still ready
 //!   (from then on it is the shared run again: same service start, same head), or goes down
-//!   again and serves the request itself, into a new track.
+//!   again, whole or on its own, into a new track.
 //!
-//! A member's ledger is its own gaps and wake-ups, its tracks' service, delays and responses,
-//! plus the shared run's ready idle, service and responses over the stretches it shared, taken
-//! as differences of running sums (kept in double-double, so a difference is as exact as a sum
-//! of its terms). Its response histogram is the shared run's, less the shared responses of the
-//! requests it did not share, plus its own and its tracks' ([`Spread`]: counted once for each
-//! run of consecutive members, not once for each member). The rows equal separate replays' to
-//! rounding (property-tested against them in `tests/family.rs`).
+//! Members are numbered by first step, and those in one place (sharing, or in one track) are
+//! kept as runs of consecutive numbers: what a place does to its members (a stretch shared, a
+//! track's service, delays and responses, a gap spent ready) is added once for each run, as a
+//! difference over member numbers ([`ByRuns`], [`Spread`]), not once for each member. So a
+//! volume of a round-robin trace, where every request follows a gap that sends most timeouts
+//! down, costs a run or two a request and three sums for each member that sleeps.
+//!
+//! A member's ledger is its own gaps and wake-ups, the gaps it slept through, its tracks'
+//! service, delays and responses, plus the shared run's ready idle, service and responses over
+//! the stretches it shared, taken as differences of running sums (kept in double-double, so a
+//! difference is as exact as a sum of its terms). Its response histogram is the shared run's,
+//! less the shared responses of the requests it did not share, plus its own and its tracks'.
+//! The rows equal separate replays' to rounding (property-tested against them in
+//! `tests/family.rs`), and a row is the same bit for bit whatever other runs share its family.
 //!
 //! Open-loop replay only (closed and synchronous replay shift every later arrival by a delay,
 //! so a run never meets the shared one again), on devices whose ready service the runs share,
 //! that start ready, serve nothing in a low-power mode and draw no wake-up times.
 
+use std::sync::Arc;
+
 use crate::device::{Device, READY};
+use crate::device_sim::{descend, stays_ready, OneStep};
 use crate::metrics::{bucket, ResponseStats, SharedCounts};
 use crate::options::{ReplayMode, ReplayOptions, ResponseFrom};
 use crate::replay::Replay;
@@ -45,6 +57,10 @@ struct Exact {
 }
 
 impl Exact {
+    fn of(x: f64) -> Self {
+        Exact { hi: x, lo: 0.0 }
+    }
+
     fn total(self) -> f64 {
         self.hi + self.lo
     }
@@ -64,6 +80,13 @@ impl Exact {
         self.lo += err;
     }
 
+    /// Adds `sign · x` (`sign` ±1).
+    #[inline(always)]
+    fn add_exact(&mut self, x: Exact, sign: f64) {
+        self.add(sign * x.hi);
+        self.add(sign * x.lo);
+    }
+
     /// `self − earlier`, rounded once.
     fn since(self, earlier: Exact) -> f64 {
         (self.hi - earlier.hi) + (self.lo - earlier.lo)
@@ -80,21 +103,125 @@ struct Sums {
     response_s: Exact,
 }
 
-/// What a member took from the shared run, summed over the stretches it shared.
-#[derive(Debug, Clone, Copy, Default)]
-struct Taken {
-    idle_s: f64,
-    service_s: f64,
-    service_j: f64,
-    response_s: Exact,
+/// Sums over member numbers, as differences: an amount for the members `lo..hi` is added at
+/// `hi − 1` and taken off at `lo − 1`, and a member's total is the sum from its number up. In
+/// double-double, so a member's total is the sum of its own amounts to rounding, whatever runs
+/// they came in (a row is the same bit for bit in any sweep).
+struct ByRuns {
+    diffs: Vec<Exact>,
 }
 
-impl Taken {
-    fn take(&mut self, from: &Sums, to: &Sums) {
-        self.idle_s += to.idle_s.since(from.idle_s);
-        self.service_s += to.service_s.since(from.service_s);
-        self.service_j += to.service_j.since(from.service_j);
-        self.response_s.add(to.response_s.since(from.response_s));
+impl ByRuns {
+    fn new(members: usize) -> Self {
+        ByRuns { diffs: vec![Exact::default(); members] }
+    }
+
+    /// `sign · x` (`sign` ±1) to each of the members `lo..hi`.
+    #[inline]
+    fn add(&mut self, lo: usize, hi: usize, x: Exact, sign: f64) {
+        self.diffs[hi - 1].add_exact(x, sign);
+        if lo > 0 {
+            self.diffs[lo - 1].add_exact(x, -sign);
+        }
+    }
+
+    /// Each member's total, by member number.
+    fn totals(&self) -> Vec<f64> {
+        let mut sum = Exact::default();
+        let mut totals = vec![0.0; self.diffs.len()];
+        for m in (0..self.diffs.len()).rev() {
+            sum.add_exact(self.diffs[m], 1.0);
+            totals[m] = sum.total();
+        }
+        totals
+    }
+}
+
+/// What members took from the places they were in, by runs ([`ByRuns`]): the shared run's
+/// ready idle, service and responses over the stretches they shared (the shared sums where a
+/// stretch ended, less those where it began), their tracks' service, responses and delays,
+/// and the gaps they spent ready before rejoining the shared run. The largest response a
+/// track handed over is kept per run as the largest over the levels of a sparse table (a run
+/// is two overlapping blocks of a power-of-two length).
+struct Takings {
+    ready_s: ByRuns,
+    service_s: ByRuns,
+    service_j: ByRuns,
+    response_s: ByRuns,
+    delayed: Vec<i64>,
+    /// `max_s[j][k]`: the largest response handed to the members `k..k + 2^j`.
+    max_s: Vec<Vec<f64>>,
+}
+
+/// A member's share of [`Takings`].
+#[derive(Debug, Clone, Copy, Default)]
+struct Taken {
+    ready_s: f64,
+    service_s: f64,
+    service_j: f64,
+    response_s: f64,
+    delayed: u64,
+    max_s: f64,
+}
+
+impl Takings {
+    fn new(members: usize) -> Self {
+        let levels = usize::BITS - members.max(1).leading_zeros();
+        Takings {
+            ready_s: ByRuns::new(members),
+            service_s: ByRuns::new(members),
+            service_j: ByRuns::new(members),
+            response_s: ByRuns::new(members),
+            delayed: vec![0; members],
+            max_s: (0..levels).map(|_| vec![0.0; members]).collect(),
+        }
+    }
+
+    /// A stretch the members `lo..hi` shared ends (`sign` 1) or begins (−1) at `sums`.
+    fn shared(&mut self, lo: usize, hi: usize, sums: &Sums, sign: f64) {
+        self.ready_s.add(lo, hi, sums.idle_s, sign);
+        self.service_s.add(lo, hi, sums.service_s, sign);
+        self.service_j.add(lo, hi, sums.service_j, sign);
+        self.response_s.add(lo, hi, sums.response_s, sign);
+    }
+
+    /// What a track served, to its members `lo..hi`.
+    fn served(&mut self, lo: usize, hi: usize, service: (f64, f64), response_s: Exact, delayed: u64, max_s: f64) {
+        self.service_s.add(lo, hi, Exact::of(service.0), 1.0);
+        self.service_j.add(lo, hi, Exact::of(service.1), 1.0);
+        self.response_s.add(lo, hi, response_s, 1.0);
+        self.delayed[hi - 1] += delayed as i64;
+        if lo > 0 {
+            self.delayed[lo - 1] -= delayed as i64;
+        }
+        let level = (usize::BITS - 1 - (hi - lo).leading_zeros()) as usize;
+        for k in [lo, hi - (1 << level)] {
+            let cell = &mut self.max_s[level][k];
+            *cell = cell.max(max_s);
+        }
+    }
+
+    /// Each member's total, by member number.
+    fn totals(&self) -> Vec<Taken> {
+        let n = self.delayed.len();
+        let mut max_s = self.max_s.clone();
+        for level in (1..max_s.len()).rev() {
+            let half = 1 << (level - 1);
+            let (below, above) = max_s.split_at_mut(level);
+            for k in 0..n.saturating_sub((1 << level) - 1) {
+                let v = above[0][k];
+                below[level - 1][k] = below[level - 1][k].max(v);
+                below[level - 1][k + half] = below[level - 1][k + half].max(v);
+            }
+        }
+        let (ready_s, service_s, service_j, response_s) = (self.ready_s.totals(), self.service_s.totals(), self.service_j.totals(), self.response_s.totals());
+        let mut delayed = 0i64;
+        let mut totals = vec![Taken::default(); n];
+        for m in (0..n).rev() {
+            delayed += self.delayed[m];
+            totals[m] = Taken { ready_s: ready_s[m], service_s: service_s[m], service_j: service_j[m], response_s: response_s[m], delayed: delayed as u64, max_s: max_s[0][m] };
+        }
+        totals
     }
 }
 
@@ -102,12 +229,6 @@ struct Member<'p> {
     /// Its place among the call's specs.
     spec: usize,
     replay: Replay<'p>,
-    first_step_s: f64,
-    /// Sharing since these sums (`None`: on its own course, in a track).
-    joined: Option<Sums>,
-    taken: Taken,
-    /// Since when (a place in the piece's `shared_buckets`) it has not shared, while it does not.
-    apart_from: usize,
 }
 
 /// The always-on run, as the members see it.
@@ -118,76 +239,216 @@ struct Shared {
     responses: ResponseStats,
 }
 
+/// Gaps that members of one fixed step (timeouts) take whole, all the way down and woken by
+/// the request that ends them, charged here rather than by their replays: such a gap is its
+/// ready time until the step, the hops down, the rest and the hops up, the same for every
+/// member of one step, so a gap costs a member three sums ([`OneStep::descent`], the arithmetic
+/// its replay would use) and the members woken at one instant go on in one track. A sweep's
+/// timeouts on a volume of a round-robin trace go down in nearly every gap.
+struct Slept {
+    /// Each member's step, if it has one fixed step (by member number), and when it comes.
+    steps: Vec<Option<OneStep>>,
+    at_s: Vec<f64>,
+    /// For a member with one step: the end of the block of consecutive members whose steps take
+    /// the same routes down and up (by increasing time: in a gap, those that get all the way
+    /// down are a prefix of the block, and those still ready at its end a suffix), and the
+    /// times of the hops down, in a list per block.
+    same_routes_until: Vec<usize>,
+    hops_of: Vec<usize>,
+    hops_s: Vec<Vec<f64>>,
+    ready_s: Vec<f64>,
+    low_s: Vec<f64>,
+    gaps: Vec<u64>,
+    /// (when they are ready again, members `lo..hi`) that slept through the request being fed.
+    woken: Vec<(f64, usize, usize)>,
+}
+
+impl Slept {
+    fn new(steps: Vec<Option<OneStep>>, device: &Device) -> Self {
+        let n = steps.len();
+        let mut same_routes_until = vec![0; n];
+        for m in (0..n).rev() {
+            same_routes_until[m] = match (steps[m], steps.get(m + 1).copied().flatten()) {
+                (Some(a), Some(b)) if a.same_routes(&b) => same_routes_until[m + 1],
+                _ => m + 1,
+            };
+        }
+        let (mut hops_of, mut hops_s) = (vec![0; n], Vec::new());
+        for m in 0..n {
+            if let Some(step) = steps[m] {
+                if m == 0 || same_routes_until[m - 1] != same_routes_until[m] {
+                    hops_s.push(step.down_hops_s(device).collect());
+                }
+                hops_of[m] = hops_s.len() - 1;
+            }
+        }
+        let at_s = steps.iter().map(|s| s.map_or(f64::NAN, |s| s.at_s())).collect();
+        Slept { steps, at_s, same_routes_until, hops_of, hops_s, ready_s: vec![0.0; n], low_s: vec![0.0; n], gaps: vec![0; n], woken: Vec::new() }
+    }
+
+    /// Charges the members `lo..hi` (one block) a gap from `from_s` that each took whole, its
+    /// descent (`descend`) with hops down of `hops_s`.
+    #[inline(always)]
+    fn charge<H: IntoIterator<Item = f64>>(&mut self, lo: usize, hi: usize, from_s: f64, arrival_s: f64, hops_s: impl Fn() -> H) {
+        let members = self.at_s[lo..hi].iter().zip(&mut self.ready_s[lo..hi]).zip(&mut self.low_s[lo..hi]).zip(&mut self.gaps[lo..hi]);
+        for (((&at_s, ready_s), low_s), gaps) in members {
+            let (begin, down_at) = descend(from_s, at_s, hops_s());
+            *ready_s += begin - from_s;
+            *low_s += arrival_s - down_at;
+            *gaps += 1;
+        }
+    }
+
+    /// The members `lo..hi`, ready and idle since `from_s`, at an arrival at `arrival_s`: those
+    /// of one step that get all the way down before it are charged the gap and noted as woken
+    /// by it; those of one step still ready then are put in `ready` (as runs); the others are
+    /// handed to `apart`, in turn.
+    #[inline]
+    fn sleep_run(&mut self, lo: usize, hi: usize, device: &Device, from_s: f64, arrival_s: f64, ready: &mut Vec<(usize, usize)>, mut apart: impl FnMut(usize)) {
+        let mut m = lo;
+        while m < hi {
+            let Some(step) = self.steps[m] else {
+                apart(m);
+                m += 1;
+                continue;
+            };
+            let end = self.same_routes_until[m].min(hi);
+            let hops = std::mem::take(&mut self.hops_s[self.hops_of[m]]);
+            let block = &self.at_s[m..end];
+            let down = m + block.partition_point(|&at_s| descend(from_s, at_s, hops.iter().copied()).1 < arrival_s);
+            let stays = m + block.partition_point(|&at_s| !stays_ready(from_s, at_s, arrival_s));
+            // (A route down of one hop, as most are, charged in a loop the compiler unrolls.)
+            match hops[..] {
+                [hop_s] => self.charge(m, down, from_s, arrival_s, || std::iter::once(hop_s)),
+                _ => self.charge(m, down, from_s, arrival_s, || hops.iter().copied()),
+            }
+            self.hops_s[self.hops_of[m]] = hops;
+            if down > m {
+                self.woken.push((step.ready_after_wake(device, arrival_s), m, down));
+            }
+            (down..stays).for_each(&mut apart);
+            if end > stays {
+                ready.push((stays, end));
+            }
+            m = end;
+        }
+    }
+}
+
 /// Members on their own course that are in one state: they went down in a gap and were ready
 /// again at the same instant (`free_at` after the request that woke them), with the same
 /// `woken_at`, so they serve every request alike until the device falls idle (ready service
 /// depends only on the request and the head). The track serves those requests once for all
 /// of them; it ends at the first request that finds it idle, where each member rejoins the
-/// shared run or goes down again on its own.
+/// shared run, sleeps through the gap into a new track, or goes down on its own.
 struct Track {
-    members: Vec<usize>,
+    /// Its members, as runs of consecutive numbers `lo..hi` (increasing, apart).
+    runs: Vec<(usize, usize)>,
     free_at: f64,
     woken_at: f64,
-    /// The shared run's service sums after the request that formed the track: the track serves
-    /// every request after it, in turn, until it ends (the first request that finds it idle),
-    /// each in the ready service the shared run gives it, so its service is the shared run's
-    /// since then, a difference of sums rather than sums of its own.
+    /// The shared run's service sums before the first request the track served and has not
+    /// handed over: the track serves every request after it, in turn, until it ends (the first
+    /// request that finds it idle), each in the ready service the shared run gives it, so its
+    /// service is the shared run's since then, a difference of sums rather than sums of its own.
     served_from: (Exact, Exact),
     response_s: Exact,
     delayed: u64,
-    min_s: f64,
     max_s: f64,
     /// Buckets of its responses not yet counted in its members' histograms.
     buckets: Vec<u32>,
 }
 
 impl Track {
-    /// A track of one member, in the room of a track that ended (`spare`) if there is one: a
-    /// sweep forms a track in most gaps that send a member down, and allocating its two
-    /// vectors, then growing its buckets, took a twentieth of the family's instructions.
-    fn new(spare: Option<Track>, member: usize, free_at: f64, woken_at: f64, served_from: (Exact, Exact)) -> Self {
-        let (mut members, mut buckets) = spare.map_or_else(|| (Vec::new(), Vec::new()), |t| (t.members, t.buckets));
-        members.clear();
-        members.push(member);
+    /// An empty track, in the room of a track that ended (`spare`) if there is one: a sweep
+    /// forms a track in most gaps that send a member down, and allocating its two vectors,
+    /// then growing its buckets, took a twentieth of the family's instructions.
+    fn new(spare: Option<Track>, free_at: f64, woken_at: f64, served_from: (Exact, Exact)) -> Self {
+        let (mut runs, mut buckets) = spare.map_or_else(|| (Vec::new(), Vec::new()), |t| (t.runs, t.buckets));
+        runs.clear();
         buckets.clear();
-        Track {
-            members,
-            free_at,
-            woken_at,
-            served_from,
-            response_s: Exact::default(),
-            delayed: 0,
-            min_s: f64::INFINITY,
-            max_s: 0.0,
-            buckets,
-        }
+        Track { runs, free_at, woken_at, served_from, response_s: Exact::default(), delayed: 0, max_s: 0.0, buckets }
     }
 
-    /// A request that finds the device busy (`arrival <= free_at`), served as its members'
-    /// devices would serve it.
+    /// A request that finds the device busy (`arrival <= free_at`), or the request that woke
+    /// the track's devices, served as its members' devices would serve it.
     #[inline(always)]
     fn serve(&mut self, arrival: f64, measured_from: f64, service_s: f64) {
         let finish = self.free_at.max(arrival) + service_s;
         let response = (finish - measured_from).max(0.0);
         self.delayed += u64::from(arrival < self.woken_at);
         self.response_s.add(response);
-        self.min_s = self.min_s.min(response);
         self.max_s = self.max_s.max(response);
         self.buckets.push(bucket(response) as u32);
         self.free_at = finish;
     }
 
-    /// What the track served, into a member's ledger when it leaves the track (the track's
-    /// whole course, as members only join one when it forms), but for the responses' buckets,
-    /// which go to the family's [`Spread`]; `shared` are the shared run's sums after the last
-    /// request the track served.
-    fn hand_over(&self, member: &mut Member, shared: &Sums) {
-        let ledger = member.replay.sim_mut().ledger_mut();
-        ledger.service_time_s += shared.service_s.since(self.served_from.0);
-        ledger.service_energy_j += shared.service_j.since(self.served_from.1);
-        ledger.delayed_requests += self.delayed;
-        ledger.responses.add_summary(self.response_s.total(), self.min_s, self.max_s);
+    /// What the track served since it last handed over, handed to its members: its responses'
+    /// buckets to the family's [`Spread`], the rest to [`Takings`], once for each run;
+    /// `shared` are the shared run's sums after the last request the track served.
+    fn hand_over(&mut self, shared: &Sums, spread: &mut Spread, takings: &mut Takings) {
+        debug_assert!(self.runs.windows(2).all(|w| w[0].1 < w[1].0), "a track's runs are apart and increasing");
+        spread.add(&self.runs, &self.buckets);
+        self.buckets.clear();
+        let service = (shared.service_s.since(self.served_from.0), shared.service_j.since(self.served_from.1));
+        for &(lo, hi) in &self.runs {
+            takings.served(lo, hi, service, self.response_s, self.delayed, self.max_s);
+        }
+        self.served_from = (shared.service_s, shared.service_j);
+        (self.response_s, self.delayed, self.max_s) = (Exact::default(), 0, 0.0);
     }
+
+    fn members(&self) -> impl Iterator<Item = usize> + '_ {
+        self.runs.iter().flat_map(|&(lo, hi)| lo..hi)
+    }
+}
+
+/// Members of one step still ready at the end of a gap of `gap_s` (`staying`, as runs, left
+/// empty) spent it ready, as their replays would charge it (`stay_ready_until`), and rejoin the
+/// shared run. (Those replayed on their own charge it themselves.)
+fn spent_ready(staying: &mut Vec<(usize, usize)>, takings: &mut Takings, rejoining: &mut Vec<(usize, usize)>, gap_s: f64) {
+    for &(lo, hi) in staying.iter() {
+        takings.ready_s.add(lo, hi, Exact::of(gap_s), 1.0);
+    }
+    rejoining.append(staying);
+}
+
+/// Runs of member numbers without those `leaving`.
+fn leave_out(runs: &mut Vec<(usize, usize)>, leaving: &[bool]) {
+    let members: Vec<usize> = runs.iter().flat_map(|&(lo, hi)| lo..hi).filter(|&m| !leaving[m]).collect();
+    runs.clear();
+    runs.extend(runs_of(&members));
+}
+
+/// The runs of consecutive numbers among `members` (increasing), as `lo..hi`.
+fn runs_of(members: &[usize]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut first = 0;
+    std::iter::from_fn(move || {
+        if first == members.len() {
+            return None;
+        }
+        let mut end = first + 1;
+        while end < members.len() && members[end] == members[end - 1] + 1 {
+            end += 1;
+        }
+        let run = (members[first], members[end - 1] + 1);
+        first = end;
+        Some(run)
+    })
+}
+
+/// Runs of member numbers `lo..hi` put in order, those that touch joined into one.
+fn join_runs(runs: &mut Vec<(usize, usize)>) {
+    runs.sort_unstable();
+    let mut kept = 0;
+    for k in 0..runs.len() {
+        if kept > 0 && runs[kept - 1].1 == runs[k].0 {
+            runs[kept - 1].1 = runs[k].1;
+        } else {
+            runs[kept] = runs[k];
+            kept += 1;
+        }
+    }
+    runs.truncate(kept);
 }
 
 /// The responses members took from tracks, less the shared run's they did not share, as
@@ -209,16 +470,13 @@ impl Spread {
         Spread { plus: (0..members).map(|_| ResponseStats::default()).collect(), minus: (0..members).map(|_| ResponseStats::default()).collect() }
     }
 
-    /// `buckets` into the histograms of `members` (increasing numbers).
-    fn add(&mut self, members: &[usize], buckets: &[u32]) {
-        let mut first = 0;
-        while first < members.len() {
-            let mut end = first + 1;
-            while end < members.len() && members[end] == members[end - 1] + 1 {
-                end += 1;
-            }
-            self.count(members[first], members[end - 1] + 1, buckets, true);
-            first = end;
+    /// `buckets` into the histograms of the members in `runs`.
+    fn add(&mut self, runs: &[(usize, usize)], buckets: &[u32]) {
+        if buckets.is_empty() {
+            return;
+        }
+        for &(lo, hi) in runs {
+            self.count(lo, hi, buckets, true);
         }
     }
 
@@ -234,7 +492,9 @@ impl Spread {
             while end < stretches.len() && stretches[end] == (stretches[end - 1].0 + 1, from) {
                 end += 1;
             }
-            self.count(lo, stretches[end - 1].0 + 1, &shared_buckets[from..], false);
+            if from < shared_buckets.len() {
+                self.count(lo, stretches[end - 1].0 + 1, &shared_buckets[from..], false);
+            }
             first = end;
         }
         stretches.clear();
@@ -262,10 +522,14 @@ impl Spread {
 }
 
 pub(crate) struct Family<'p> {
+    device: Arc<Device>,
+    /// By increasing first step (`first_step_s`).
     members: Vec<Member<'p>>,
+    first_step_s: Vec<f64>,
+    /// Members sharing the replay, as runs of consecutive numbers (increasing, apart).
+    sharing: Vec<(usize, usize)>,
     shared: Shared,
-    /// Members on their own course, in tracks of members in one state (indices into `members`,
-    /// which are by increasing first step; the others share the replay).
+    /// Members on their own course, in tracks of members in one state.
     tracks: Vec<Track>,
     /// Tracks that ended, kept for their vectors' room.
     spare_tracks: Vec<Track>,
@@ -273,14 +537,27 @@ pub(crate) struct Family<'p> {
     disbanded: bool,
     /// The buckets of the shared run's responses in the piece being fed.
     shared_buckets: Vec<u32>,
-    /// Members that went down at the request being fed, and (member, where its stretch apart
-    /// began) of those that rejoin the shared run or reach the end of a piece (reused).
+    /// For each member apart from the shared run: since when (a place in the piece's
+    /// `shared_buckets`) it has not shared.
+    apart_from: Vec<usize>,
+    /// (Reused.) Members that served the request being fed on their own after a gap; runs of
+    /// members that leave the shared run at it, and that rejoin it; (member, where its stretch
+    /// apart began) of those that rejoin the shared run or reach the end of a piece.
     sleepers: Vec<usize>,
+    leaving: Vec<(usize, usize)>,
+    staying: Vec<(usize, usize)>,
+    rejoining: Vec<(usize, usize)>,
     ending: Vec<(usize, usize)>,
+    slept: Slept,
     spread: Spread,
+    takings: Takings,
     /// Requests fed so far, and how many of them found the shared run idle (followed a gap).
     requests: u64,
     idle_requests: u64,
+    /// Members that take their gaps whole when they get all the way down (one fixed step).
+    one_step_members: usize,
+    /// Members that left the family: replayed on their own, fed here ([`Family::disband_if_costly`]).
+    gone: Vec<bool>,
 }
 
 /// A track that ended is kept for its room unless its buckets hold more than this (256 KiB):
@@ -291,9 +568,9 @@ const SPARE_TRACK_BUCKETS: usize = 1 << 16;
 const ALWAYS_ON: usize = usize::MAX;
 
 /// When more than this share of the requests follow a gap (a volume of a round-robin trace),
-/// every member acts at nearly every request and sharing saves nothing: the family disbands.
-/// (Members no longer leave one by one for serving many requests apart: in a track, a request
-/// served apart costs a member nothing of its own.)
+/// every member acts at nearly every request: those that walk their gaps one by one gain
+/// nothing from sharing and leave ([`Family::disband_if_costly`]); those of one fixed step
+/// sleep through such gaps whole ([`Slept`]) and stay.
 const DISBAND_ABOVE_IDLE_SHARE: f64 = 0.5;
 /// Requests seen before a family is judged, and how often it is judged again.
 const JUDGED_AFTER_REQUESTS: u64 = 512;
@@ -312,35 +589,44 @@ pub(crate) fn shares(device: &Device, opts: &ReplayOptions) -> bool {
 }
 
 impl<'p> Family<'p> {
-    /// A family of the given runs (`(spec index, replay)`, each of a policy with a first step),
-    /// the first request arriving at `first_arrival_s` (the run beginning `lead_s` before it).
-    /// Given always-on's replay, the family carries it: the shared run is always-on's replay, so
-    /// always-on is a member that never leaves it, for nothing a request.
-    pub(crate) fn new(runs: Vec<(usize, Replay<'p>)>, opts: &ReplayOptions, first_arrival_s: f64, always_on: Option<Replay<'p>>) -> Self {
-        let join = |spec: usize, replay: Replay<'p>, first_step_s: f64| Member { spec, replay, first_step_s, joined: Some(Sums::default()), taken: Taken::default(), apart_from: 0 };
-        let always_on = always_on.map(|replay| join(ALWAYS_ON, replay, f64::INFINITY));
-        let mut members: Vec<Member<'p>> = runs
+    /// A family of the given runs on `device` (`(spec index, replay)`, each of a policy with a
+    /// first step), the first request arriving at `first_arrival_s` (the run beginning `lead_s`
+    /// before it). Given always-on's replay, the family carries it: the shared run is always-on's
+    /// replay, so always-on is a member that never leaves it, for nothing a request.
+    pub(crate) fn new(device: &Arc<Device>, runs: Vec<(usize, Replay<'p>)>, opts: &ReplayOptions, first_arrival_s: f64, always_on: Option<Replay<'p>>) -> Self {
+        let mut members: Vec<(f64, Member<'p>)> = runs
             .into_iter()
-            .map(|(spec, mut replay)| {
-                let first_step_s = replay.sim_mut().policy_first_step_s().expect("a member has a first step");
-                join(spec, replay, first_step_s)
-            })
-            .chain(always_on)
+            .map(|(spec, mut replay)| (replay.sim_mut().policy_first_step_s().expect("a member has a first step"), Member { spec, replay }))
+            .chain(always_on.map(|replay| (f64::INFINITY, Member { spec: ALWAYS_ON, replay })))
             .collect();
-        members.sort_by(|a, b| a.first_step_s.total_cmp(&b.first_step_s));
+        members.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (first_step_s, mut members): (Vec<f64>, Vec<Member<'p>>) = members.into_iter().unzip();
         let count = members.len();
+        let steps: Vec<Option<OneStep>> = members.iter_mut().map(|m| if m.spec == ALWAYS_ON { None } else { m.replay.sim_mut().one_step() }).collect();
+        let one_step_members = steps.iter().filter(|s| s.is_some()).count();
         Family {
+            device: Arc::clone(device),
             members,
+            first_step_s,
+            sharing: if count > 0 { vec![(0, count)] } else { Vec::new() },
             shared: Shared { free_at: first_arrival_s - opts.lead_s, head_bytes: 0.0, sums: Sums::default(), responses: ResponseStats::default() },
             tracks: Vec::new(),
             spare_tracks: Vec::new(),
             disbanded: false,
             shared_buckets: Vec::new(),
+            apart_from: vec![0; count],
             sleepers: Vec::new(),
+            leaving: Vec::new(),
+            staying: Vec::new(),
+            rejoining: Vec::new(),
             ending: Vec::new(),
+            slept: Slept::new(steps, device),
             spread: Spread::new(count),
+            takings: Takings::new(count),
             requests: 0,
             idle_requests: 0,
+            one_step_members,
+            gone: vec![false; count],
         }
     }
 
@@ -383,84 +669,143 @@ impl<'p> Family<'p> {
             }
             return;
         }
-        self.shared_buckets.clear();
-        let mut sleepers = std::mem::take(&mut self.sleepers);
+        for (member, _) in self.members.iter_mut().zip(&self.gone).filter(|(_, &gone)| gone) {
+            member.replay.feed(block);
+        }
+        let Family {
+            device,
+            members,
+            first_step_s,
+            sharing,
+            shared,
+            tracks,
+            spare_tracks,
+            shared_buckets,
+            apart_from,
+            sleepers,
+            leaving,
+            staying,
+            rejoining,
+            ending,
+            slept,
+            spread,
+            takings,
+            idle_requests,
+            ..
+        } = self;
+        let device: &Device = device;
+        shared_buckets.clear();
         for i in 0..block.len() {
             let arrival = block.arrival_s[i];
             let measured_from = original.map_or(arrival, |o| o[i]);
             let (size, is_write, offset) = (block.size_bytes[i] as f64, block.is_write[i] != 0, block.offset_bytes[i] as f64);
             let (service_s, service_j) = services[i];
             // (Until the shared run serves this request, below, its sums are those before it.)
-            let shared = &mut self.shared;
             let idle = arrival > shared.free_at;
             let finish = shared.free_at.max(arrival) + service_s;
             let response = (finish - measured_from).max(0.0);
 
             // Members sharing the replay whose first step comes within this gap take their own
-            // course from its start. (A step exactly at the arrival goes too: the member then
-            // finds itself ready and rejoins at the next request; it is never left sharing a gap
-            // in which it acted.) Done before the tracks end, so that a member rejoining at this
-            // request is not sent off again by the shared run's longer gap.
-            // (Members are by first step: those whose step comes are a prefix; the ones among
-            // them already apart are passed over.)
+            // course from its start (those numbered below `steps_come`: members are by first
+            // step). (A step exactly at the arrival goes too: the member then finds itself
+            // ready and rejoins below; it is never left sharing a gap in which it acted.) Done
+            // before the tracks end, so that a member rejoining at this request is not sent off
+            // again by the shared run's longer gap.
             if idle {
-                for (m, member) in self.members.iter_mut().enumerate() {
-                    if shared.free_at + member.first_step_s > arrival {
-                        break;
-                    }
-                    let Some(from) = member.joined.take() else { continue };
-                    member.taken.take(&from, &shared.sums);
-                    member.apart_from = i;
-                    let sim = member.replay.sim_mut();
-                    sim.resume_ready_at(shared.free_at, shared.head_bytes);
-                    sim.request_measured_from(arrival, measured_from, size, is_write, offset, Some((service_s, service_j)));
-                    sleepers.push(m);
+                let steps_come = first_step_s.partition_point(|&s| shared.free_at + s <= arrival);
+                let going = sharing.partition_point(|&(lo, _)| lo < steps_come);
+                let rest = sharing[..going].last().filter(|&&(_, hi)| hi > steps_come).map(|&(_, hi)| (steps_come, hi));
+                leaving.extend(sharing.drain(..going).map(|(lo, hi)| (lo, hi.min(steps_come))));
+                if let Some(rest) = rest {
+                    sharing.insert(0, rest);
                 }
+                for &(lo, hi) in leaving.iter() {
+                    takings.shared(lo, hi, &shared.sums, 1.0);
+                    apart_from[lo..hi].fill(i);
+                    slept.sleep_run(lo, hi, device, shared.free_at, arrival, staying, |m| {
+                        let sim = members[m].replay.sim_mut();
+                        sim.resume_ready_at(shared.free_at, shared.head_bytes);
+                        sim.request_measured_from(arrival, measured_from, size, is_write, offset, Some((service_s, service_j)));
+                        sleepers.push(m);
+                    });
+                    spent_ready(staying, takings, rejoining, arrival - shared.free_at);
+                }
+                leaving.clear();
             }
-            // Tracks this request finds idle end: each member, put where the track's devices
-            // are, rejoins the shared run if still ready when the request arrives (its state is
-            // then the shared run's, but for the idle it charged itself), else serves the
-            // request itself, going down and waking as its policy has it.
+            // Tracks this request finds idle end, handing over what they served: each member,
+            // put where the track's devices are, rejoins the shared run if still ready when the
+            // request arrives (its state is then the shared run's, but for the idle it charged
+            // itself), else sleeps through the gap whole or serves the request itself, going
+            // down and waking as its policy has it.
             let mut t = 0;
-            while t < self.tracks.len() {
-                if arrival <= self.tracks[t].free_at {
+            while t < tracks.len() {
+                if arrival <= tracks[t].free_at {
                     t += 1;
                     continue;
                 }
-                let mut track = self.tracks.swap_remove(t);
-                track.members.sort_unstable();
-                self.spread.add(&track.members, &track.buckets);
-                for &m in &track.members {
-                    let member = &mut self.members[m];
-                    track.hand_over(member, &shared.sums);
-                    let sim = member.replay.sim_mut();
-                    sim.resume_ready_at(track.free_at, shared.head_bytes);
-                    if sim.idle_between(track.free_at, arrival) {
-                        let mut from = shared.sums;
-                        if idle {
-                            from.idle_s.add(arrival - shared.free_at);
+                let mut track = tracks.swap_remove(t);
+                track.hand_over(&shared.sums, spread, takings);
+                let free_at = track.free_at;
+                for &(lo, hi) in &track.runs {
+                    slept.sleep_run(lo, hi, device, free_at, arrival, staying, |m| {
+                        let sim = members[m].replay.sim_mut();
+                        sim.resume_ready_at(free_at, shared.head_bytes);
+                        if sim.idle_between(free_at, arrival) {
+                            rejoining.push((m, m + 1));
+                        } else {
+                            sim.request_measured_from(arrival, measured_from, size, is_write, offset, Some((service_s, service_j)));
+                            sleepers.push(m);
                         }
-                        member.joined = Some(from);
-                        self.ending.push((m, member.apart_from));
-                    } else {
-                        sim.request_measured_from(arrival, measured_from, size, is_write, offset, Some((service_s, service_j)));
-                        sleepers.push(m);
-                    }
+                    });
+                    spent_ready(staying, takings, rejoining, arrival - free_at);
                 }
-                // Those that rejoin did not share the shared run's responses since they left it.
-                self.spread.take_off(&mut self.ending, &self.shared_buckets[..i]);
                 if track.buckets.capacity() <= SPARE_TRACK_BUCKETS {
-                    self.spare_tracks.push(track);
+                    spare_tracks.push(track);
                 }
             }
+            // Members that rejoin share from here (after the shared run's gap, which they spent
+            // on their own course), and did not share the shared run's responses since they
+            // left it.
+            if !rejoining.is_empty() {
+                let mut from = shared.sums;
+                if idle {
+                    from.idle_s.add(arrival - shared.free_at);
+                }
+                for &(lo, hi) in rejoining.iter() {
+                    takings.shared(lo, hi, &from, -1.0);
+                    ending.extend((lo..hi).map(|m| (m, apart_from[m])));
+                }
+                sharing.append(rejoining);
+                join_runs(sharing);
+                spread.take_off(ending, &shared_buckets[..i]);
+            }
             // The tracks left find the device busy and serve the request once for their members.
-            for track in self.tracks.iter_mut() {
+            for track in tracks.iter_mut() {
+                track.serve(arrival, measured_from, service_s);
+            }
+            // Members that slept through the gap, in one state when they are ready at the same
+            // instant: a track each instant, which serves this request.
+            let formed = tracks.len();
+            for &(ready, lo, hi) in &slept.woken {
+                match tracks[formed..].iter_mut().find(|t| t.free_at.to_bits() == ready.to_bits()) {
+                    Some(track) => track.runs.push((lo, hi)),
+                    None => {
+                        let woken_at = if ready > arrival { ready } else { f64::NEG_INFINITY };
+                        let mut track = Track::new(spare_tracks.pop(), ready, woken_at, (shared.sums.service_s, shared.sums.service_j));
+                        track.runs.push((lo, hi));
+                        tracks.push(track);
+                    }
+                }
+            }
+            slept.woken.clear();
+            for track in tracks[formed..].iter_mut() {
+                join_runs(&mut track.runs);
                 track.serve(arrival, measured_from, service_s);
             }
             // Members that served this request on their own after a gap, in one state when their
             // devices are free at the same instant with the same wake-up behind them: a track
             // each state.
-            let formed = self.tracks.len();
+            let formed = tracks.len();
             // (The shared run's service sums once it has served this request, as below.)
             let mut served_from = (shared.sums.service_s, shared.sums.service_j);
             if !sleepers.is_empty() {
@@ -468,46 +813,55 @@ impl<'p> Family<'p> {
                 served_from.1.add(service_j);
             }
             for m in sleepers.drain(..) {
-                let sim = self.members[m].replay.sim_mut();
+                let sim = members[m].replay.sim_mut();
                 let (free_at, woken_at) = (sim.free_at(), sim.woken_at());
-                match self.tracks[formed..].iter_mut().find(|t| t.free_at.to_bits() == free_at.to_bits() && t.woken_at.to_bits() == woken_at.to_bits()) {
-                    Some(track) => track.members.push(m),
-                    None => self.tracks.push(Track::new(self.spare_tracks.pop(), m, free_at, woken_at, served_from)),
+                match tracks[formed..].iter_mut().find(|t| t.free_at.to_bits() == free_at.to_bits() && t.woken_at.to_bits() == woken_at.to_bits()) {
+                    Some(track) => track.runs.push((m, m + 1)),
+                    None => {
+                        let mut track = Track::new(spare_tracks.pop(), free_at, woken_at, served_from);
+                        track.runs.push((m, m + 1));
+                        tracks.push(track);
+                    }
                 }
+            }
+            for track in tracks[formed..].iter_mut() {
+                join_runs(&mut track.runs);
             }
 
             if idle {
                 shared.sums.idle_s.add(arrival - shared.free_at);
-                self.idle_requests += 1;
+                *idle_requests += 1;
             }
             shared.sums.service_s.add(service_s);
             shared.sums.service_j.add(service_j);
             shared.sums.response_s.add(response);
             shared.responses.record_summary(response);
-            self.shared_buckets.push(bucket(response) as u32);
+            shared_buckets.push(bucket(response) as u32);
             shared.free_at = finish;
             shared.head_bytes = offset + size;
         }
-        self.sleepers = sleepers;
         // The shared run's responses counted as `record` counts them, from their buckets.
-        self.shared.responses.count_buckets(&self.shared_buckets);
+        shared.responses.count_buckets(shared_buckets);
         // The piece's responses, counted for the members that did not share them: each
         // track's, and the shared run's they gave up.
-        for track in self.tracks.iter_mut() {
-            track.members.sort_unstable();
-            self.spread.add(&track.members, &track.buckets);
+        for track in tracks.iter_mut() {
+            spread.add(&track.runs, &track.buckets);
             track.buckets.clear();
-            for &m in &track.members {
-                let member = &mut self.members[m];
-                self.ending.push((m, member.apart_from));
-                member.apart_from = 0;
+            for m in track.members() {
+                ending.push((m, apart_from[m]));
+                apart_from[m] = 0;
             }
         }
-        self.spread.take_off(&mut self.ending, &self.shared_buckets);
+        spread.take_off(ending, shared_buckets);
     }
 
-    /// A family whose requests mostly follow a gap disbands: each member's ledger takes what
-    /// it shared so far, and it is replayed on its own from here.
+    /// Where the family's requests mostly follow a gap (a volume of a round-robin trace), its
+    /// members that walk their gaps one by one (cascades, EPC's and APST's timers) act at nearly
+    /// every request, and sharing saves them nothing: each leaves the family (its ledger takes
+    /// what it shared so far) and is replayed on its own from here. Members of one fixed step
+    /// stay: they sleep through such gaps whole ([`Slept`]). Without any, the family disbands.
+    /// The judgement is the shared run's alone, so a member leaves at the same request whatever
+    /// other runs share its family (a row is the same bit for bit in any sweep).
     pub(crate) fn disband_if_costly(&mut self) {
         // Only at every 512th request, wherever the caller's parts are cut (see `feed`).
         if self.requests < JUDGED_AFTER_REQUESTS || self.requests % JUDGED_EVERY_REQUESTS as u64 != 0 || self.disbanded {
@@ -516,28 +870,89 @@ impl<'p> Family<'p> {
         if self.idle_requests as f64 <= DISBAND_ABOVE_IDLE_SHARE * self.requests as f64 {
             return;
         }
-        let (members, shared, tracks) = (&mut self.members, &self.shared, &self.tracks);
+        if self.one_step_members == 0 {
+            let all: Vec<bool> = self.gone.iter().map(|gone| !gone).collect();
+            self.settle(&all);
+            self.tracks.clear();
+            self.disbanded = true;
+            return;
+        }
+        let walking: Vec<bool> = (0..self.members.len()).map(|m| !self.gone[m] && self.members[m].spec != ALWAYS_ON && self.slept.steps[m].is_none()).collect();
+        if !walking.contains(&true) {
+            return;
+        }
+        self.settle(&walking);
+        leave_out(&mut self.sharing, &walking);
+        let mut t = 0;
+        while t < self.tracks.len() {
+            leave_out(&mut self.tracks[t].runs, &walking);
+            if self.tracks[t].runs.is_empty() {
+                self.tracks.swap_remove(t);
+            } else {
+                t += 1;
+            }
+        }
+        for (gone, walks) in self.gone.iter_mut().zip(walking) {
+            *gone |= walks;
+        }
+    }
+
+    /// Completes the ledgers of the members `settled` (by member number) with what they shared,
+    /// took from tracks and slept through up to now, leaving each device where it would be: a
+    /// replay of its own from here. Called between pieces, when every response so far is
+    /// counted. (The tracks hand over what they served to all their members: it is theirs
+    /// whenever they take it.)
+    fn settle(&mut self, settled: &[bool]) {
+        let Family { members, sharing, shared, tracks, spread, takings, slept, .. } = self;
+        // Where each member is: sharing (None) or in a track.
+        let mut in_track: Vec<Option<usize>> = vec![None; members.len()];
+        for (t, track) in tracks.iter_mut().enumerate() {
+            track.hand_over(&shared.sums, spread, takings);
+            for m in track.members() {
+                in_track[m] = Some(t);
+            }
+        }
+        // The stretches shared end here.
+        for m in sharing.iter().flat_map(|&(lo, hi)| lo..hi).filter(|&m| settled[m]) {
+            takings.shared(m, m + 1, &shared.sums, 1.0);
+        }
+        let taken = takings.totals();
         let mut gathered = SharedCounts::of(&shared.responses);
-        self.spread.each_sum(|m, added, replaced| {
-            settle(&mut members[m], shared, tracks.iter().find(|t| t.members.contains(&m)), added, replaced, &mut gathered);
+        spread.each_sum(|m, added, replaced| {
+            if !settled[m] {
+                return;
+            }
+            let member = &mut members[m];
+            if member.spec == ALWAYS_ON {
+                return settle_always_on(member, shared);
+            }
+            let sim = member.replay.sim_mut();
+            sim.charge_slept_gaps(slept.gaps[m], slept.ready_s[m], slept.low_s[m]);
+            match in_track[m].map(|t| &tracks[t]) {
+                Some(track) => sim.resume_woken_at(track.free_at, shared.head_bytes, track.woken_at),
+                None => sim.resume_ready_at(shared.free_at, shared.head_bytes),
+            }
+            let taken = &taken[m];
+            let ledger = sim.ledger_mut();
+            ledger.time_by_mode_s[READY] += taken.ready_s;
+            ledger.service_time_s += taken.service_s;
+            ledger.service_energy_j += taken.service_j;
+            ledger.delayed_requests += taken.delayed;
+            ledger.responses.add_summary(0.0, f64::INFINITY, taken.max_s);
+            ledger.responses = ResponseStats::shared_with_own(&shared.responses, &ledger.responses, added, replaced, taken.response_s, &mut gathered);
         });
-        self.tracks.clear();
-        self.disbanded = true;
     }
 
     /// Each member's replay, its ledger completed with what it shared, with its spec's index;
     /// and always-on's, if the family carried it.
-    pub(crate) fn finish(self) -> (Vec<(usize, Replay<'p>)>, Option<Replay<'p>>) {
-        let Family { mut members, shared, tracks, spread, disbanded, .. } = self;
-        if !disbanded {
-            let mut gathered = SharedCounts::of(&shared.responses);
-            spread.each_sum(|m, added, replaced| {
-                settle(&mut members[m], &shared, tracks.iter().find(|t| t.members.contains(&m)), added, replaced, &mut gathered);
-            });
+    pub(crate) fn finish(mut self) -> (Vec<(usize, Replay<'p>)>, Option<Replay<'p>>) {
+        if !self.disbanded {
+            let staying: Vec<bool> = self.gone.iter().map(|gone| !gone).collect();
+            self.settle(&staying);
         }
         let mut always_on = None;
-        let mut runs = Vec::with_capacity(members.len());
-        for member in members {
+        let mut runs = Vec::with_capacity(self.members.len());
+        for member in self.members {
             match member.spec {
                 ALWAYS_ON => always_on = Some(member.replay),
                 spec => runs.push((spec, member.replay)),
@@ -547,37 +962,11 @@ impl<'p> Family<'p> {
     }
 }
 
-/// Completes a member's ledger with what it shared up to now (the shared run's ready idle,
-/// service and responses, and its track's when it is in one, `track`), leaving its device where
-/// it would be: a replay of its own from here. Called between pieces, when every response so
-/// far is counted.
-fn settle(member: &mut Member, shared: &Shared, track: Option<&Track>, added: &ResponseStats, replaced: &ResponseStats, gathered: &mut SharedCounts) {
-    if member.spec == ALWAYS_ON {
-        return settle_always_on(member, shared);
-    }
-    if let Some(from) = member.joined.take() {
-        member.taken.take(&from, &shared.sums);
-        member.replay.sim_mut().resume_ready_at(shared.free_at, shared.head_bytes);
-    }
-    if let Some(track) = track {
-        debug_assert!(track.buckets.is_empty(), "a track's responses are counted at the end of each piece");
-        track.hand_over(member, &shared.sums);
-        member.replay.sim_mut().resume_ready_at(track.free_at, shared.head_bytes);
-    }
-    let taken = std::mem::take(&mut member.taken);
-    let ledger = member.replay.sim_mut().ledger_mut();
-    ledger.time_by_mode_s[READY] += taken.idle_s;
-    ledger.service_time_s += taken.service_s;
-    ledger.service_energy_j += taken.service_j;
-    ledger.responses = ResponseStats::shared_with_own(&shared.responses, &ledger.responses, added, replaced, taken.response_s.total(), gathered);
-}
-
 /// Always-on carried by the family (it never leaves the shared run: the shared run is its
 /// replay) takes the shared run's sums as a plain running sum has them, and its responses:
 /// its own replay's, bit for bit (the oracle's shadow takes its service, and a row beside the
 /// references is the row without them, `tests/mems.rs`).
 fn settle_always_on(member: &mut Member, shared: &Shared) {
-    member.joined = None;
     let sim = member.replay.sim_mut();
     sim.resume_ready_at(shared.free_at, shared.head_bytes);
     let ledger = sim.ledger_mut();

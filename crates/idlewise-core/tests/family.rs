@@ -256,6 +256,8 @@ proptest! {
         // The timeouts drawn, a cascade and breakeven.
         let mut specs = timeout_specs(&drawn, &times);
         specs.push(format!("timeout:b={}s,c={}s", drawn.0[0], drawn.0[0] + 1.0));
+        // Timeouts into the middle mode: another route down and up, among the others by time.
+        specs.extend(drawn.0.iter().map(|s| format!("timeout:b={}s", s * 0.7)));
         specs.extend(["breakeven".to_string(), "always-on".to_string(), "stpm:knob=50".to_string()]);
         let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
         let opts = ReplayOptions { mode: other_replays(replay).mode, initial_mode: other_replays(replay).initial_mode, ..options(lead, tail, base, from_original) };
@@ -283,21 +285,86 @@ proptest! {
     }
 }
 
-/// A family whose requests mostly follow a gap disbands after its first 512 requests, and its
-/// members replay on their own (what they shared carried into their ledgers); the rows stay
-/// those of separate replays. 20,000 requests, most after a 3 s gap; fed whole and in uneven
-/// parts.
+/// Whether the runs of `specs` still share a replay after the whole trace (their family did
+/// not disband).
+fn still_sharing(device: &Device, specs: &[&str], trace: &TraceView, opts: &ReplayOptions) -> bool {
+    let specs: Vec<PolicySpec> = specs.iter().map(|s| PolicySpec::parse(s).unwrap()).collect();
+    let mut runs = Runs::new(&Arc::new(device.clone()), &specs, opts, trace.arrival_s[0], 0).unwrap();
+    runs.feed(trace, 1, None);
+    runs.runs_sharing_a_replay() > 0
+}
+
+/// Where a family's requests mostly follow a gap, its members that walk their gaps one by one
+/// (cascades, EPC's timers) leave it after its first 512 requests and replay on their own (what
+/// they shared carried into their ledgers), and a family of no other members disbands; the rows
+/// stay those of separate replays, and a cascade's row is the same bit for bit whether it left
+/// a family of timeouts or its family disbanded. 20,000 requests, most after a 3 s gap; fed
+/// whole and in uneven parts.
 #[test]
-fn a_family_whose_requests_mostly_follow_a_gap_disbands_and_still_equals_separate_replays() {
+fn members_that_walk_their_gaps_leave_a_family_whose_requests_mostly_follow_a_gap() {
     let (times, offsets, sizes, ops) = generated(20_000, 0x2545_F491_4F6C_DD1D, 100_000, 8, |r| if r % 5 == 0 { 0.003 } else { 3.0 + (r % 100) as f64 * 0.01 });
     let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
-    let specs = ["timeout:0.5s", "timeout:1s", "timeout:2s", "timeout:10s", "timeout:100s", "breakeven", "always-on"];
-    for (device, cuts) in [
-        (catalog("hitachi-microdrive-1gb"), vec![]),
-        (catalog("hitachi-travelstar-5k320"), vec![0.1, 0.2047, 0.2048, 0.5, 0.77]),
-        (catalog("seagate-constellation-es1-500gb"), vec![0.33]),
+    for (device, cuts, cascades) in [
+        (catalog("hitachi-microdrive-1gb"), vec![], vec!["timeout:low-power-idle=0.5s,standby=2s", "timeout:low-power-idle=1s,standby=20s"]),
+        (catalog("hitachi-travelstar-5k320"), vec![0.1, 0.2047, 0.2048, 0.5, 0.77], vec!["timeout:active-idle=0.1s,low-power-idle=1s,standby=5s", "timeout:low-power-idle=2s,standby=200s"]),
+        (catalog("seagate-constellation-es1-500gb"), vec![0.33], vec!["epc", "timeout:idle_b=0.5s,standby_z=2s", "timeout:idle_c=2s,standby_z=50s"]),
     ] {
-        check(&device, &specs, &trace, &options(7.0, 30.0, 1.0, false), &cuts).unwrap();
+        let opts = options(7.0, 30.0, 1.0, false);
+        let mut alone = cascades.clone();
+        alone.push("always-on");
+        assert!(!still_sharing(&device, &alone, &trace, &opts), "{}: a family of members that walk their gaps disbands", device.name);
+        check(&device, &alone, &trace, &opts, &cuts).unwrap();
+        let mut specs = vec!["timeout:0.5s", "timeout:10s", "breakeven"];
+        specs.extend(&alone);
+        assert!(still_sharing(&device, &specs, &trace, &opts), "{}: the timeouts stay in the family", device.name);
+        check(&device, &specs, &trace, &opts, &cuts).unwrap();
+        let parsed = |specs: &[&str]| -> Vec<PolicySpec> { specs.iter().map(|s| PolicySpec::parse(s).unwrap()).collect() };
+        let (left, disbanded) = (reports(&device, &parsed(&specs), &trace, &opts, &cuts), reports(&device, &parsed(&alone), &trace, &opts, &cuts));
+        for (k, cascade) in cascades.iter().enumerate() {
+            assert_eq!(format!("{:?}", left[3 + k].run), format!("{:?}", disbanded[k].run), "{cascade} on {}", device.name);
+        }
+    }
+}
+
+/// A volume of a round-robin trace: nearly every request follows a gap long enough to send
+/// most timeouts of a sweep all the way down, and they sleep through it whole (`Slept`), in
+/// tracks by runs of members, some caught on their way down, some still ready and rejoining
+/// the shared run. The family does not disband, and the rows are those of separate replays, and
+/// each the same bit for bit as its policy's in a family of its own. Gaps of 0.2 s to 300 s
+/// (log-uniform) and now and then a burst 2-10 ms apart (a queue behind a wake-up); 80
+/// timeouts from 0.1 s to 200 s beside timeouts into another mode, a cascade, breakeven and
+/// always-on; fed whole and in parts; on a disk with a seek curve, the Microdrive and a drive
+/// with EPC's modes.
+#[test]
+fn a_sweep_on_a_volume_whose_every_request_follows_a_gap_sleeps_through_and_equals_separate_replays() {
+    let (times, offsets, sizes, ops) = generated(6_000, 0x5DEE_CE66_D1CE_4E5B, 5_000_000, 16, |r| {
+        if r % 7 == 0 { 0.002 + ((r >> 8) % 9) as f64 * 0.001 } else { 0.2 * 1500f64.powf(((r >> 16) % 10_000) as f64 / 10_000.0) }
+    });
+    let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
+    let mut specs: Vec<String> = (0..80).map(|k| format!("timeout:{}s", 0.1 * 2000f64.powf(k as f64 / 79.0))).collect();
+    specs.extend(["breakeven".to_string(), "always-on".to_string()]);
+    for (device, cuts, other_mode, cascade) in [
+        (catalog("hitachi-travelstar-5k320"), vec![0.25, 0.2501, 0.8], "", "hd-idle:30s"),
+        (catalog("hitachi-microdrive-1gb"), vec![], "", "hd-idle:5s"),
+        (catalog("seagate-constellation-es1-500gb"), vec![0.5], "idle_c", "timeout:idle_b=1s,standby_z=60s"),
+    ] {
+        let mut specs = specs.clone();
+        specs.push(cascade.to_string());
+        if !other_mode.is_empty() {
+            specs.extend([0.3, 3.0, 30.0, 300.0].map(|s| format!("timeout:{other_mode}={s}s")));
+        }
+        let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+        for opts in [options(2.0, 50.0, 0.5, false), options(0.0, 0.0, 0.0, false)] {
+            assert!(still_sharing(&device, &specs, &trace, &opts), "{}: the timeouts sleep through their gaps whole, so the family stays", device.name);
+            check(&device, &specs, &trace, &opts, &cuts).unwrap();
+        }
+        let opts = options(2.0, 50.0, 0.5, false);
+        let all: Vec<PolicySpec> = specs.iter().map(|s| PolicySpec::parse(s).unwrap()).collect();
+        let together = reports(&device, &all, &trace, &opts, &cuts);
+        for k in [0, 1, 30, 79, 80, 82] {
+            let alone = reports(&device, &all[k..=k], &trace, &opts, &cuts);
+            assert_eq!(format!("{:?}", alone[0].run), format!("{:?}", together[k].run), "{} on {}", specs[k], device.name);
+        }
     }
 }
 
