@@ -63,6 +63,30 @@ def test_a_trace_of_many_chunks_equals_its_in_memory_replay(tmp_path):
     same(streamed, in_memory(path, "hitachi-microdrive-1gb"))
 
 
+def test_many_volumes_replayed_side_by_side_equal_each_volume_replayed_alone(tmp_path):
+    # 64 volumes dealt round-robin, 4,500 records each: every volume's records gather into parts
+    # that are replayed together over the threads as the file is read (and the rest at the
+    # end), every request of a volume after a gap that sends most timeouts of a sweep down.
+    rng = np.random.default_rng(11)
+    volumes, n = 64, 64 * 4_500
+    t = np.cumsum(np.where(rng.random(n) < 0.1, rng.uniform(0.001, 0.004, n), rng.pareto(1.2, n) * 0.2 + 0.01))
+    path = tmp_path / "volumes.trace"  # DiskSim ASCII: time (ms), device, block, blocks, flags
+    with open(path, "w") as f:
+        f.writelines(f"{a * 1e3:.3f} {k % volumes} {o} {s} {0 if w else 1}\n" for k, (a, o, s, w) in
+                     enumerate(zip(t.tolist(), rng.integers(0, 1 << 20, n).tolist(), rng.integers(1, 64, n).tolist(),
+                                   (rng.random(n) < 0.3).tolist())))
+    policies = POLICIES + [f"timeout:{s}s" for s in (0.5, 1, 4, 15, 60)] + ["timeout:low-power-idle=1s,standby=8s"]
+    streamed = list(idlewise.simulate_file(path, "hitachi-travelstar-5k320", policies, progress=False, threads=2))
+    trace = idlewise.read_trace(path)
+    whole = []
+    for stream, part in trace.split_streams().items():
+        for r in idlewise.simulate(part, "hitachi-travelstar-5k320", policies, progress=False, threads=1):
+            r["stream"] = stream
+            whole.append(r)
+    assert len({r["stream"] for r in whole}) == volumes
+    same(streamed, whole)
+
+
 def test_one_volume_is_kept_and_the_others_are_counted(tmp_path):
     path = DATA / "disksim" / "ascii.trace"
     whole = idlewise.read_trace(path)

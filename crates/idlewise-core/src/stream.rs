@@ -129,6 +129,10 @@ pub struct StreamedRuns {
 /// Records a volume of a many-volume trace gathers before its runs take them (about 100 kB).
 const VOLUME_PART: usize = 4096;
 
+/// Volumes' parts replayed together, spread over the threads ([`StreamedRuns::feed_volumes`]):
+/// enough to keep every core busy, few enough that their room is freed soon.
+const VOLUMES_FED_TOGETHER: usize = 32;
+
 impl StreamedRuns {
     /// Checks the options and builds every spec (a bad one fails before any record is read).
     pub fn new(device: &Device, specs: &[PolicySpec], opts: &ReplayOptions, keep: Option<i64>, threads: usize, position: Positions) -> Result<Self> {
@@ -215,6 +219,7 @@ impl StreamedRuns {
             let mut order: Vec<usize> = (0..chunk.time_s.len()).collect();
             order.sort_by_key(|&i| chunk.stream[i]);
             let lines: Vec<u64> = chunk.line.iter().collect(); // once: a record's line is a walk
+            let mut ready = Vec::new();
             for group in order.chunk_by(|&a, &b| chunk.stream[a] == chunk.stream[b]) {
                 let volume = chunk.stream[group[0]];
                 if self.keep.is_some_and(|k| k != volume) {
@@ -230,10 +235,15 @@ impl StreamedRuns {
                 let pending = self.pending.entry(volume).or_default();
                 gather_into(pending, chunk, &lines, group);
                 if pending.time_s.len() >= VOLUME_PART {
-                    let part = std::mem::take(pending);
-                    self.feed_volume(&part, Some(volume), stop)?;
+                    ready.push((Some(volume), std::mem::take(pending)));
+                    // (A few at a time: a part's room is freed once its volume took it.)
+                    if ready.len() == VOLUMES_FED_TOGETHER {
+                        self.feed_volumes(&ready, stop)?;
+                        ready.clear();
+                    }
                 }
             }
+            self.feed_volumes(&ready, stop)?;
         }
         if crate::progress::stopped(stop) {
             return Err(Error::Stopped);
@@ -259,6 +269,61 @@ impl StreamedRuns {
     }
 
     fn feed_volume(&mut self, c: &Columns, id: Option<i64>, stop: Option<&AtomicU64>) -> Result<()> {
+        let block = self.take_part(c, id)?;
+        let v = self.volumes.get_mut(&id).expect("the volume's runs were made");
+        v.runs.feed_until_stopped(&block, self.threads, stop);
+        Ok(())
+    }
+
+    /// Parts of several volumes (by increasing number), each replayed as [`Self::feed_volume`]
+    /// replays it, the volumes spread over the threads: a volume's runs are a unit of work of
+    /// their own, and a thousand volumes' families (each on one thread) would leave the other
+    /// cores idle. Each volume's rows are the same bit for bit, however the volumes are spread;
+    /// the parts are checked in order first, so an error is the one a volume-by-volume replay
+    /// meets.
+    fn feed_volumes(&mut self, parts: &[(Option<i64>, Columns)], stop: Option<&AtomicU64>) -> Result<()> {
+        if self.threads <= 1 || parts.len() <= 1 {
+            for (id, c) in parts {
+                self.feed_volume(c, *id, stop)?;
+            }
+            return Ok(());
+        }
+        let mut blocks = Vec::with_capacity(parts.len());
+        for (id, c) in parts {
+            blocks.push(self.take_part(c, *id)?);
+        }
+        // The volumes' runs in the parts' order (both by number), each on the least loaded thread.
+        let mut picked = Vec::with_capacity(parts.len());
+        let mut wanted = parts.iter().map(|(id, _)| *id).peekable();
+        for (id, v) in self.volumes.iter_mut() {
+            if wanted.peek() == Some(id) {
+                wanted.next();
+                picked.push(&mut v.runs);
+            }
+        }
+        debug_assert!(wanted.peek().is_none(), "every part's volume has runs");
+        let threads = self.threads.min(parts.len());
+        let mut shares: Vec<(usize, Vec<(&mut Runs<'static>, TraceView)>)> = (0..threads).map(|_| (0, Vec::new())).collect();
+        for (runs, block) in picked.into_iter().zip(blocks) {
+            let share = shares.iter_mut().min_by_key(|(load, _)| *load).expect("a thread");
+            share.0 += block.len();
+            share.1.push((runs, block));
+        }
+        std::thread::scope(|scope| {
+            let mut shares = shares.into_iter();
+            let own = shares.next().expect("a thread");
+            for (_, share) in shares {
+                scope.spawn(move || share.into_iter().for_each(|(runs, block)| runs.feed_until_stopped(&block, 1, stop)));
+            }
+            own.1.into_iter().for_each(|(runs, block)| runs.feed_until_stopped(&block, 1, stop));
+        });
+        Ok(())
+    }
+
+    /// Checks a volume's part (its records valid, in order after the volume's last, fitting the
+    /// device), makes the volume's runs if it is new, and counts the part: the part, ready to
+    /// replay.
+    fn take_part<'c>(&mut self, c: &'c Columns, id: Option<i64>) -> Result<TraceView<'c>> {
         let (position, shown) = (self.position.word(), |p: u64| self.position.shown(p));
         let at_line = |e: Error| match e {
             Error::TraceRecord { index, field, message } => {
@@ -303,17 +368,15 @@ impl StreamedRuns {
         v.last_line = c.line.last().expect("a non-empty block");
         v.records += block.len() as u64;
         self.summary.add(&block);
-        v.runs.feed_until_stopped(&block, self.threads, stop);
-        Ok(())
+        Ok(block)
     }
 
     /// Every volume's reports; `what` names the records in the error when none were kept
     /// ("csv records", "records"), with `records_read` the number examined.
     pub fn finish(mut self, what: &str, records_read: u64, mut skipped: Vec<(String, u64)>) -> Result<StreamedEvaluation> {
-        for (volume, part) in std::mem::take(&mut self.pending) {
-            if !part.time_s.is_empty() {
-                self.feed_volume(&part, Some(volume), None)?;
-            }
+        let waiting: Vec<(Option<i64>, Columns)> = std::mem::take(&mut self.pending).into_iter().filter(|(_, part)| !part.time_s.is_empty()).map(|(volume, part)| (Some(volume), part)).collect();
+        for parts in waiting.chunks(VOLUMES_FED_TOGETHER) {
+            self.feed_volumes(parts, None)?;
         }
         // A part may hold none of a trace's volumes; the trace itself must hold records.
         if self.volumes.is_empty() && (self.part.is_none() || self.summary.records == 0) {
@@ -325,9 +388,26 @@ impl StreamedRuns {
         if self.other_volumes > 0 {
             skipped.push((format!("records of other devices (kept device {})", self.keep.unwrap_or_default()), self.other_volumes));
         }
-        let mut results = Vec::with_capacity(self.volumes.len());
-        for (id, v) in self.volumes {
-            results.push((id, v.records, v.runs.finish(&self.device, None)?));
+        // Each volume's runs finish on their own (their rows completed from what they shared):
+        // the volumes in turns over the threads, the reports in the volumes' order.
+        let device = &self.device;
+        let volumes: Vec<(Option<i64>, Volume)> = self.volumes.into_iter().collect();
+        let threads = self.threads.clamp(1, volumes.len().max(1));
+        let per_thread = volumes.len().div_ceil(threads).max(1);
+        let mut finished: Vec<Vec<(Option<i64>, u64, Result<Vec<Report>>)>> = Vec::new();
+        let mut volumes = volumes.into_iter();
+        let batches: Vec<Vec<(Option<i64>, Volume)>> = std::iter::from_fn(|| Some(volumes.by_ref().take(per_thread).collect::<Vec<_>>()).filter(|b| !b.is_empty())).collect();
+        std::thread::scope(|scope| {
+            let finish = |batch: Vec<(Option<i64>, Volume)>| batch.into_iter().map(|(id, v)| (id, v.records, v.runs.finish(device, None))).collect::<Vec<_>>();
+            let mut batches = batches.into_iter();
+            let own = batches.next();
+            let handles: Vec<_> = batches.map(|batch| scope.spawn(move || finish(batch))).collect();
+            finished.extend(own.map(finish));
+            finished.extend(handles.into_iter().map(|h| h.join().expect("a volume's runs finish without panicking")));
+        });
+        let mut results = Vec::new();
+        for (id, records, reports) in finished.into_iter().flatten() {
+            results.push((id, records, reports?));
         }
         Ok(StreamedEvaluation { volumes: results, records_read, skipped, summary: self.summary })
     }
