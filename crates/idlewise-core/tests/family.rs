@@ -264,6 +264,23 @@ proptest! {
         check(&device, &specs, &trace, &opts, &cuts)?;
     }
 
+    /// A volume of a round-robin trace on a random device: past 512 requests, most after a gap,
+    /// the cascade leaves the family (judged there) and the timeouts sleep through their gaps.
+    #[test]
+    fn a_volume_s_sweep_equals_separate_replays_on_random_devices(
+        device in chained_devices(), drawn in timeouts(), seed in any::<u64>(), n in 513usize..1200,
+        long in 0.5f64..50.0, lead in ends(), tail in ends(), cuts in prop::collection::vec(0.0f64..1.0, 0..3),
+    ) {
+        let (times, offsets, sizes, ops) = generated(n, seed | 1, 1_000_000, 8, |r| if r % 6 == 0 { 0.001 * (1 + r % 7) as f64 } else { long * (0.05 + ((r >> 20) % 1000) as f64 / 500.0) });
+        let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
+        let mut specs = timeout_specs(&drawn, &times);
+        specs.extend(drawn.0.iter().map(|s| format!("timeout:b={}s", s * 0.7)));
+        specs.push(format!("timeout:b={}s,c={}s", drawn.0[0], drawn.0[0] + 1.0));
+        specs.extend(["breakeven".to_string(), "always-on".to_string()]);
+        let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+        check(&device, &specs, &trace, &options(lead, tail, 0.5, false), &cuts)?;
+    }
+
     #[test]
     fn shared_timers_equal_separate_replays_on_catalog_devices(
         (times, offsets, sizes, ops, original) in trace_strategy(),
