@@ -480,10 +480,11 @@ impl Spread {
         }
     }
 
-    /// The shared run's responses each member of `stretches`, (member, where its stretch apart
-    /// began in `shared_buckets`), did not share, taken off its histogram; `stretches` is left
+    /// The shared run's responses each member of `stretches`, (member, where its stretch
+    /// began in `shared_buckets`), did not share (`add` false: taken off its histogram) or
+    /// shared (`add` true: added to it), to the end of `shared_buckets`; `stretches` is left
     /// empty.
-    fn take_off(&mut self, stretches: &mut Vec<(usize, usize)>, shared_buckets: &[u32]) {
+    fn count_stretches(&mut self, stretches: &mut Vec<(usize, usize)>, shared_buckets: &[u32], add: bool) {
         stretches.sort_unstable_by_key(|&(m, from)| (from, m));
         let mut first = 0;
         while first < stretches.len() {
@@ -493,7 +494,7 @@ impl Spread {
                 end += 1;
             }
             if from < shared_buckets.len() {
-                self.count(lo, stretches[end - 1].0 + 1, &shared_buckets[from..], false);
+                self.count(lo, stretches[end - 1].0 + 1, &shared_buckets[from..], add);
             }
             first = end;
         }
@@ -540,6 +541,13 @@ pub(crate) struct Family<'p> {
     /// For each member apart from the shared run: since when (a place in the piece's
     /// `shared_buckets`) it has not shared.
     apart_from: Vec<usize>,
+    /// For each member sharing, in a piece whose shared responses are added to the members
+    /// that shared them: since when it has shared.
+    shared_from: Vec<usize>,
+    /// The shared responses every member starts from, once a piece was counted the other way:
+    /// the shared run's of the pieces counted by taking off (`None`: all of them, the shared
+    /// run's histogram).
+    common: Option<ResponseStats>,
     /// (Reused.) Members that served the request being fed on their own after a gap; runs of
     /// members that leave the shared run at it, and that rejoin it; (member, where its stretch
     /// apart began) of those that rejoin the shared run or reach the end of a piece.
@@ -615,6 +623,8 @@ impl<'p> Family<'p> {
             disbanded: false,
             shared_buckets: Vec::new(),
             apart_from: vec![0; count],
+            shared_from: vec![0; count],
+            common: None,
             sleepers: Vec::new(),
             leaving: Vec::new(),
             staying: Vec::new(),
@@ -662,6 +672,16 @@ impl<'p> Family<'p> {
         let services = block.ready_service.expect("a family's device shares its ready service");
         let original = block.original_s.filter(|_| response_from == ResponseFrom::Original);
         self.disband_if_costly();
+        // Where most requests so far followed a gap, most members are apart most of the time:
+        // the piece's shared responses are added to those that shared them, not taken off
+        // those that did not (a volume of a round-robin trace: a run or two of sharing members
+        // against a stretch apart for every member that flips). The counts are the same either
+        // way; from the first such piece the members' common part is the shared run's other
+        // pieces.
+        let added = self.requests > 0 && 2 * self.idle_requests > self.requests;
+        if added && self.common.is_none() {
+            self.common = Some(self.shared.responses.clone());
+        }
         self.requests += block.len() as u64;
         if self.disbanded {
             for member in self.members.iter_mut() {
@@ -682,6 +702,8 @@ impl<'p> Family<'p> {
             spare_tracks,
             shared_buckets,
             apart_from,
+            shared_from,
+            common,
             sleepers,
             leaving,
             staying,
@@ -721,7 +743,11 @@ impl<'p> Family<'p> {
                 }
                 for &(lo, hi) in leaving.iter() {
                     takings.shared(lo, hi, &shared.sums, 1.0);
-                    apart_from[lo..hi].fill(i);
+                    if added {
+                        ending.extend((lo..hi).map(|m| (m, shared_from[m])));
+                    } else {
+                        apart_from[lo..hi].fill(i);
+                    }
                     slept.sleep_run(lo, hi, device, shared.free_at, arrival, staying, |m| {
                         let sim = members[m].replay.sim_mut();
                         sim.resume_ready_at(shared.free_at, shared.head_bytes);
@@ -731,6 +757,10 @@ impl<'p> Family<'p> {
                     spent_ready(staying, takings, rejoining, arrival - shared.free_at);
                 }
                 leaving.clear();
+                // The shared responses they shared in this piece, theirs.
+                if added {
+                    spread.count_stretches(ending, &shared_buckets[..i], true);
+                }
             }
             // Tracks this request finds idle end, handing over what they served: each member,
             // put where the track's devices are, rejoins the shared run if still ready when the
@@ -773,11 +803,17 @@ impl<'p> Family<'p> {
                 }
                 for &(lo, hi) in rejoining.iter() {
                     takings.shared(lo, hi, &from, -1.0);
-                    ending.extend((lo..hi).map(|m| (m, apart_from[m])));
+                    if added {
+                        shared_from[lo..hi].fill(i);
+                    } else {
+                        ending.extend((lo..hi).map(|m| (m, apart_from[m])));
+                    }
                 }
                 sharing.append(rejoining);
                 join_runs(sharing);
-                spread.take_off(ending, &shared_buckets[..i]);
+                if !added {
+                    spread.count_stretches(ending, &shared_buckets[..i], false);
+                }
             }
             // The tracks left find the device busy and serve the request once for their members.
             for track in tracks.iter_mut() {
@@ -840,19 +876,32 @@ impl<'p> Family<'p> {
             shared.free_at = finish;
             shared.head_bytes = offset + size;
         }
-        // The shared run's responses counted as `record` counts them, from their buckets.
+        // The shared run's responses counted as `record` counts them, from their buckets (and
+        // into the members' common part when this piece's are its).
         shared.responses.count_buckets(shared_buckets);
+        if let Some(common) = common.as_mut().filter(|_| !added) {
+            common.count_buckets(shared_buckets);
+        }
         // The piece's responses, counted for the members that did not share them: each
-        // track's, and the shared run's they gave up.
+        // track's, and the shared run's they gave up; or, counted the other way, the shared
+        // run's they shared.
         for track in tracks.iter_mut() {
             spread.add(&track.runs, &track.buckets);
             track.buckets.clear();
             for m in track.members() {
-                ending.push((m, apart_from[m]));
+                if !added {
+                    ending.push((m, apart_from[m]));
+                }
                 apart_from[m] = 0;
             }
         }
-        spread.take_off(ending, shared_buckets);
+        if added {
+            for m in sharing.iter().flat_map(|&(lo, hi)| lo..hi) {
+                ending.push((m, shared_from[m]));
+                shared_from[m] = 0;
+            }
+        }
+        spread.count_stretches(ending, shared_buckets, added);
     }
 
     /// Where the family's requests mostly follow a gap (a volume of a round-robin trace), its
@@ -903,7 +952,7 @@ impl<'p> Family<'p> {
     /// counted. (The tracks hand over what they served to all their members: it is theirs
     /// whenever they take it.)
     fn settle(&mut self, settled: &[bool]) {
-        let Family { members, sharing, shared, tracks, spread, takings, slept, .. } = self;
+        let Family { members, sharing, shared, tracks, spread, takings, slept, common, .. } = self;
         // Where each member is: sharing (None) or in a track.
         let mut in_track: Vec<Option<usize>> = vec![None; members.len()];
         for (t, track) in tracks.iter_mut().enumerate() {
@@ -917,7 +966,11 @@ impl<'p> Family<'p> {
             takings.shared(m, m + 1, &shared.sums, 1.0);
         }
         let taken = takings.totals();
-        let mut gathered = SharedCounts::of(&shared.responses);
+        if let Some(common) = common.as_mut() {
+            common.take_summary_of(&shared.responses);
+        }
+        let common = common.as_ref().unwrap_or(&shared.responses);
+        let mut gathered = SharedCounts::of(common);
         spread.each_sum(|m, added, replaced| {
             if !settled[m] {
                 return;
@@ -939,7 +992,7 @@ impl<'p> Family<'p> {
             ledger.service_energy_j += taken.service_j;
             ledger.delayed_requests += taken.delayed;
             ledger.responses.add_summary(0.0, f64::INFINITY, taken.max_s);
-            ledger.responses = ResponseStats::shared_with_own(&shared.responses, &ledger.responses, added, replaced, taken.response_s, &mut gathered);
+            ledger.responses = ResponseStats::shared_with_own(common, &ledger.responses, added, replaced, taken.response_s, &mut gathered);
         });
     }
 

@@ -158,6 +158,12 @@ impl ResponseStats {
         self.min_s = self.min_s.min(response_s);
     }
 
+    /// Takes `other`'s sum, least and largest response (a histogram counted from some of its
+    /// buckets, which stands for all of its responses in a merge: `family.rs`).
+    pub(crate) fn take_summary_of(&mut self, other: &ResponseStats) {
+        (self.sum_s, self.min_s, self.max_s) = (other.sum_s, other.min_s, other.max_s);
+    }
+
     /// The sum, least and largest of responses counted by [`ResponseStats::count_buckets`].
     pub(crate) fn add_summary(&mut self, sum_s: f64, min_s: f64, max_s: f64) {
         self.sum_s += sum_s;
