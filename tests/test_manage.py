@@ -221,7 +221,13 @@ def test_sigterm_and_ctrl_c_end_a_run_with_the_log_complete(tmp_path, stop):
     child = subprocess.Popen([sys.executable, "-m", "idlewise", "manage", "run", "sdb", "--policy", "timeout:0.2s",
                               "--device", "hitachi-microdrive-1gb", "--interval", "50ms", "--log", str(log),
                               "--socket", str(tmp_path / "s.sock")], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(2.0)
+    # Signalled once the run is under way: its socket is made just before it takes the signals
+    # over (a fixed 2 s once fell short on a loaded machine: the signal came while it started,
+    # and it ended as any interrupted command does), then a second of polls.
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "s.sock").exists() and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)
     child.send_signal(stop)
     out, err = child.communicate(timeout=20)
     assert child.returncode == 0, err
