@@ -248,6 +248,12 @@ impl<'p> Runs<'p> {
         // with the references).
         if let Some(family) = self.family.as_mut() {
             family.disband_if_costly();
+            // Its members that left it are dealt over the threads with the other runs.
+            let left = family.take_left();
+            if !left.is_empty() {
+                self.runs.extend(left);
+                self.runs.sort_by_key(|(spec, _)| *spec);
+            }
         }
         if self.family.as_ref().is_some_and(Family::disbanded) {
             self.take_back_family();

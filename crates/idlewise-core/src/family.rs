@@ -42,7 +42,7 @@
 use std::sync::Arc;
 
 use crate::device::{Device, READY};
-use crate::device_sim::{descend, stays_ready, OneStep};
+use crate::device_sim::{descend, stays_ready, DeviceSim, OneStep};
 use crate::metrics::{bucket, ResponseStats, SharedCounts};
 use crate::options::{ReplayMode, ReplayOptions, ResponseFrom};
 use crate::replay::Replay;
@@ -228,7 +228,14 @@ impl Takings {
 struct Member<'p> {
     /// Its place among the call's specs.
     spec: usize,
-    replay: Replay<'p>,
+    /// `None` once it left the family ([`Family::disband_if_costly`]).
+    replay: Option<Replay<'p>>,
+}
+
+impl<'p> Member<'p> {
+    fn sim(&mut self) -> &mut DeviceSim<'p> {
+        self.replay.as_mut().expect("a member still in the family has its replay").sim_mut()
+    }
 }
 
 /// The always-on run, as the members see it.
@@ -286,45 +293,33 @@ impl Slept {
         Slept { steps, at_s, same_routes_until, hops_of, hops_s, ready_s: vec![0.0; n], low_s: vec![0.0; n], gaps: vec![0; n], woken: Vec::new() }
     }
 
-    /// Charges the members `lo..hi` (one block) a gap from `from_s` that each took whole, its
-    /// descent (`descend`) with hops down of `hops_s`.
-    #[inline(always)]
-    fn charge<H: IntoIterator<Item = f64>>(&mut self, lo: usize, hi: usize, from_s: f64, arrival_s: f64, hops_s: impl Fn() -> H) {
-        let members = self.at_s[lo..hi].iter().zip(&mut self.ready_s[lo..hi]).zip(&mut self.low_s[lo..hi]).zip(&mut self.gaps[lo..hi]);
-        for (((&at_s, ready_s), low_s), gaps) in members {
-            let (begin, down_at) = descend(from_s, at_s, hops_s());
-            *ready_s += begin - from_s;
-            *low_s += arrival_s - down_at;
-            *gaps += 1;
-        }
-    }
-
     /// The members `lo..hi`, ready and idle since `from_s`, at an arrival at `arrival_s`: those
     /// of one step that get all the way down before it are charged the gap and noted as woken
     /// by it; those of one step still ready then are put in `ready` (as runs); the others are
     /// handed to `apart`, in turn.
     #[inline]
     fn sleep_run(&mut self, lo: usize, hi: usize, device: &Device, from_s: f64, arrival_s: f64, ready: &mut Vec<(usize, usize)>, mut apart: impl FnMut(usize)) {
+        let Slept { steps, at_s, same_routes_until, hops_of, hops_s, ready_s, low_s, gaps, woken } = self;
         let mut m = lo;
         while m < hi {
-            let Some(step) = self.steps[m] else {
+            let Some(step) = steps[m] else {
                 apart(m);
                 m += 1;
                 continue;
             };
-            let end = self.same_routes_until[m].min(hi);
-            let hops = std::mem::take(&mut self.hops_s[self.hops_of[m]]);
-            let block = &self.at_s[m..end];
+            let end = same_routes_until[m].min(hi);
+            let hops = &hops_s[hops_of[m]];
+            let block = &at_s[m..end];
             let down = m + block.partition_point(|&at_s| descend(from_s, at_s, hops.iter().copied()).1 < arrival_s);
             let stays = m + block.partition_point(|&at_s| !stays_ready(from_s, at_s, arrival_s));
+            let (at_s, ready_s, low_s, gaps) = (&at_s[m..down], &mut ready_s[m..down], &mut low_s[m..down], &mut gaps[m..down]);
             // (A route down of one hop, as most are, charged in a loop the compiler unrolls.)
             match hops[..] {
-                [hop_s] => self.charge(m, down, from_s, arrival_s, || std::iter::once(hop_s)),
-                _ => self.charge(m, down, from_s, arrival_s, || hops.iter().copied()),
+                [hop_s] => charge(at_s, ready_s, low_s, gaps, from_s, arrival_s, || std::iter::once(hop_s)),
+                _ => charge(at_s, ready_s, low_s, gaps, from_s, arrival_s, || hops.iter().copied()),
             }
-            self.hops_s[self.hops_of[m]] = hops;
             if down > m {
-                self.woken.push((step.ready_after_wake(device, arrival_s), m, down));
+                woken.push((step.ready_after_wake(device, arrival_s), m, down));
             }
             (down..stays).for_each(&mut apart);
             if end > stays {
@@ -332,6 +327,18 @@ impl Slept {
             }
             m = end;
         }
+    }
+}
+
+/// Charges members (by their steps `at_s`, one block's) a gap from `from_s` to `arrival_s` that
+/// each took whole, its descent (`descend`) with hops down of `hops_s`.
+#[inline(always)]
+fn charge<H: IntoIterator<Item = f64>>(at_s: &[f64], ready_s: &mut [f64], low_s: &mut [f64], gaps: &mut [u64], from_s: f64, arrival_s: f64, hops_s: impl Fn() -> H) {
+    for (((&at_s, ready_s), low_s), gaps) in at_s.iter().zip(ready_s).zip(low_s).zip(gaps) {
+        let (begin, down_at) = descend(from_s, at_s, hops_s());
+        *ready_s += begin - from_s;
+        *low_s += arrival_s - down_at;
+        *gaps += 1;
     }
 }
 
@@ -562,10 +569,9 @@ pub(crate) struct Family<'p> {
     /// Requests fed so far, and how many of them found the shared run idle (followed a gap).
     requests: u64,
     idle_requests: u64,
-    /// Members that take their gaps whole when they get all the way down (one fixed step).
-    one_step_members: usize,
-    /// Members that left the family: replayed on their own, fed here ([`Family::disband_if_costly`]).
-    gone: Vec<bool>,
+    /// Members that left the family, (spec index, replay): replayed on their own, fed here
+    /// until the caller takes them ([`Family::take_left`]).
+    left: Vec<(usize, Replay<'p>)>,
 }
 
 /// A track that ended is kept for its room unless its buckets hold more than this (256 KiB):
@@ -604,14 +610,13 @@ impl<'p> Family<'p> {
     pub(crate) fn new(device: &Arc<Device>, runs: Vec<(usize, Replay<'p>)>, opts: &ReplayOptions, first_arrival_s: f64, always_on: Option<Replay<'p>>) -> Self {
         let mut members: Vec<(f64, Member<'p>)> = runs
             .into_iter()
-            .map(|(spec, mut replay)| (replay.sim_mut().policy_first_step_s().expect("a member has a first step"), Member { spec, replay }))
-            .chain(always_on.map(|replay| (f64::INFINITY, Member { spec: ALWAYS_ON, replay })))
+            .map(|(spec, mut replay)| (replay.sim_mut().policy_first_step_s().expect("a member has a first step"), Member { spec, replay: Some(replay) }))
+            .chain(always_on.map(|replay| (f64::INFINITY, Member { spec: ALWAYS_ON, replay: Some(replay) })))
             .collect();
         members.sort_by(|a, b| a.0.total_cmp(&b.0));
         let (first_step_s, mut members): (Vec<f64>, Vec<Member<'p>>) = members.into_iter().unzip();
         let count = members.len();
-        let steps: Vec<Option<OneStep>> = members.iter_mut().map(|m| if m.spec == ALWAYS_ON { None } else { m.replay.sim_mut().one_step() }).collect();
-        let one_step_members = steps.iter().filter(|s| s.is_some()).count();
+        let steps: Vec<Option<OneStep>> = members.iter_mut().map(|m| if m.spec == ALWAYS_ON { None } else { m.sim().one_step() }).collect();
         Family {
             device: Arc::clone(device),
             members,
@@ -635,13 +640,24 @@ impl<'p> Family<'p> {
             takings: Takings::new(count),
             requests: 0,
             idle_requests: 0,
-            one_step_members,
-            gone: vec![false; count],
+            left: Vec::new(),
         }
     }
 
+    /// Whether most requests so far followed a gap of the shared run ([`DISBAND_ABOVE_IDLE_SHARE`]).
+    fn mostly_after_gaps(&self) -> bool {
+        self.idle_requests as f64 > DISBAND_ABOVE_IDLE_SHARE * self.requests as f64
+    }
+
+    /// Runs it replays: its members, and those that left it until they are taken.
     pub(crate) fn len(&self) -> usize {
-        self.members.len()
+        self.members.iter().filter(|m| m.replay.is_some()).count() + self.left.len()
+    }
+
+    /// The runs that left the family since the last call, (spec index, replay), to be replayed
+    /// on their own with the others, on every core.
+    pub(crate) fn take_left(&mut self) -> Vec<(usize, Replay<'p>)> {
+        std::mem::take(&mut self.left)
     }
 
     /// Requests to feed before members are first judged (0 once they have been).
@@ -678,19 +694,19 @@ impl<'p> Family<'p> {
         // against a stretch apart for every member that flips). The counts are the same either
         // way; from the first such piece the members' common part is the shared run's other
         // pieces.
-        let added = self.requests > 0 && 2 * self.idle_requests > self.requests;
+        let added = self.requests > 0 && self.mostly_after_gaps();
         if added && self.common.is_none() {
             self.common = Some(self.shared.responses.clone());
         }
         self.requests += block.len() as u64;
+        for (_, replay) in self.left.iter_mut() {
+            replay.feed(block);
+        }
         if self.disbanded {
-            for member in self.members.iter_mut() {
-                member.replay.feed(block);
+            for replay in self.members.iter_mut().filter_map(|m| m.replay.as_mut()) {
+                replay.feed(block);
             }
             return;
-        }
-        for (member, _) in self.members.iter_mut().zip(&self.gone).filter(|(_, &gone)| gone) {
-            member.replay.feed(block);
         }
         let Family {
             device,
@@ -749,7 +765,7 @@ impl<'p> Family<'p> {
                         apart_from[lo..hi].fill(i);
                     }
                     slept.sleep_run(lo, hi, device, shared.free_at, arrival, staying, |m| {
-                        let sim = members[m].replay.sim_mut();
+                        let sim = members[m].sim();
                         sim.resume_ready_at(shared.free_at, shared.head_bytes);
                         sim.request_measured_from(arrival, measured_from, size, is_write, offset, Some((service_s, service_j)));
                         sleepers.push(m);
@@ -778,7 +794,7 @@ impl<'p> Family<'p> {
                 let free_at = track.free_at;
                 for &(lo, hi) in &track.runs {
                     slept.sleep_run(lo, hi, device, free_at, arrival, staying, |m| {
-                        let sim = members[m].replay.sim_mut();
+                        let sim = members[m].sim();
                         sim.resume_ready_at(free_at, shared.head_bytes);
                         if sim.idle_between(free_at, arrival) {
                             rejoining.push((m, m + 1));
@@ -849,7 +865,7 @@ impl<'p> Family<'p> {
                 served_from.1.add(service_j);
             }
             for m in sleepers.drain(..) {
-                let sim = members[m].replay.sim_mut();
+                let sim = members[m].sim();
                 let (free_at, woken_at) = (sim.free_at(), sim.woken_at());
                 match tracks[formed..].iter_mut().find(|t| t.free_at.to_bits() == free_at.to_bits() && t.woken_at.to_bits() == woken_at.to_bits()) {
                     Some(track) => track.runs.push((m, m + 1)),
@@ -907,7 +923,9 @@ impl<'p> Family<'p> {
     /// Where the family's requests mostly follow a gap (a volume of a round-robin trace), its
     /// members that walk their gaps one by one (cascades, EPC's and APST's timers) act at nearly
     /// every request, and sharing saves them nothing: each leaves the family (its ledger takes
-    /// what it shared so far) and is replayed on its own from here. Members of one fixed step
+    /// what it shared so far) and is replayed on its own from here, handed back to the caller
+    /// ([`Family::take_left`]) to be dealt over the threads with the other runs (the family
+    /// feeds it meanwhile, should it leave in the middle of a part). Members of one fixed step
     /// stay: they sleep through such gaps whole ([`Slept`]). Without any, the family disbands.
     /// The judgement is the shared run's alone, so a member leaves at the same request whatever
     /// other runs share its family (a row is the same bit for bit in any sweep).
@@ -916,17 +934,17 @@ impl<'p> Family<'p> {
         if self.requests < JUDGED_AFTER_REQUESTS || self.requests % JUDGED_EVERY_REQUESTS as u64 != 0 || self.disbanded {
             return;
         }
-        if self.idle_requests as f64 <= DISBAND_ABOVE_IDLE_SHARE * self.requests as f64 {
+        if !self.mostly_after_gaps() {
             return;
         }
-        if self.one_step_members == 0 {
-            let all: Vec<bool> = self.gone.iter().map(|gone| !gone).collect();
+        if self.slept.steps.iter().all(Option::is_none) {
+            let all: Vec<bool> = self.members.iter().map(|m| m.replay.is_some()).collect();
             self.settle(&all);
             self.tracks.clear();
             self.disbanded = true;
             return;
         }
-        let walking: Vec<bool> = (0..self.members.len()).map(|m| !self.gone[m] && self.members[m].spec != ALWAYS_ON && self.slept.steps[m].is_none()).collect();
+        let walking: Vec<bool> = (0..self.members.len()).map(|m| self.members[m].replay.is_some() && self.members[m].spec != ALWAYS_ON && self.slept.steps[m].is_none()).collect();
         if !walking.contains(&true) {
             return;
         }
@@ -941,8 +959,8 @@ impl<'p> Family<'p> {
                 t += 1;
             }
         }
-        for (gone, walks) in self.gone.iter_mut().zip(walking) {
-            *gone |= walks;
+        for (member, _) in self.members.iter_mut().zip(walking).filter(|(_, walks)| *walks) {
+            self.left.push((member.spec, member.replay.take().expect("a walking member has its replay")));
         }
     }
 
@@ -979,7 +997,7 @@ impl<'p> Family<'p> {
             if member.spec == ALWAYS_ON {
                 return settle_always_on(member, shared);
             }
-            let sim = member.replay.sim_mut();
+            let sim = member.sim();
             sim.charge_slept_gaps(slept.gaps[m], slept.ready_s[m], slept.low_s[m]);
             match in_track[m].map(|t| &tracks[t]) {
                 Some(track) => sim.resume_woken_at(track.free_at, shared.head_bytes, track.woken_at),
@@ -1000,15 +1018,16 @@ impl<'p> Family<'p> {
     /// and always-on's, if the family carried it.
     pub(crate) fn finish(mut self) -> (Vec<(usize, Replay<'p>)>, Option<Replay<'p>>) {
         if !self.disbanded {
-            let staying: Vec<bool> = self.gone.iter().map(|gone| !gone).collect();
+            let staying: Vec<bool> = self.members.iter().map(|m| m.replay.is_some()).collect();
             self.settle(&staying);
         }
         let mut always_on = None;
-        let mut runs = Vec::with_capacity(self.members.len());
+        let mut runs = std::mem::take(&mut self.left);
         for member in self.members {
-            match member.spec {
-                ALWAYS_ON => always_on = Some(member.replay),
-                spec => runs.push((spec, member.replay)),
+            match (member.spec, member.replay) {
+                (_, None) => {}
+                (ALWAYS_ON, replay) => always_on = replay,
+                (spec, Some(replay)) => runs.push((spec, replay)),
             }
         }
         (runs, always_on)
@@ -1020,7 +1039,7 @@ impl<'p> Family<'p> {
 /// its own replay's, bit for bit (the oracle's shadow takes its service, and a row beside the
 /// references is the row without them, `tests/mems.rs`).
 fn settle_always_on(member: &mut Member, shared: &Shared) {
-    let sim = member.replay.sim_mut();
+    let sim = member.sim();
     sim.resume_ready_at(shared.free_at, shared.head_bytes);
     let ledger = sim.ledger_mut();
     debug_assert!(ledger.service_time_s == 0.0 && ledger.responses.count() == 0, "always-on never serves apart from the shared run");
