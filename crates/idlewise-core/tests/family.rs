@@ -340,6 +340,14 @@ fn members_that_walk_their_gaps_leave_a_family_whose_requests_mostly_follow_a_ga
         for (k, cascade) in cascades.iter().enumerate() {
             assert_eq!(format!("{:?}", left[3 + k].run), format!("{:?}", disbanded[k].run), "{cascade} on {}", device.name);
         }
+        // Those that left are dealt over the threads with the other runs: the same rows.
+        let mut runs = Runs::new(&Arc::new(device.clone()), &parsed(&specs), &opts, trace.arrival_s[0], 0).unwrap();
+        runs.feed(&trace, 2, None);
+        let threaded = runs.finish(&device, Some(&trace)).unwrap();
+        let whole = reports(&device, &parsed(&specs), &trace, &opts, &[]);
+        for (a, b) in threaded.iter().zip(&whole) {
+            assert_eq!(format!("{:?}", a.run), format!("{:?}", b.run), "{} on 2 threads, {}", a.run.policy, device.name);
+        }
     }
 }
 
