@@ -10,9 +10,11 @@
 //! `ascii.trace`, folded onto G1's capacity) repeated end to end, each copy shifted by the span of
 //! the last, until REQUESTS: real locality, sizes and gaps, at any length.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use idlewise_core::policy::{BuildContext, PolicySpec};
+use idlewise_core::replay::{blocks, Replay};
 use idlewise_core::{replay, Device, ReplayOptions, TraceView};
 
 fn main() {
@@ -58,6 +60,21 @@ fn main() {
         let name = if theoretical_minimum { format!("{} + minima", result.policy) } else { result.policy.clone() };
         println!("{:<20} {:>10.3} {:>16.0} {:>18.3}", name, seconds, n as f64 / seconds, result.mean_response_s * 1e3);
         std::hint::black_box(result.energy_j);
+    }
+    // One policy's replay cut into segments speculated side by side (`Replay::feed_helped`):
+    // the same result, on HELPERS more threads.
+    let helpers: usize = std::env::var("HELPERS").ok().and_then(|h| h.parse().ok()).unwrap_or(1);
+    for spec in ["timeout:100ms", "timeout:0s"] {
+        let policy = PolicySpec::parse(spec).unwrap().build(&device, &BuildContext { base_power_w: 0.0 }).unwrap();
+        let start = Instant::now();
+        let mut run = Replay::new(Arc::new(device.clone()), policy, &ReplayOptions::default(), trace.arrival_s[0], 0);
+        for block in blocks(&trace) {
+            run.feed_helped(&block, helpers);
+        }
+        let result = run.finish();
+        let seconds = start.elapsed().as_secs_f64();
+        let name = format!("{spec}, +{helpers} threads");
+        println!("{:<20} {:>10.3} {:>16.0} {:>18.3}", name, seconds, n as f64 / seconds, result.mean_response_s * 1e3);
     }
 }
 

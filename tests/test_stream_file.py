@@ -544,10 +544,29 @@ def test_simulate_no_references_prints_n_a_and_nulls(tmp_path):
     row = next(line for line in shown.stdout.splitlines() if "timeout:100ms" in line)
     assert row.count("n/a") >= 2, row
     alone = json.loads(subprocess.run(command + ["--no-references", "--json"], capture_output=True, text=True, check=True).stdout)
-    beside = json.loads(subprocess.run(command + ["--json"], capture_output=True, text=True, check=True).stdout)
+    beside = json.loads(subprocess.run(command + ["--references", "--json"], capture_output=True, text=True, check=True).stdout)
     assert alone[0]["energy_vs_oracle"] is None and alone[0]["theoretical_min_energy_j"] is None
     assert beside[0]["energy_vs_oracle"] > 1 and beside[0]["theoretical_min_energy_j"] > 0
     assert alone[0]["energy_j"] == beside[0]["energy_j"] and alone[0]["p99_response_s"] == beside[0]["p99_response_s"]
+
+
+def test_a_sled_s_references_are_replayed_only_when_asked_a_disk_s_by_default():
+    """A MEMS sled's always-on and oracle are event-by-event replays as costly as the policy's
+    own (issue 43: one policy pays for one replay), so on the command line they come only with
+    ``--references``; the command says so on stderr (not with --json). A disk's come by default."""
+    path = str(DATA / "mems-disksim" / "visible.trace")
+    sled = [sys.executable, "-m", "idlewise", "simulate", path, "--format", "disksim", "--device", "cmu-mems-g2",
+            "--policy", "timeout:100ms"]
+    shown = subprocess.run(sled, capture_output=True, text=True, check=True, env={**os.environ, "COLUMNS": "100"})
+    row = next(line for line in shown.stdout.splitlines() if "timeout:100ms" in line)
+    assert row.count("n/a") >= 2, row
+    assert "replayed only when asked (--references" in shown.stderr, shown.stderr
+    by_default = json.loads(subprocess.run(sled + ["--json"], capture_output=True, text=True, check=True).stdout)
+    assert by_default[0]["energy_vs_oracle"] is None and by_default[0]["normalized_against"] is None
+    disk = [sys.executable, "-m", "idlewise", "simulate", path, "--format", "disksim", "--device", "hitachi-travelstar-5k320",
+            "--policy", "timeout:1s", "--fold-offsets", "--json"]
+    shown = subprocess.run(disk, capture_output=True, text=True, check=True)
+    assert json.loads(shown.stdout)[0]["energy_vs_oracle"] >= 1 and "only when asked" not in shown.stderr
 
 
 def test_read_ahead_keeps_the_order_the_errors_and_no_thread_behind():

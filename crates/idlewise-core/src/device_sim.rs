@@ -18,6 +18,9 @@ use crate::options::ReplayOptions;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
+mod mems_segments;
+pub(crate) use mems_segments::{Requests, LEAST_SEGMENT};
+
 /// Where a device is at a given instant.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum DeviceState {
@@ -333,6 +336,12 @@ struct MemsRun {
     /// The theoretical minima (seed 004 §5.2.1), when asked for: every request served from
     /// where the previous one left the sled, with no idle sweep, shutdown or queueing.
     minimum: Option<MemsMinimum>,
+    /// Segments speculated on other threads and taken, and refused (`mems_segments`): a run
+    /// whose speculations are mostly refused stops speculating.
+    segments_taken: u64,
+    segments_refused: u64,
+    /// The calls of speculated segments, recorded into buffers kept from block to block.
+    call_buffers: Vec<Vec<mems_segments::Call>>,
 }
 
 /// The sled as if power management never moved it: the seeks requests cause and their media
@@ -429,15 +438,55 @@ impl MemsMinimum {
 }
 
 /// The account a MEMS device's events are charged to: the device's ledger and power management,
-/// and the minima.
-struct MemsLedger<'s, 'p> {
+/// and the minima; `log` hears every call as well (`()`: no one, as in any run but a segment
+/// speculated on another thread, `mems_segments`).
+struct MemsLedger<'s, 'p, L: mems_segments::CallLog = ()> {
     sim: &'s mut DeviceSim<'p>,
     service: &'s MemsService,
     minimum: Option<&'s mut MemsMinimum>,
+    log: L,
 }
 
-impl MemsHost for MemsLedger<'_, '_> {
+impl<L: mems_segments::CallLog> MemsHost for MemsLedger<'_, '_, L> {
+    #[inline(always)]
     fn noticed(&mut self, incoming: &Incoming, notice_ms: f64, idle: Option<(f64, Coord)>) -> Option<(SledStart, f64)> {
+        let answer = self.notice(incoming, notice_ms, idle);
+        self.log.noticed(incoming, notice_ms, idle, answer);
+        answer
+    }
+
+    // The small callbacks are inlined into the event loop that calls them (a request's
+    // completion is one of its ~42 steps); `noticed`, with the power manager behind it, is not.
+    #[inline(always)]
+    fn sled_idle(&mut self, at_ms: f64) {
+        self.log.sled_idle(at_ms);
+        self.sim.free_at = at_ms / 1e3;
+    }
+
+    #[inline(always)]
+    fn served(&mut self, served: &ServedRequest) {
+        self.log.served(served);
+        self.serve_logged(served);
+    }
+
+    #[inline(always)]
+    fn completed(&mut self, slot: usize, measured_from_ms: f64, at_ms: f64) {
+        self.log.completed(slot, measured_from_ms, at_ms);
+        let sim = &mut *self.sim;
+        let response_s = ((at_ms - measured_from_ms) / 1e3).max(0.0);
+        sim.ledger.responses.record(response_s);
+        if let Some(all) = sim.ledger.per_request.as_mut() {
+            all.response_s[slot - sim.per_request_handed] = response_s;
+        }
+        sim.last_completion_s = sim.last_completion_s.max(at_ms / 1e3);
+    }
+}
+
+impl<L: mems_segments::CallLog> MemsLedger<'_, '_, L> {
+    /// A request's command overhead ended: the power manager says how the sled starts. Not
+    /// inlined into the event loop: inlined, it was slower.
+    #[inline(never)]
+    fn notice(&mut self, incoming: &Incoming, notice_ms: f64, idle: Option<(f64, Coord)>) -> Option<(SledStart, f64)> {
         let sim = &mut *self.sim;
         let notice_s = notice_ms / 1e3;
         if idle.is_some() && sim.gap.is_none() && notice_s > sim.free_at {
@@ -463,15 +512,8 @@ impl MemsHost for MemsLedger<'_, '_> {
         start
     }
 
-    // The small callbacks are inlined into the event loop that calls them (a request's
-    // completion is one of its ~42 steps); `noticed`, with the power manager behind it, is not.
     #[inline(always)]
-    fn sled_idle(&mut self, at_ms: f64) {
-        self.sim.free_at = at_ms / 1e3;
-    }
-
-    #[inline(always)]
-    fn served(&mut self, served: &ServedRequest) {
+    fn serve_logged(&mut self, served: &ServedRequest) {
         let sim = &mut *self.sim;
         let (start_s, end_s) = (served.start_ms / 1e3, served.end_ms / 1e3);
         sim.ledger.service_time_s += (served.end_ms - served.start_ms) / 1e3;
@@ -486,17 +528,6 @@ impl MemsHost for MemsLedger<'_, '_> {
         if let Some(minimum) = self.minimum.as_deref_mut() {
             minimum.add(self.service, served.lbn, served.blocks, served.idle_before_ms / 1e3);
         }
-    }
-
-    #[inline(always)]
-    fn completed(&mut self, slot: usize, measured_from_ms: f64, at_ms: f64) {
-        let sim = &mut *self.sim;
-        let response_s = ((at_ms - measured_from_ms) / 1e3).max(0.0);
-        sim.ledger.responses.record(response_s);
-        if let Some(all) = sim.ledger.per_request.as_mut() {
-            all.response_s[slot - sim.per_request_handed] = response_s;
-        }
-        sim.last_completion_s = sim.last_completion_s.max(at_ms / 1e3);
     }
 }
 
@@ -514,6 +545,9 @@ impl<'p> DeviceSim<'p> {
             fold_offsets: opts.fold_offsets,
             complete_each: opts.mode.waits_for_completion(),
             minimum: opts.theoretical_minimum.then(|| MemsMinimum::new(m.rest, device.lowest_power_w())),
+            segments_taken: 0,
+            segments_refused: 0,
+            call_buffers: Vec::new(),
         }));
         let varies = device.transitions.iter().any(|t| t.spread.is_some());
         let mut sim = DeviceSim {
@@ -1015,8 +1049,15 @@ impl<'p> DeviceSim<'p> {
     /// timer, start when the sled leaves the media, as DiskSim's "time before sled inactive"
     /// does. Returns the completion in a closed loop; in an open loop it is not known yet (NaN).
     fn mems_request(&mut self, arrival_s: f64, measured_from_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64) -> f64 {
+        self.mems_request_logged(arrival_s, measured_from_s, size_bytes, is_write, offset_bytes, ())
+    }
+
+    /// [`DeviceSim::mems_request`], with every call of the device's events to the ledger told to
+    /// `log` too.
+    #[inline(always)]
+    fn mems_request_logged<L: mems_segments::CallLog>(&mut self, arrival_s: f64, measured_from_s: f64, size_bytes: f64, is_write: bool, offset_bytes: f64, log: L) -> f64 {
         let mut run = self.mems.take().expect("MEMS run");
-        let MemsRun { device, events, complete_each, minimum, fold_offsets } = &mut *run;
+        let MemsRun { device, events, complete_each, minimum, fold_offsets, .. } = &mut *run;
         let service = device.service.mems.as_ref().expect("MEMS device");
         let (lbn, blocks) = service.block_range(offset_bytes, size_bytes, *fold_offsets);
         let slot = match self.ledger.per_request.as_mut() {
@@ -1030,7 +1071,7 @@ impl<'p> DeviceSim<'p> {
             None => 0,
         };
         let incoming = Incoming { slot, arrival_s, measured_from_ms: measured_from_s * 1e3, lbn, blocks, is_write };
-        let mut ledger = MemsLedger { sim: self, service, minimum: minimum.as_mut() };
+        let mut ledger = MemsLedger { sim: self, service, minimum: minimum.as_mut(), log };
         events.arrive(service, &mut ledger, incoming);
         let completion_ms = if *complete_each { events.complete_last(service, &mut ledger) } else { f64::NAN };
         self.mems = Some(run);
@@ -1042,7 +1083,7 @@ impl<'p> DeviceSim<'p> {
         let Some(mut run) = self.mems.take() else { return };
         let MemsRun { device, events, minimum, .. } = &mut *run;
         let service = device.service.mems.as_ref().expect("MEMS device");
-        events.drain(service, &mut MemsLedger { sim: self, service, minimum: minimum.as_mut() });
+        events.drain(service, &mut MemsLedger { sim: self, service, minimum: minimum.as_mut(), log: () });
         self.mems = Some(run);
     }
 

@@ -275,7 +275,11 @@ impl<'p> Runs<'p> {
         let always_on_runs = usize::from(always_on.is_some());
         let replays_a_request = (runs.len() + family_runs + always_on_runs) * replay_weight(&self.device);
         let units = runs.len() + usize::from(self.family.is_some()) + always_on_runs;
-        let threads = if part.len() * replays_a_request < WORTH_A_THREAD { 1 } else { threads.min(units).max(1) };
+        let small = part.len() * replays_a_request < WORTH_A_THREAD;
+        // Threads beyond one a unit of work help the runs that can use them: a MEMS sled's
+        // replay speculates segments of its blocks on them (`Replay::feed_helped`).
+        let helpers = if small || self.family.is_some() { 0 } else { threads.saturating_sub(units) / units.max(1) };
+        let threads = if small { 1 } else { threads.min(units).max(1) };
         let mut shares: Vec<Vec<&mut Replay<'p>>> = (0..threads).map(|_| Vec::new()).collect();
         // The family (one unit of work) takes the last thread for itself; the runs on their own
         // go to the thread with the fewest replays so far, counting always-on on the first.
@@ -307,7 +311,7 @@ impl<'p> Runs<'p> {
                     f.feed(&block, response_from);
                 }
                 for run in share.iter_mut() {
-                    run.feed(&block);
+                    run.feed_helped(&block, helpers);
                 }
                 let go = if count { crate::progress::advance(progress, per_block * block.len() as u64) } else { !crate::progress::stopped(progress) };
                 if !go {

@@ -266,6 +266,33 @@ impl<'p> Replay<'p> {
         self.feed_observed(block, |_, _| {});
     }
 
+    /// [`Replay::feed`], with up to `helpers` more threads: a MEMS sled's open-loop replay
+    /// under a policy that decides each gap from the gap alone is cut into segments speculated
+    /// side by side (`device_sim::mems_segments`), with the same result bit for bit; any other
+    /// replay is fed here.
+    pub fn feed_helped(&mut self, block: &TraceView, helpers: usize) {
+        self.feed_in_segments(block, helpers, crate::device_sim::LEAST_SEGMENT);
+    }
+
+    /// [`Replay::feed_helped`] with segments of at least `least` requests (tests cut small
+    /// blocks).
+    #[doc(hidden)]
+    pub fn feed_in_segments(&mut self, block: &TraceView, helpers: usize, least: usize) {
+        let original = block.original_s.is_some() && self.response_from == ResponseFrom::Original;
+        if helpers == 0 || self.mode != ReplayMode::Open || original || !self.sim.mems_segmentable() {
+            self.feed(block);
+            return;
+        }
+        let requests = crate::device_sim::Requests { arrival_s: block.arrival_s, size_bytes: block.size_bytes, is_write: block.is_write, offset_bytes: block.offset_bytes };
+        self.sim.mems_requests_in_segments(requests, helpers, least);
+    }
+
+    /// How many segments speculated on other threads this run has taken (`feed_helped`).
+    #[doc(hidden)]
+    pub fn segments_taken(&self) -> u64 {
+        self.sim.segments_taken()
+    }
+
     pub(crate) fn sim_mut(&mut self) -> &mut DeviceSim<'p> {
         &mut self.sim
     }

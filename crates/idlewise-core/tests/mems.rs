@@ -294,3 +294,35 @@ fn a_streamed_sled_trace_gives_one_thread_s_reports_on_two() {
         assert_eq!(format!("{:?}", read(2)), format!("{one:?}"), "{policies:?}");
     }
 }
+
+/// One sled policy replayed alone (no references) on a command's two threads: its blocks are cut
+/// into segments, one speculated on the second thread (`Replay::feed_helped`), and the report is
+/// one thread's bit for bit, in memory and streamed from the file alike.
+#[test]
+fn one_sled_policy_alone_on_two_threads_gives_one_thread_s_report() {
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/mems-disksim/visible.trace"));
+    let bytes = std::fs::read(path).unwrap();
+    let base = idlewise_core::readers::read("disksim", &bytes).unwrap();
+    // Five copies end to end: 100,000 requests, blocks worth cutting.
+    let span = base.time_s[base.time_s.len() - 1] - base.time_s[0] + 0.01;
+    let (mut times, mut offsets, mut sizes, mut ops) = (vec![], vec![], vec![], vec![]);
+    for copy in 0..5 {
+        for i in 0..base.time_s.len() {
+            times.push(base.time_s[i] - base.time_s[0] + copy as f64 * span);
+            offsets.push(base.offset_bytes[i]);
+            sizes.push(base.size_bytes[i]);
+            ops.push(base.is_write[i]);
+        }
+    }
+    let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
+    let alone = ReplayOptions { without_references: true, fold_offsets: true, ..Default::default() };
+    for policy in ["timeout:100ms", "timeout:0s", "timeout:10s"] {
+        let specs = vec![PolicySpec::parse(policy).unwrap()];
+        let one = idlewise_core::evaluate_on(&trace, &g2(), &specs, &alone, None, 1).unwrap();
+        let two = idlewise_core::evaluate_on(&trace, &g2(), &specs, &alone, None, 2).unwrap();
+        assert_eq!(format!("{two:?}"), format!("{one:?}"), "{policy}");
+        assert!(one[0].energy_vs_oracle.is_none());
+        let read = |threads| idlewise_core::stream::evaluate_file(path, "disksim", &g2(), &specs, &alone, None, None, threads, None).unwrap();
+        assert_eq!(format!("{:?}", read(2)), format!("{:?}", read(1)), "{policy}, streamed");
+    }
+}

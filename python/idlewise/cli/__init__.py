@@ -90,10 +90,11 @@ def build_parser() -> argparse.ArgumentParser:
     _trace_options(sim)
     sim.add_argument("--transform", metavar="T", help="workload transform, e.g. compress-reorder:64ops (chain with +)")
     sim.add_argument("--json", action="store_true", help="print a JSON list, one object per policy")
-    sim.add_argument("--no-references", dest="references", action="store_false",
-                     help="replay the policies alone, without always-on and the oracle beside them (nor a MEMS device's "
-                          "theoretical minima): each policy costs one replay (one MEMS policy: one instead of three); "
-                          "the vs always-on and vs oracle columns are then empty")
+    sim.add_argument("--references", dest="references", action=argparse.BooleanOptionalAction, default=None,
+                     help="replay always-on and the oracle beside the policies (and a MEMS device's theoretical minima) "
+                          "for the vs always-on and vs oracle columns. Default: yes, except on a MEMS sled, whose "
+                          "references are two more event-by-event replays of the sled (one policy: three replays "
+                          "instead of one). --no-references: the policies alone, one replay each, those columns empty")
     sim.add_argument("--per-request", metavar="FILE.parquet",
                      help="also write every request of every run to Parquet: policy, device, request, arrival_s, start_s, "
                           "finish_s, response_s, wait_s, mode_at_arrival")

@@ -28,12 +28,27 @@ def cmd_demo(args) -> int:
     return 0
 
 
+def _resolve_references(args, devices) -> None:
+    """Whether the references are replayed, where the command line did not say: yes, except on
+    a MEMS sled, whose always-on and oracle are event-by-event replays of the sled as costly as
+    the policy's own (a sled's oracle cannot ride along always-on's replay as a disk's does), so
+    they are replayed only when asked (``--references``). Says so on stderr."""
+    if args.references is not None:
+        return
+    sleds = [d.name for d in devices if d.mems_blocks is not None]
+    args.references = not sleds
+    if sleds and not args.json:
+        print(f"idlewise: {', '.join(sleds)}: vs always-on, vs oracle and the theoretical minima are replayed only "
+              "when asked (--references: two more event-by-event replays of the sled)", file=sys.stderr)
+
+
 def cmd_simulate(args) -> int:
     from ..simulate import simulate
 
     # Devices and policies are checked before a possibly long read.
     devices = [load_device(d) for d in args.device]
     policies = [spec for policy in args.policy for spec in expand_spec(policy)]
+    _resolve_references(args, devices)
     if _streamable(args):
         return _simulate_streamed(args, devices, policies)
     trace = _read_trace(args, args.trace)
@@ -136,7 +151,7 @@ def _simulate_streamed(args, devices, policies) -> int:
                                     transition_seed=args.transition_seed, columns=getattr(args, "columns", None),
                                     write_flag=getattr(args, "write_flag", None), transform=args.transform,
                                     per_request=per_request[-1] if args.per_request else None,
-                                    references=getattr(args, "references", True))
+                                    references=args.references)
             records.extend(results)
         if not args.json:
             print(f"idlewise: {records[0]['read_report']}", file=sys.stderr)

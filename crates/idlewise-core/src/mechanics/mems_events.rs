@@ -529,6 +529,32 @@ impl MemsEvents {
         self.get_bus(Step::GrantedToController.of(id));
     }
 
+    /// Handles the events that come before a request arriving at `arrival_s`, as its `arrive`
+    /// does first (then [`MemsEvents::quiescent`] says whether it finds the device at rest).
+    pub fn run_before_arrival(&mut self, service: &MemsService, host: &mut impl MemsHost, arrival_s: f64) {
+        self.run_until(service, host, arrival_s * 1e3, self.arrival_seq);
+    }
+
+    /// Nothing under way and nothing to come: no event queued, no request outstanding, the bus
+    /// free and the sled idle. Such a device differs from a new one only in where its sled is,
+    /// since when it has been idle, and its order numbers (which only order its own events).
+    pub fn quiescent(&self) -> bool {
+        let q = &self.queue;
+        q.present.is_empty()
+            && q.later.is_empty()
+            && q.sled.is_none()
+            && q.transfer.is_none()
+            && self.requests.is_empty()
+            && !self.bus.owned
+            && self.bus.waiting.is_empty()
+            && !self.device_owns_bus
+            && self.transferring.is_none()
+            && self.transfers_waiting.is_empty()
+            && !self.sled_running
+            && self.sled_queue.is_empty()
+            && self.active.is_none()
+    }
+
     /// Handles every event before `(time_ms, seq)`.
     fn run_until(&mut self, service: &MemsService, host: &mut impl MemsHost, time_ms: f64, seq: u64) {
         self.limit_ms = time_ms;

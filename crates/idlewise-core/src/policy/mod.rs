@@ -131,6 +131,13 @@ pub trait Policy: Send {
     fn stays_ready_below_s(&self, _device: &Device) -> f64 {
         0.0
     }
+    /// A new policy that decides every gap as this one would, for a policy whose decisions
+    /// depend on the gap alone (it learns nothing, draws nothing): it can take up a replay
+    /// anywhere, as a MEMS replay's segments speculated on other threads do
+    /// (`device_sim::mems_segments`). `None` (the default): a policy with a history.
+    fn replica(&self) -> Option<Box<dyn Policy>> {
+        None
+    }
 }
 
 /// A borrowed policy is a policy: lets callers that own a policy lend it to a [`crate::device_sim::DeviceSim`].
@@ -162,6 +169,9 @@ impl<P: Policy + ?Sized> Policy for &mut P {
     fn reads_gap_lengths(&self) -> bool {
         (**self).reads_gap_lengths()
     }
+    fn replica(&self) -> Option<Box<dyn Policy>> {
+        (**self).replica()
+    }
 }
 
 /// A policy that plans the same cascade for every gap: fixed timeouts, the lower envelope, a
@@ -180,6 +190,9 @@ impl Policy for FixedCascade {
     }
     fn first_step_s(&self) -> Option<f64> {
         Some(self.steps.iter().map(|s| s.at_s).fold(f64::INFINITY, f64::min))
+    }
+    fn replica(&self) -> Option<Box<dyn Policy>> {
+        Some(Box::new(FixedCascade { name: self.name.clone(), steps: self.steps.clone() }))
     }
 }
 
