@@ -131,14 +131,8 @@ fn random_columns(items: Vec<(f64, u32, i64, i64, bool)>, blocks: i64) -> Column
     c
 }
 
-/// `default` cases, or PROPTEST_CASES where a campaign sets it (an explicit `cases` would
-/// otherwise hide it).
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(default)
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(200), .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
 
     #[test]
     fn random_traces_cut_anywhere_give_one_replay_s_result(
