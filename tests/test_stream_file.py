@@ -567,6 +567,10 @@ def test_a_sled_s_references_are_replayed_only_when_asked_a_disk_s_by_default():
             "--policy", "timeout:1s", "--fold-offsets", "--json"]
     shown = subprocess.run(disk, capture_output=True, text=True, check=True)
     assert json.loads(shown.stdout)[0]["energy_vs_oracle"] >= 1 and "only when asked" not in shown.stderr
+    # Beside a sled, a disk keeps its references: the default is each device's own.
+    both = subprocess.run(disk + ["--device", "cmu-mems-g2"], capture_output=True, text=True, check=True)
+    rows = {r["device"]: r for r in json.loads(both.stdout)}
+    assert rows["hitachi-travelstar-5k320"]["energy_vs_oracle"] >= 1 and rows["cmu-mems-g2"]["energy_vs_oracle"] is None
 
 
 def test_read_ahead_keeps_the_order_the_errors_and_no_thread_behind():

@@ -28,15 +28,17 @@ def cmd_demo(args) -> int:
     return 0
 
 
-def _resolve_references(args, devices) -> None:
-    """Whether the references are replayed, where the command line did not say: yes, except on
-    a MEMS sled, whose always-on and oracle are event-by-event replays of the sled as costly as
-    the policy's own (a sled's oracle cannot ride along always-on's replay as a disk's does), so
-    they are replayed only when asked (``--references``). Says so on stderr."""
-    if args.references is not None:
-        return
-    sleds = [d.name for d in devices if d.mems_blocks is not None]
-    args.references = not sleds
+def _references(args, device) -> bool:
+    """Whether a device's references are replayed: as the command line says, else yes, except
+    on a MEMS sled, whose always-on and oracle are event-by-event replays of the sled as costly
+    as the policy's own (a sled's oracle cannot ride along always-on's replay as a disk's does),
+    so they are replayed only when asked (``--references``)."""
+    return args.references if args.references is not None else device.mems_blocks is None
+
+
+def _say_where_references_wait(args, devices) -> None:
+    """Says on stderr which devices' references were left for ``--references``."""
+    sleds = [d.name for d in devices if not _references(args, d) and args.references is None]
     if sleds and not args.json:
         print(f"idlewise: {', '.join(sleds)}: vs always-on, vs oracle and the theoretical minima are replayed only "
               "when asked (--references: two more event-by-event replays of the sled)", file=sys.stderr)
@@ -48,7 +50,7 @@ def cmd_simulate(args) -> int:
     # Devices and policies are checked before a possibly long read.
     devices = [load_device(d) for d in args.device]
     policies = [spec for policy in args.policy for spec in expand_spec(policy)]
-    _resolve_references(args, devices)
+    _say_where_references_wait(args, devices)
     if _streamable(args):
         return _simulate_streamed(args, devices, policies)
     trace = _read_trace(args, args.trace)
@@ -60,7 +62,7 @@ def cmd_simulate(args) -> int:
         run = simulate(trace, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode,
                        replay=args.replay, fold_offsets=args.fold_offsets, response_from=args.response_from,
                        tail_s=args.tail, transition_seed=args.transition_seed, per_request=bool(args.per_request),
-                       transform=args.transform, references=args.references)
+                       transform=args.transform, references=_references(args, device))
         if args.per_request:
             per_request.append(_with_run_columns(run.per_request(), device.name, picked.get("stream")))
         for r in run:
@@ -151,7 +153,7 @@ def _simulate_streamed(args, devices, policies) -> int:
                                     transition_seed=args.transition_seed, columns=getattr(args, "columns", None),
                                     write_flag=getattr(args, "write_flag", None), transform=args.transform,
                                     per_request=per_request[-1] if args.per_request else None,
-                                    references=args.references)
+                                    references=_references(args, device))
             records.extend(results)
         if not args.json:
             print(f"idlewise: {records[0]['read_report']}", file=sys.stderr)
