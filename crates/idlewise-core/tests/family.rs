@@ -383,13 +383,18 @@ fn a_sweep_on_a_volume_whose_every_request_follows_a_gap_sleeps_through_and_equa
             assert!(still_sharing(&device, &specs, &trace, &opts), "{}: the timeouts sleep through their gaps whole, so the family stays", device.name);
             check(&device, &specs, &trace, &opts, &cuts).unwrap();
         }
-        let opts = options(2.0, 50.0, 0.5, false);
-        let all: Vec<PolicySpec> = specs.iter().map(|s| PolicySpec::parse(s).unwrap()).collect();
-        let together = reports(&device, &all, &trace, &opts, &cuts);
-        for k in [0, 1, 30, 79, 80, 82] {
-            let alone = reports(&device, &all[k..=k], &trace, &opts, &cuts);
-            assert_eq!(format!("{:?}", alone[0].run), format!("{:?}", together[k].run), "{} on {}", specs[k], device.name);
-        }
+        rows_alone_equal_rows_together(&device, &specs, &trace, &options(2.0, 50.0, 0.5, false), &cuts, &[0, 1, 30, 79, 80, 82]);
+    }
+}
+
+/// The rows `picks` of a sweep of `specs` are each the same, bit for bit, as its policy's
+/// replayed on its own (in a family of its own): a sweep's row is `simulate`'s.
+fn rows_alone_equal_rows_together(device: &Device, specs: &[&str], trace: &TraceView, opts: &ReplayOptions, cuts: &[f64], picks: &[usize]) {
+    let all: Vec<PolicySpec> = specs.iter().map(|s| PolicySpec::parse(s).unwrap()).collect();
+    let together = reports(device, &all, trace, opts, cuts);
+    for &k in picks {
+        let alone = reports(device, &all[k..=k], trace, opts, cuts);
+        assert_eq!(format!("{:?}", alone[0].run), format!("{:?}", together[k].run), "{} on {}", specs[k], device.name);
     }
 }
 
@@ -415,13 +420,7 @@ fn members_in_one_state_share_a_track_and_still_equal_separate_replays() {
         check(&device, &specs, &trace, &options(0.0, 0.0, 0.0, true), &cuts).unwrap();
         // A row is the same bit for bit whatever runs share its family (and its tracks): a
         // sweep's row is `simulate`'s of its policy alone.
-        let opts = options(2.0, 50.0, 0.5, false);
-        let all: Vec<PolicySpec> = specs.iter().map(|s| PolicySpec::parse(s).unwrap()).collect();
-        let together = reports(&device, &all, &trace, &opts, &cuts);
-        for k in [0, 9, 40, 63, 64, 65] {
-            let alone = reports(&device, &all[k..=k], &trace, &opts, &cuts);
-            assert_eq!(format!("{:?}", alone[0].run), format!("{:?}", together[k].run), "{} on {}", specs[k], device.name);
-        }
+        rows_alone_equal_rows_together(&device, &specs, &trace, &options(2.0, 50.0, 0.5, false), &cuts, &[0, 9, 40, 63, 64, 65]);
     }
 }
 
