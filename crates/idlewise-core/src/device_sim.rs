@@ -19,7 +19,7 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 mod mems_segments;
-pub(crate) use mems_segments::{Requests, LEAST_SEGMENT};
+pub(crate) use mems_segments::LEAST_SEGMENT;
 
 /// Where a device is at a given instant.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -466,7 +466,20 @@ impl<L: mems_segments::CallLog> MemsHost for MemsLedger<'_, '_, L> {
     #[inline(always)]
     fn served(&mut self, served: &ServedRequest) {
         self.log.served(served);
-        self.serve_logged(served);
+        let sim = &mut *self.sim;
+        let (start_s, end_s) = (served.start_ms / 1e3, served.end_ms / 1e3);
+        sim.ledger.service_time_s += (served.end_ms - served.start_ms) / 1e3;
+        sim.ledger.service_energy_j += served.energy_j;
+        sim.free_at = end_s;
+        if let Some(timeline) = sim.ledger.timeline.as_mut() {
+            timeline.push(start_s, end_s, Activity::Serving);
+        }
+        if let Some(all) = sim.ledger.per_request.as_mut() {
+            all.start_s[served.slot - sim.per_request_handed] = start_s;
+        }
+        if let Some(minimum) = self.minimum.as_deref_mut() {
+            minimum.add(self.service, served.lbn, served.blocks, served.idle_before_ms / 1e3);
+        }
     }
 
     #[inline(always)]
@@ -510,24 +523,6 @@ impl<L: mems_segments::CallLog> MemsLedger<'_, '_, L> {
             sim.ledger.delayed_requests += 1;
         }
         start
-    }
-
-    #[inline(always)]
-    fn serve_logged(&mut self, served: &ServedRequest) {
-        let sim = &mut *self.sim;
-        let (start_s, end_s) = (served.start_ms / 1e3, served.end_ms / 1e3);
-        sim.ledger.service_time_s += (served.end_ms - served.start_ms) / 1e3;
-        sim.ledger.service_energy_j += served.energy_j;
-        sim.free_at = end_s;
-        if let Some(timeline) = sim.ledger.timeline.as_mut() {
-            timeline.push(start_s, end_s, Activity::Serving);
-        }
-        if let Some(all) = sim.ledger.per_request.as_mut() {
-            all.start_s[served.slot - sim.per_request_handed] = start_s;
-        }
-        if let Some(minimum) = self.minimum.as_deref_mut() {
-            minimum.add(self.service, served.lbn, served.blocks, served.idle_before_ms / 1e3);
-        }
     }
 }
 

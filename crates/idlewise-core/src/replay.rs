@@ -283,8 +283,7 @@ impl<'p> Replay<'p> {
             self.feed(block);
             return;
         }
-        let requests = crate::device_sim::Requests { arrival_s: block.arrival_s, size_bytes: block.size_bytes, is_write: block.is_write, offset_bytes: block.offset_bytes };
-        self.sim.mems_requests_in_segments(requests, helpers, least);
+        self.sim.mems_requests_in_segments(block, helpers, least);
     }
 
     /// How many segments speculated on other threads this run has taken (`feed_helped`).

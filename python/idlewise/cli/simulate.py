@@ -38,7 +38,9 @@ def _references(args, device) -> bool:
 
 def _say_where_references_wait(args, devices) -> None:
     """Says on stderr which devices' references were left for ``--references``."""
-    sleds = [d.name for d in devices if not _references(args, d) and args.references is None]
+    if args.references is not None:
+        return
+    sleds = [d.name for d in devices if not _references(args, d)]
     if sleds and not args.json:
         print(f"idlewise: {', '.join(sleds)}: vs always-on, vs oracle and the theoretical minima are replayed only "
               "when asked (--references: two more event-by-event replays of the sled)", file=sys.stderr)

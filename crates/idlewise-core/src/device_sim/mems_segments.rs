@@ -31,6 +31,7 @@ use crate::mechanics::mems::{Coord, SledStart};
 use crate::mechanics::mems_events::{Incoming, MemsEvents, ServedRequest};
 use crate::options::ReplayOptions;
 use crate::policy::Policy;
+use crate::trace::TraceView;
 
 /// A segment shorter than this is not worth a thread (a thread starts in tens of µs; a
 /// request's replay takes ~0.4 µs).
@@ -80,26 +81,6 @@ impl CallLog for &mut Vec<Call> {
     #[inline(always)]
     fn completed(&mut self, slot: usize, measured_from_ms: f64, at_ms: f64) {
         self.push(Call::Completed { slot, measured_from_ms, at_ms });
-    }
-}
-
-/// The requests of a block, as columns.
-#[derive(Clone, Copy)]
-pub(crate) struct Requests<'a> {
-    pub arrival_s: &'a [f64],
-    pub size_bytes: &'a [i64],
-    pub is_write: &'a [u8],
-    pub offset_bytes: &'a [i64],
-}
-
-impl<'a> Requests<'a> {
-    fn slice(&self, from: usize, to: usize) -> Requests<'a> {
-        Requests {
-            arrival_s: &self.arrival_s[from..to],
-            size_bytes: &self.size_bytes[from..to],
-            is_write: &self.is_write[from..to],
-            offset_bytes: &self.offset_bytes[from..to],
-        }
     }
 }
 
@@ -162,7 +143,8 @@ impl<'p> DeviceSim<'p> {
     /// Replays a block of an open-loop MEMS run (`mems_segmentable`), cut into segments of at
     /// least `least` requests: the first here, the others speculated on up to `helpers` other
     /// threads, then checked and taken in order (see the module's comment).
-    pub(crate) fn mems_requests_in_segments(&mut self, block: Requests, helpers: usize, least: usize) {
+    pub(crate) fn mems_requests_in_segments(&mut self, block: &TraceView, helpers: usize, least: usize) {
+        let block = *block;
         let cuts = cuts(block.arrival_s, helpers + 1, least);
         let n = block.arrival_s.len();
         let bounds: Vec<(usize, usize)> = std::iter::once(0).chain(cuts.iter().copied()).zip(cuts.iter().copied().chain(std::iter::once(n))).collect();
@@ -200,12 +182,9 @@ impl<'p> DeviceSim<'p> {
         self.mems.as_mut().expect("MEMS run").call_buffers = buffers;
     }
 
-    /// The requests replayed here, one after another.
-    fn mems_requests(&mut self, requests: Requests) {
-        for i in 0..requests.arrival_s.len() {
-            let arrival = requests.arrival_s[i];
-            self.mems_request(arrival, arrival, requests.size_bytes[i] as f64, requests.is_write[i] != 0, requests.offset_bytes[i] as f64);
-        }
+    /// The requests replayed here, as any open-loop block is.
+    fn mems_requests(&mut self, requests: TraceView) {
+        self.requests_observed(requests.arrival_s, requests.size_bytes, requests.is_write, requests.offset_bytes, None, |_, _| {});
     }
 
     /// Takes a speculated segment whose first request arrives at `first_arrival_s` if it is
@@ -321,7 +300,7 @@ fn same_answer(a: Option<(SledStart, f64)>, b: Option<(SledStart, f64)>) -> bool
 /// recording every call of its events; then handles the events that come before the next
 /// segment's first request, if there is one.
 #[allow(clippy::too_many_arguments)]
-fn speculate(device: Arc<Device>, policy: Box<dyn Policy>, fold_offsets: bool, base_power_w: f64, segment: Requests, lead_s: f64, next_arrival_s: Option<f64>, mut calls: Vec<Call>) -> Speculated {
+fn speculate(device: Arc<Device>, policy: Box<dyn Policy>, fold_offsets: bool, base_power_w: f64, segment: TraceView, lead_s: f64, next_arrival_s: Option<f64>, mut calls: Vec<Call>) -> Speculated {
     let opts = ReplayOptions { lead_s, fold_offsets, base_power_w, ..Default::default() };
     let mut sim = DeviceSim::new(device, policy, &opts, segment.arrival_s[0], 0);
     calls.clear();
