@@ -16,9 +16,18 @@ else:
             raise ValueError("zip_exact() arguments have different lengths")
         return zip(*lists)
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # the same parser, before it joined the standard library
-    import tomli as tomllib
+
+def __getattr__(name: str):
+    # The TOML parser on first use (PEP 562): only identifying a device reads TOML in Python,
+    # and its import (with datetime's) was 3-4 ms of every command's start-up.
+    if name == "tomllib":
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # the same parser, before it joined the standard library
+            import tomli as tomllib
+        globals()["tomllib"] = tomllib
+        return tomllib
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["tomllib", "zip_exact"]
