@@ -2,6 +2,7 @@
 combination, the plain-disk comparison, and clear errors."""
 
 import json
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -117,7 +118,7 @@ def test_errors_are_clear_and_come_before_any_run(tmp_path):
 
 def test_a_description_may_name_parts_by_path_relative_to_itself(tmp_path):
     disk_file = tmp_path / "my-disk.toml"
-    disk_file.write_text((idlewise.devices._catalog_dir() / f"{DISK}.toml").read_text().replace(DISK, "my-disk"))
+    disk_file.write_text((resources.files("idlewise") / "catalog" / f"{DISK}.toml").read_text().replace(DISK, "my-disk"))
     h = tmp_path / "sshd.toml"
     h.write_text(f'name = "sshd"\ndisk = "my-disk.toml"\nflash = "{FLASH}"\nnvcache = "inf"\ndram = "8MiB"\n')
     d = load_hybrid(h)

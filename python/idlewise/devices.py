@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import os
 import warnings
-from importlib import resources
 
 from . import _core
+from ._package import package_path, package_text, toml_names
 from .errors import IdlewiseError
 
 Device = _core.Device
@@ -29,10 +29,6 @@ class DeviceWarning(UserWarning):
     """A device value that is allowed but looks wrong (a low-power mode above the ready mode)."""
 
 
-def _catalog_dir():
-    return resources.files("idlewise") / "catalog"
-
-
 def catalog_names() -> list[str]:
     """Names of the bundled devices.
 
@@ -41,7 +37,7 @@ def catalog_names() -> list[str]:
     list of str
         Every catalog entry's name, sorted (``idlewise devices`` shows them).
     """
-    return sorted(p.name[: -len(".toml")] for p in _catalog_dir().iterdir() if p.name.endswith(".toml"))
+    return toml_names("catalog")
 
 
 def load_device(name_or_path: str | os.PathLike | Device) -> Device:
@@ -77,11 +73,10 @@ def load_device(name_or_path: str | os.PathLike | Device) -> Device:
         except UnicodeDecodeError as e:
             raise IdlewiseError(f"{text}: not a TOML device file: byte {e.start} is not UTF-8 text") from None
     else:
-        entry = _catalog_dir() / f"{text}.toml"
-        if not entry.is_file():
+        if not os.path.isfile(package_path("catalog", f"{text}.toml")):
             hint = _core.did_you_mean(text, catalog_names())
             raise IdlewiseError(f"unknown device '{text}'{hint}: not a file, and not in the catalog ({', '.join(catalog_names())})")
-        device = Device.from_toml(entry.read_text(encoding="utf-8"), f"catalog:{text}")
+        device = Device.from_toml(package_text("catalog", f"{text}.toml"), f"catalog:{text}")
     for message in device.warnings:
         warnings.warn(message, DeviceWarning, stacklevel=2)
     return device

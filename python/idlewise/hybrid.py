@@ -9,10 +9,10 @@ import math
 import numbers
 import os
 from dataclasses import dataclass
-from importlib import resources
 from typing import TYPE_CHECKING
 
 from . import _core
+from ._package import package_path, package_text, toml_names
 from .devices import Device, load_device
 from .errors import IdlewiseError, TraceRecordError
 from .results import Results
@@ -32,10 +32,6 @@ FLUSH_ALGORITHMS = {
 FLUSH_WHEN = ("each", "full")
 
 
-def _hybrid_dir():
-    return resources.files("idlewise") / "catalog" / "hybrid"
-
-
 def hybrid_names() -> list[str]:
     """Names of the bundled hybrid disk descriptions.
 
@@ -43,7 +39,7 @@ def hybrid_names() -> list[str]:
     -------
     list of str
     """
-    return sorted(p.name[: -len(".toml")] for p in _hybrid_dir().iterdir() if p.name.endswith(".toml"))
+    return toml_names("catalog", "hybrid")
 
 
 def load_hybrid(name_or_path: str | os.PathLike) -> dict:
@@ -72,10 +68,9 @@ def load_hybrid(name_or_path: str | os.PathLike) -> dict:
             raise IdlewiseError(f"{text_path}: not a TOML file: byte {e.start} is not UTF-8 text") from None
         origin, base = text_path, os.path.dirname(os.path.abspath(text_path))
     else:
-        entry = _hybrid_dir() / f"{text_path}.toml"
-        if not entry.is_file():
+        if not os.path.isfile(package_path("catalog", "hybrid", f"{text_path}.toml")):
             raise IdlewiseError(f"unknown hybrid disk '{text_path}': not a file, and not bundled ({', '.join(hybrid_names())})")
-        text, origin, base = entry.read_text(encoding="utf-8"), f"catalog:hybrid/{text_path}", None
+        text, origin, base = package_text("catalog", "hybrid", f"{text_path}.toml"), f"catalog:hybrid/{text_path}", None
     description = _core.hybrid_description(text, origin)
     for part in ("disk", "flash"):
         value = description[part]

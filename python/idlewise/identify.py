@@ -13,9 +13,9 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Optional
 
+from ._package import package_text
 from .errors import IdlewiseError
 from ._compat import tomllib
 
@@ -61,7 +61,7 @@ def _read(path: str) -> Optional[str]:
 
 
 def _models() -> dict:
-    text = (resources.files("idlewise") / "data" / "disk_models.toml").read_text(encoding="utf-8")
+    text = package_text("data", "disk_models.toml")
     return tomllib.loads(text)
 
 

@@ -7,6 +7,7 @@ import os
 import sys
 
 from .. import _core
+from .._package import package_text
 from ..devices import catalog_names, load_device, wear_ratings
 from ..errors import IdlewiseError
 from ._common import Table, _console, _fmt_time
@@ -56,14 +57,12 @@ def cmd_devices(args) -> int:
 
 def _device_toml(name: str) -> str:
     """A catalog entry's file (or a device file's text), to start a new device file from."""
-    import importlib.resources
-
     if os.path.exists(name):
         with open(name, encoding="utf-8") as f:
             return f.read()
     if name not in catalog_names():
         load_device(name)  # the catalog's error, naming the devices it has
-    return (importlib.resources.files("idlewise") / "catalog" / f"{name}.toml").read_text(encoding="utf-8")
+    return package_text("catalog", f"{name}.toml")
 
 
 def _validate_device(console, path) -> int:

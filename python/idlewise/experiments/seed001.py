@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._package import package_path
 from ..simulate import simulate
 from ..traces.synthetic import random_blocks
 from ..output import save_figure
@@ -130,9 +131,8 @@ def purple_timeouts(workloads=None, plot=None, trace=None, drives=None) -> dict:
 
 
 def _hplajw():
-    from importlib import resources
 
-    return str(resources.files("idlewise") / "data" / "hplajw" / "ajw.1week.srt")
+    return package_path("data", "hplajw", "ajw.1week.srt")
 
 
 def _plot_purple(result, path) -> None:

@@ -17,8 +17,8 @@ Everything runs through :func:`idlewise.hybrid`; nothing here models the disk.
 
 from __future__ import annotations
 
-from importlib import resources
 
+from .._package import package_path
 from ..hybrid import hybrid, prepare
 from ..traces import read_srt
 from ..output import save_figure
@@ -51,9 +51,7 @@ ARRAYS = ("bytes_cached_per_spindown", "spindown_ends_s")
 
 
 def hplajw_disk0():
-    folder = resources.files("idlewise") / "data" / "hplajw"
-    with resources.as_file(folder / "ajw.1week.srt") as path:
-        return read_srt(path, disk=0, name="hplajw week, disk 0")
+    return read_srt(package_path("data", "hplajw", "ajw.1week.srt"), disk=0, name="hplajw week, disk 0")
 
 
 def write_once(trace):
