@@ -50,3 +50,40 @@ def test_no_option_ends_in_a_traceback(workdir, data):
         os.chdir(cwd)
     assert code in (0, 2), (argv, code, err.getvalue()[-2000:])
     assert "Traceback" not in err.getvalue(), (argv, err.getvalue()[-2000:])
+
+
+def _parsed(parser, argv):
+    """What ``parser`` makes of ``argv``: its namespace (functions by name), or how it stopped
+    and what it printed."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        try:
+            args = vars(parser.parse_args(argv))
+        except SystemExit as stop:
+            return ("exit", stop.code, out.getvalue(), err.getvalue())
+    return {key: getattr(value, "name", value) if callable(value) else value for key, value in args.items()}
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_the_parser_built_for_the_running_command_parses_as_the_whole_one(data):
+    # main() builds only the running command's arguments (the others are listed by name): any
+    # command line, its help included, is parsed or refused exactly as by every command's parser.
+    argv = data.draw(command_lines("t.csv"))
+    if data.draw(st.booleans()):
+        argv = argv[: data.draw(st.integers(0, len(argv)))] + ["--help"]
+    running = next((word for word in argv if not word.startswith("-")), None)
+    assert _parsed(build_parser(running), argv) == _parsed(build_parser(), argv), argv
+
+
+def test_every_command_s_help_is_the_whole_parser_s():
+    import argparse
+
+    whole = build_parser()
+    names = next(a for a in whole._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for words in sorted(set(COMMANDS) | {(name,) for name in names}):
+        argv = [*words, "--help"]
+        assert _parsed(build_parser(argv[0]), argv) == _parsed(whole, argv), argv
+    for argv in (["--help"], ["--version"], ["bogus"], []):
+        running = next((word for word in argv if not word.startswith("-")), None)
+        assert _parsed(build_parser(running), argv) == _parsed(build_parser(), argv), argv
