@@ -19,6 +19,11 @@ def package_path(*parts: str) -> str:
     return os.path.join(_ROOT, *parts)
 
 
+#: The bundled week of the HP Labs hplajw trace (`data/hplajw/README.md`): the demo's and the
+#: seeds' experiments' trace.
+HPLAJW_WEEK = package_path("data", "hplajw", "ajw.1week.srt")
+
+
 def package_text(*parts: str) -> str:
     """A text file of the package, read whole."""
     with open(package_path(*parts), encoding="utf-8") as f:

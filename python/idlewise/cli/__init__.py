@@ -388,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     running = next((word for word in words if not word.startswith("-")), None)
     args = build_parser(running).parse_args(argv)
     # What a results file records of the command that wrote it (its Parquet metadata).
-    args.command_line = shlex.join(["idlewise", *(sys.argv[1:] if argv is None else argv)])
+    args.command_line = shlex.join(["idlewise", *words])
     try:
         _read_once(args)
         # Every file a command will write is checked before its work, which can take hours.

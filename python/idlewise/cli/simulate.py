@@ -6,7 +6,7 @@ import os
 import sys
 
 from .. import traces
-from .._package import package_path
+from .._package import HPLAJW_WEEK
 from ..devices import load_device
 from ..policies import expand_spec
 from ..errors import IdlewiseError
@@ -17,7 +17,7 @@ from ._common import DEMO_POLICIES, _label_devices, _picked, _print_results, _re
 def cmd_demo(args) -> int:
     from ..simulate import simulate
 
-    trace = traces.read_srt(package_path("data", "hplajw", "ajw.1week.srt"), disk=0, name="hplajw disk 0")
+    trace = traces.read_srt(HPLAJW_WEEK, disk=0, name="hplajw disk 0")
     results = simulate(trace, args.device, args.policy or DEMO_POLICIES, base_power_w=args.base_power)
     title = (f"{trace.describe()}\nreplayed on {args.device}"
              + (f", base power {args.base_power} W" if args.base_power else "")

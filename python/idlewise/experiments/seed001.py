@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._package import package_path
+from .._package import HPLAJW_WEEK
 from ..simulate import simulate
 from ..traces.synthetic import random_blocks
 from ..output import save_figure
@@ -95,7 +95,7 @@ def purple_timeouts(workloads=None, plot=None, trace=None, drives=None) -> dict:
     from .._core import parse_duration_s
     from ..traces import apply_transform
 
-    week = trace if trace is not None else read_trace(_hplajw(), stream=0)
+    week = trace if trace is not None else read_trace(HPLAJW_WEEK, stream=0)
     drives = drives or STAND_INS
     specs = [f"timeout:{t}s" for t in PURPLE_TIMEOUTS_S]
     rows = []
@@ -128,11 +128,6 @@ def purple_timeouts(workloads=None, plot=None, trace=None, drives=None) -> dict:
     if plot:
         _plot_purple(result, plot)
     return result
-
-
-def _hplajw():
-
-    return package_path("data", "hplajw", "ajw.1week.srt")
 
 
 def _plot_purple(result, path) -> None:

@@ -17,8 +17,7 @@ Everything runs through :func:`idlewise.hybrid`; nothing here models the disk.
 
 from __future__ import annotations
 
-
-from .._package import package_path
+from .._package import HPLAJW_WEEK
 from ..hybrid import hybrid, prepare
 from ..traces import read_srt
 from ..output import save_figure
@@ -51,7 +50,7 @@ ARRAYS = ("bytes_cached_per_spindown", "spindown_ends_s")
 
 
 def hplajw_disk0():
-    return read_srt(package_path("data", "hplajw", "ajw.1week.srt"), disk=0, name="hplajw week, disk 0")
+    return read_srt(HPLAJW_WEEK, disk=0, name="hplajw week, disk 0")
 
 
 def write_once(trace):

@@ -176,6 +176,7 @@ impl<P: Policy + ?Sized> Policy for &mut P {
 
 /// A policy that plans the same cascade for every gap: fixed timeouts, the lower envelope, a
 /// drive's own timers (EPC, APST).
+#[derive(Clone)]
 pub(crate) struct FixedCascade {
     pub(crate) name: String,
     pub(crate) steps: Vec<Step>,
@@ -192,7 +193,7 @@ impl Policy for FixedCascade {
         Some(self.steps.iter().map(|s| s.at_s).fold(f64::INFINITY, f64::min))
     }
     fn replica(&self) -> Option<Box<dyn Policy>> {
-        Some(Box::new(FixedCascade { name: self.name.clone(), steps: self.steps.clone() }))
+        Some(Box::new(self.clone()))
     }
 }
 
