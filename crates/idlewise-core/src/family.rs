@@ -545,12 +545,13 @@ pub(crate) struct Family<'p> {
     disbanded: bool,
     /// The buckets of the shared run's responses in the piece being fed.
     shared_buckets: Vec<u32>,
-    /// For each member apart from the shared run: since when (a place in the piece's
-    /// `shared_buckets`) it has not shared.
-    apart_from: Vec<usize>,
-    /// For each member sharing, in a piece whose shared responses are added to the members
-    /// that shared them: since when it has shared.
-    shared_from: Vec<usize>,
+    /// For each member: where in the piece being fed (a place in its `shared_buckets`) its
+    /// present place began, sharing or apart; 0 for every member at each piece's start. (One
+    /// mark for both places, reset at every piece's end: a piece counts the shared responses
+    /// one way or the other, and the way can change from piece to piece, so a mark kept for
+    /// one way alone went stale across a piece counted the other way and cut a member's
+    /// stretch short.)
+    since: Vec<usize>,
     /// The shared responses every member starts from, once a piece was counted the other way:
     /// the shared run's of the pieces counted by taking off (`None`: all of them, the shared
     /// run's histogram).
@@ -627,8 +628,7 @@ impl<'p> Family<'p> {
             spare_tracks: Vec::new(),
             disbanded: false,
             shared_buckets: Vec::new(),
-            apart_from: vec![0; count],
-            shared_from: vec![0; count],
+            since: vec![0; count],
             common: None,
             sleepers: Vec::new(),
             leaving: Vec::new(),
@@ -717,8 +717,7 @@ impl<'p> Family<'p> {
             tracks,
             spare_tracks,
             shared_buckets,
-            apart_from,
-            shared_from,
+            since,
             common,
             sleepers,
             leaving,
@@ -760,10 +759,9 @@ impl<'p> Family<'p> {
                 for &(lo, hi) in leaving.iter() {
                     takings.shared(lo, hi, &shared.sums, 1.0);
                     if added {
-                        ending.extend((lo..hi).map(|m| (m, shared_from[m])));
-                    } else {
-                        apart_from[lo..hi].fill(i);
+                        ending.extend((lo..hi).map(|m| (m, since[m])));
                     }
+                    since[lo..hi].fill(i);
                     slept.sleep_run(lo, hi, device, shared.free_at, arrival, staying, |m| {
                         let sim = members[m].sim();
                         sim.resume_ready_at(shared.free_at, shared.head_bytes);
@@ -819,11 +817,10 @@ impl<'p> Family<'p> {
                 }
                 for &(lo, hi) in rejoining.iter() {
                     takings.shared(lo, hi, &from, -1.0);
-                    if added {
-                        shared_from[lo..hi].fill(i);
-                    } else {
-                        ending.extend((lo..hi).map(|m| (m, apart_from[m])));
+                    if !added {
+                        ending.extend((lo..hi).map(|m| (m, since[m])));
                     }
+                    since[lo..hi].fill(i);
                 }
                 sharing.append(rejoining);
                 join_runs(sharing);
@@ -904,20 +901,15 @@ impl<'p> Family<'p> {
         for track in tracks.iter_mut() {
             spread.add(&track.runs, &track.buckets);
             track.buckets.clear();
-            for m in track.members() {
-                if !added {
-                    ending.push((m, apart_from[m]));
-                }
-                apart_from[m] = 0;
+            if !added {
+                ending.extend(track.members().map(|m| (m, since[m])));
             }
         }
         if added {
-            for m in sharing.iter().flat_map(|&(lo, hi)| lo..hi) {
-                ending.push((m, shared_from[m]));
-                shared_from[m] = 0;
-            }
+            ending.extend(sharing.iter().flat_map(|&(lo, hi)| lo..hi).map(|m| (m, since[m])));
         }
         spread.count_stretches(ending, shared_buckets, added);
+        since.fill(0);
     }
 
     /// Where the family's requests mostly follow a gap (a volume of a round-robin trace), its

@@ -15,7 +15,8 @@
 //! - [`evaluate`]: runs policies next to always-on and the oracle (computed once per call, the
 //!   oracle as a shadow of always-on where it cannot delay) and normalises results;
 //! - [`stream`]: a trace file read in chunks and replayed as it is read (larger than memory);
-//! - [`system`]: several devices on one clock: power manager, energy-aware cache, ghost hints.
+//! - [`system`]: several devices on one clock: power manager, energy-aware cache, ghost hints;
+//! - `testing`: the case counts and seed of every property test (hidden).
 
 pub mod device;
 pub mod device_sim;
@@ -34,6 +35,8 @@ pub mod readers;
 pub mod replay;
 pub mod stream;
 pub mod system;
+#[doc(hidden)]
+pub mod testing;
 pub mod trace;
 pub mod units;
 

@@ -4,6 +4,8 @@
 //! what one plain request-by-request replay of each policy gives. Results are compared through
 //! their `Debug` text, which prints every float exactly.
 
+mod common;
+
 use std::sync::Arc;
 
 use idlewise_core::evaluate::evaluate_on;
@@ -68,7 +70,7 @@ fn plain(trace: &TraceView, device: &Device, spec: &str, opts: &ReplayOptions) -
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+    #![proptest_config(common::config(48))]
 
     #[test]
     fn blocks_threads_and_the_shadow_oracle_change_no_number(c in trace_strategy(), kind in 0u8..4, cuts in prop::collection::vec(0usize..400, 0..6)) {
@@ -159,7 +161,7 @@ fn shared_services_carry_the_head_across_pieces_and_parts() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(common::config(48))]
 
     /// The idle gaps of a trace fed a part at a time (a file as it is read) are the gaps of the
     /// whole trace, on every path's device and wherever the parts are cut.

@@ -2,6 +2,8 @@
 //! rows of separate replays: every field, every generated trace, device and option, fed in parts
 //! of any size. Counts exactly; times, energies and responses to 1e-12 relative.
 
+mod common;
+
 use std::sync::Arc;
 
 use idlewise_core::evaluate::Runs;
@@ -212,7 +214,7 @@ fn direct_equals_walked(device: &Device, specs: &[String], trace: &TraceView, op
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+    #![proptest_config(common::config(400))]
 
     /// A one-step plan's gaps charged without planning them (stay ready, or go all the way down
     /// and wake at the arrival; else walked) give the walked plan's run bit for bit: every
@@ -460,5 +462,113 @@ fn a_family_on_a_thread_of_its_own_gives_the_same_rows_bit_for_bit() {
     let shared = reports(&device, &specs, &trace, &opts, &[]);
     for (a, b) in shared.iter().zip(&separate) {
         same(a, b).unwrap();
+    }
+}
+
+/// Issue 60's case, by hand: a timeout of 16.25 s on the 1 GB Microdrive, a lead of 8,652 s,
+/// 30 requests fed in parts cut after the 6th, 13th and 27th. A family counts a piece's shared
+/// responses by taking them off the members that did not share them, or (once most requests
+/// followed a gap) by adding them to those that did, and the way is chosen piece by piece: here
+/// it goes take-off, add, take-off, add. The member rejoined the shared run in the second piece,
+/// left it, and rejoined it in the third; the mark of where its sharing began was kept for the
+/// adding way only, so in the fourth it still pointed into the second piece, and the first two
+/// responses of the fourth were counted for no one: 28 requests where the replay has 30.
+#[test]
+fn a_member_sharing_when_the_counting_way_flips_keeps_every_response() {
+    let times = [
+        0.0, 0.08946672232162292, 0.1335773218923917, 0.1335773218923917, 0.2010882538000322, 0.2010882538000322, 0.2010882538000322, 0.2010882538000322, 7.9755695530225905,
+        7.9755695530225905, 7.9755695530225905, 7.9755695530225905, 70.58544498475933, 70.62662925566939, 70.62662925566939, 70.62662925566939, 70.80846477253996, 70.86897581188202,
+        70.86897581188202, 70.91974507005963, 70.98608552121911, 71.07538939360701, 71.10065496877704, 71.10065496877704, 71.10065496877704, 72.06169290713513, 72.06169290713513,
+        72.06169290713513, 72.06169290713513, 72.06169290713513,
+    ];
+    let mut sizes = [512i64; 30];
+    (sizes[4], sizes[5]) = (15_056, 8_130);
+    let (offsets, ops) = ([0i64; 30], [0u8; 30]);
+    let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
+    let device = catalog("hitachi-microdrive-1gb");
+    let specs = [PolicySpec::parse("timeout:16.253506000347897s").unwrap()];
+    let opts = options(8652.260025735082, 0.0, 0.0, false);
+    let shared = reports(&device, &specs, &trace, &opts, &[0.2, 0.44, 0.9]);
+    assert_eq!(shared[0].run.requests, 30);
+    assert_eq!(shared[0].run.wakeups, 2, "the lead and the 62.6 s gap");
+    check(&device, &["timeout:16.253506000347897s"], &trace, &opts, &[0.2, 0.44, 0.9]).unwrap();
+}
+
+/// Requests whose share after a gap hovers about one half, so a family's counting way flips
+/// from piece to piece: each item a request after a gap (milliseconds, seconds, minutes, or
+/// hours to days), then 0 to 2 requests queued behind it.
+fn hovering_trace() -> impl Strategy<Value = (Vec<f64>, Vec<i64>, Vec<i64>, Vec<u8>)> {
+    prop::collection::vec((0u8..4, 0.0f64..1.0, 0usize..3, 512i64..100_000, any::<bool>()), 1..120).prop_map(|items| {
+        let mut t = 0.0;
+        let mut out = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (kind, u, queued, size, write) in items {
+            t += match kind {
+                0 => 1e-3 + 9e-3 * u,
+                1 => 0.1 + 3.0 * u,
+                2 => 3.0 + 600.0 * u,
+                _ => 3600.0 * 48f64.powf(u),
+            };
+            for _ in 0..=queued {
+                out.0.push(t);
+                out.1.push((out.0.len() as i64 % 97) * 65_536);
+                out.2.push(size);
+                out.3.push(u8::from(write));
+            }
+        }
+        out
+    })
+}
+
+/// Lead and tail: none, seconds, or hours to a week.
+fn long_ends() -> impl Strategy<Value = f64> {
+    prop_oneof![Just(0.0), 0.0f64..30.0, 3600.0f64..604_800.0]
+}
+
+/// The idle periods of always-on's replay (the shared run's gaps: from a request's finish to
+/// the next arrival), for timeouts that end exactly where a gap does.
+fn shared_gaps_s(device: &Device, trace: &TraceView, opts: &ReplayOptions) -> Vec<f64> {
+    let mut always_on = PolicySpec::parse("always-on").unwrap().build(device, &idlewise_core::policy::BuildContext::default()).unwrap();
+    let run = idlewise_core::replay(trace, device, always_on.as_mut(), &ReplayOptions { keep_per_request: true, lead_s: 0.0, tail_s: 0.0, ..opts.clone() }).unwrap();
+    let records = run.per_request.expect("kept");
+    (1..records.arrival_s.len()).map(|i| records.arrival_s[i] - (records.arrival_s[i - 1] + records.response_s[i - 1])).filter(|g| *g > 0.0).collect()
+}
+
+proptest! {
+    #![proptest_config(common::config(300))]
+
+    /// The relatives of issue 60's case, drawn on purpose: the counting way flipping from piece
+    /// to piece (a share after gaps near one half), parts cut at every request or anywhere,
+    /// leads and tails of up to a week, members leaving and rejoining, timeouts equal to the
+    /// shared run's gaps (to the bit), to the lead and to the tail; on the catalog's disks of
+    /// each kind and on random chained devices. Every row is the separate replay's.
+    #[test]
+    fn shared_replays_equal_separate_ones_where_the_counting_way_flips(
+        (times, offsets, sizes, ops) in hovering_trace(),
+        which in 0usize..5, chained in chained_devices(),
+        drawn in prop::collection::vec(prop_oneof![0.0f64..5.0, 5.0f64..700.0, 3600.0f64..200_000.0], 1..5),
+        picked in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
+        lead in long_ends(), tail in long_ends(), every_request in prop::bool::weighted(0.2),
+        cuts in prop::collection::vec(0.0f64..1.0, 0..24), base in prop_oneof![Just(0.0), 0.1f64..2.0],
+    ) {
+        let (device, own) = match which {
+            0 => (catalog("hitachi-microdrive-1gb"), "breakeven"),
+            1 => (catalog("hitachi-travelstar-5k320"), "hd-idle:10s"),
+            2 => (catalog("seagate-constellation-es1-500gb"), "epc"),
+            3 => (catalog("samsung-950-pro-512gb"), "apst"),
+            _ => (chained, "timeout:b=2s,c=30s"),
+        };
+        let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
+        let opts = options(lead, tail, base, false);
+        let gaps = shared_gaps_s(&device, &trace, &opts);
+        let mut timeouts: Vec<f64> = drawn.clone();
+        timeouts.extend([lead, tail].into_iter().filter(|&s| s > 0.0));
+        if !gaps.is_empty() {
+            timeouts.extend(picked.iter().map(|i| gaps[i.index(gaps.len())]));
+        }
+        let mut specs: Vec<String> = timeouts.iter().map(|s| format!("timeout:{s}s")).collect();
+        specs.extend([own.to_string(), "breakeven".to_string(), "always-on".to_string()]);
+        let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+        let cuts: Vec<f64> = if every_request { (1..trace.len()).map(|i| (i as f64 + 0.5) / trace.len() as f64).collect() } else { cuts };
+        check(&device, &specs, &trace, &opts, &cuts)?;
     }
 }

@@ -1,5 +1,7 @@
 //! The hybrid disk engine (seed 003): hand-computed scenarios and invariants over random traces.
 
+mod common;
+
 use idlewise_core::hybrid::{replay_hybrid, FlushAlgorithm, FlushWhen, HybridConfig, HybridResult, HybridRuns};
 use idlewise_core::{replay, Device, PolicySpec, ReplayMode, ReplayOptions, TraceView};
 use proptest::prelude::*;
@@ -161,7 +163,7 @@ fn random_trace() -> impl Strategy<Value = (Vec<f64>, Vec<i64>, Vec<i64>, Vec<u8
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+    #![proptest_config(common::config(300))]
 
     #[test]
     fn hybrid_invariants(

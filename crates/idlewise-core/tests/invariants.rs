@@ -2,6 +2,8 @@
 //! time is conserved, the oracle is a lower bound, breakeven is 2-competitive on two-state
 //! devices, always-on never wakes and has the least response time.
 
+mod common;
+
 use idlewise_core::policy::PolicySpec;
 use idlewise_core::{evaluate, Device, ReplayOptions, TraceView};
 use proptest::prelude::*;
@@ -165,7 +167,7 @@ impl idlewise_core::Policy for PlansEveryGap {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1500, .. ProptestConfig::default() })]
+    #![proptest_config(common::config(1500))]
 
     #[test]
     fn two_state_invariants(

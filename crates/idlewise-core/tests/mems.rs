@@ -1,6 +1,8 @@
 //! MEMS replay invariants on random traces (the DiskSim match itself is tested from Python on
 //! DiskSim's own runs, `tests/test_mems_disksim.py`).
 
+mod common;
+
 use idlewise_core::policy::PolicySpec;
 use idlewise_core::{evaluate, Device, ReplayOptions, TraceView};
 use proptest::prelude::*;
@@ -32,7 +34,7 @@ fn trace_columns(items: Vec<(f64, u32, i64, i64, bool)>, blocks: i64) -> (Vec<f6
 const POLICIES: [&str; 4] = ["timeout:0s", "timeout:1ms", "timeout:10ms", "timeout:100ms"];
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+    #![proptest_config(common::config(300))]
 
     #[test]
     fn time_is_conserved_and_every_request_pays_its_overhead_and_media(
@@ -61,7 +63,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+    #![proptest_config(common::config(200))]
 
     /// Seed 004's device under both shutdown policies: time conserved, the theoretical minima
     /// below every policy, and the shutdowns' time and energy in the transitions.
@@ -215,7 +217,7 @@ fn probe_power_conventions_differ_by_the_tips_a_pass_leaves_idle() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 60, .. ProptestConfig::default() })]
+    #![proptest_config(common::config(60))]
 
     /// Policies replayed alone (`without_references`) are the same runs as beside always-on and
     /// the oracle, to the bit: on a MEMS sled (whose references are two more replays) and on a

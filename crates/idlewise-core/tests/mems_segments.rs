@@ -3,6 +3,8 @@
 //! (a device not at rest where a segment begins, a gap the policy did not sleep through, a
 //! shutdown cut short).
 
+mod common;
+
 use std::sync::Arc;
 
 use idlewise_core::policy::{BuildContext, PolicySpec};
@@ -132,7 +134,7 @@ fn random_columns(items: Vec<(f64, u32, i64, i64, bool)>, blocks: i64) -> Column
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+    #![proptest_config(common::config(200))]
 
     #[test]
     fn random_traces_cut_anywhere_give_one_replay_s_result(

@@ -1029,6 +1029,12 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: crate::testing::property_cases(256),
+            rng_seed: proptest::test_runner::RngSeed::Fixed(crate::testing::PROPERTY_SEED),
+            ..ProptestConfig::default()
+        })]
+
         /// The four places give events in the order of one queue sorted by time and then by the
         /// order they were added, whatever is added when.
         #[test]
