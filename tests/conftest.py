@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import idlewise
+import properties
 
 
 @pytest.fixture
@@ -55,3 +56,10 @@ SRT = str(Path(idlewise.__file__).resolve().parent / "data" / "hplajw" / "ajw.1w
 SPC_ASCII = str(TRACES / "spc" / "financial1-prefix.ascii")
 DISKSIM = str(TRACES / "disksim" / "ascii.trace")
 NASA = str(TRACES / "web" / "nasa_19950801.tsv")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if call.when == "call" and outcome.get_result().passed:
+        properties.tally(item)

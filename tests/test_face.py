@@ -143,7 +143,7 @@ def test_the_default_table_shows_the_wake_ups_that_use_rated_cycles():
     console = Console(width=160, record=True, file=open("/dev/null", "w"))
     console.print(results_table(results, "t", width=160))
     text = console.export_text()
-    assert "cycle wake-ups" in text
+    assert "spin-ups" in text
     r = results[0]
     assert 0 < r["cycle_wakeups"] < r["wakeups"]
     row = next(line for line in text.splitlines() if "breakeven" in line)

@@ -10,9 +10,10 @@ import io
 import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, strategies as st
 
 from fuzz_inputs import command_line, commands
+from properties import property_test
 from idlewise.cli import build_parser, main
 
 COMMANDS = commands(build_parser())
@@ -31,9 +32,9 @@ def command_lines(draw, trace: str):
     return command_line(lambda options: draw(st.sampled_from(options)), words, COMMANDS[words], trace)
 
 
-# Derandomized: the suite draws the same cases for the same code, so CI is repeatable; wider runs
-# (python benchmarks/fuzz.py --only options, or more examples here) explore further.
-@settings(max_examples=250, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# The suite draws the same cases every run (tests/properties.py); tools/deep-check and
+# python benchmarks/fuzz.py --only options explore further.
+@property_test(250, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_no_option_ends_in_a_traceback(workdir, data):
     argv = data.draw(command_lines(str(workdir / "t.csv")))
@@ -61,10 +62,12 @@ def _parsed(parser, argv):
             args = vars(parser.parse_args(argv))
         except SystemExit as stop:
             return ("exit", stop.code, out.getvalue(), err.getvalue())
-    return {key: getattr(value, "name", value) if callable(value) else value for key, value in args.items()}
+    # (NaN as text: two parses of "nan" give equal namespaces, though NaN != NaN.)
+    return {key: getattr(value, "name", value) if callable(value) else "nan" if value != value else value
+            for key, value in args.items()}
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@property_test(300)
 @given(data=st.data())
 def test_the_parser_built_for_the_running_command_parses_as_the_whole_one(data):
     # main() builds only the running command's arguments (the others are listed by name): any

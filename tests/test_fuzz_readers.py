@@ -6,11 +6,12 @@ import random
 import warnings
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 import idlewise
 from fuzz_inputs import MAPPED_COLUMNS, MAPPED_SEED, SEEDS, mutate
+from properties import property_test
 from idlewise import IdlewiseError
 from idlewise.traces.trace import REQUESTS_DERIVED
 
@@ -38,7 +39,7 @@ def read_or_refuse(path, format, **mapping):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@property_test(300, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1), raw=st.binary(max_size=200), use_raw=st.booleans())
 def test_any_input_gives_a_trace_or_an_idlewise_error(tmp_path, fmt, seed, raw, use_raw):
     data = raw if use_raw or fmt not in SEEDS else mutate(SEEDS[fmt], random.Random(seed))
@@ -51,7 +52,7 @@ def test_any_input_gives_a_trace_or_an_idlewise_error(tmp_path, fmt, seed, raw, 
             assert len(trace) > 0 and (trace.format in REQUESTS_DERIVED or trace.records_read >= len(trace))
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@property_test(500, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1), flag=st.sampled_from([None, 0, 1]))
 def test_a_mutated_mapped_csv_gives_a_trace_or_an_error_naming_its_line(tmp_path, seed, flag):
     data = mutate(MAPPED_SEED, random.Random(seed))
@@ -75,7 +76,7 @@ def test_the_seeds_themselves_are_read(tmp_path):
     assert idlewise.read_trace(path, columns=MAPPED_COLUMNS).size_bytes.tolist() == [8192, 1024, 4096]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@property_test(300, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(positions=st.lists(st.integers(0, 10**6), min_size=1, max_size=6), values=st.binary(min_size=6, max_size=6))
 def test_a_parquet_file_with_corrupted_bytes_gives_a_trace_or_an_idlewise_error(tmp_path, positions, values):
     # Corruption anywhere, footer included (pyarrow raises ArrowInvalid, OSError or

@@ -198,11 +198,51 @@ def test_an_archive_of_traces_reads_as_the_files_it_holds(plain_files, tmp_path,
             expected[name if len(parts) == 1 else f"{name}#{number}"] = part
     assert sorted(trace.stream_names.values()) == sorted(expected)
     for number, name in trace.stream_names.items():
-        got, want = trace.select_stream(number), expected[name]
+        got, want = trace.select_stream(name), expected[name]
         assert (got.time_s.tolist(), got.size_bytes.tolist(), got.offset_bytes.tolist()) == \
             (want.time_s.tolist(), want.size_bytes.tolist(), want.offset_bytes.tolist()), name
     rows = idlewise.simulate(read_trace(archive, stream="one.csv"), "hitachi-microdrive-1gb", ["timeout:2s"]).to_dicts()
     assert rows[0]["energy_j"] == idlewise.simulate(read_trace(plain_files["csv"]), "hitachi-microdrive-1gb", ["timeout:2s"]).to_dicts()[0]["energy_j"]
+
+
+@pytest.mark.parametrize("fmt, lines", [
+    ("alibaba", ["5,R,0,4096,1000000", "1,W,8192,4096,2000000", "2,R,0,512,2500000", "1,R,4096,4096,9000000", "5,W,0,4096,9500000"]),
+    ("tencent", ["1538323200,0,8,0,5", "1538323201,16,8,1,1", "1538323202,0,1,0,2", "1538323209,8,8,0,1", "1538323210,0,8,1,5"]),
+])
+def test_a_file_in_an_archive_keeps_its_own_volume_numbers(tmp_path, fmt, lines):
+    """Volume 1 of a file is ``--stream 1`` whether the file is read alone or from a tar (issue
+    60: it was the second volume, renumbered 0..N-1, and only the name column said so)."""
+    import tarfile
+
+    source = tmp_path / f"volumes.{fmt}.csv"
+    source.write_text("\n".join(lines) + "\n")
+    archive = tmp_path / "volumes.tar"
+    with tarfile.open(archive, "w") as tar:
+        tar.add(source, arcname=source.name)
+    alone, packed = read_trace(source, format=fmt), read_trace(archive)
+    assert packed.streams() == alone.streams() == [1, 2, 5]
+    for volume in (1, 2, 5):
+        got, want = packed.select_stream(volume), alone.select_stream(volume)
+        assert (got.time_s.tolist(), got.offset_bytes.tolist(), got.size_bytes.tolist()) == \
+            (want.time_s.tolist(), want.offset_bytes.tolist(), want.size_bytes.tolist()), volume
+        assert packed.stream_label(volume) == f"{source.name}#{volume}"
+    rows = idlewise.simulate(read_trace(archive, stream=1), "hitachi-microdrive-1gb", ["timeout:2s"]).to_dicts()
+    assert rows[0]["requests"] == 2
+
+
+def test_an_archive_whose_files_share_a_volume_number_asks_for_a_name(tmp_path):
+    import tarfile
+
+    archive = tmp_path / "two.tar"
+    with tarfile.open(archive, "w") as tar:
+        for name, volume in (("a.csv", 1), ("b.csv", 1)):
+            path = tmp_path / name
+            path.write_text(f"{volume},R,0,4096,1000000\n{volume},W,4096,4096,3000000\n")
+            tar.add(path, arcname=name)
+    trace = read_trace(archive)
+    with pytest.raises(idlewise.IdlewiseError, match=r"one device number for several devices.*name the device: a\.csv, b\.csv"):
+        trace.select_stream(1)
+    assert len(trace.select_stream("b.csv")) == 2
 
 
 def test_a_recording_inside_an_archive_is_refused_not_cut_short(tmp_path):

@@ -6,10 +6,11 @@ from importlib import resources
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 import idlewise
 from conftest import trace_of
+from properties import property_test
 
 
 def reference_replay(spec: dict, times, sizes, timeout_s: float, target: str):
@@ -43,7 +44,7 @@ def reference_replay(spec: dict, times, sizes, timeout_s: float, target: str):
 CATALOG = resources.files("idlewise") / "catalog"
 
 
-@settings(max_examples=150, deadline=None)
+@property_test(150)
 @given(
     gaps=st.lists(st.floats(min_value=0.0, max_value=30.0), min_size=1, max_size=60),
     sizes=st.lists(st.integers(min_value=0, max_value=512 * 1024), min_size=61, max_size=61),

@@ -73,7 +73,9 @@ def test_bad_transforms(spec, needle):
 
 # --- a transform applied as the trace is read (issue 28) ------------------------------------------
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
+
+from properties import property_test
 
 from idlewise.traces.transforms import TransformStream
 
@@ -90,7 +92,7 @@ def _random_trace(rng, n):
                                       is_write=rng.random(n) < 0.4, name="random")
 
 
-@settings(max_examples=150, deadline=None)
+@property_test(150)
 @given(seed=st.integers(0, 10**6), n=st.integers(1, 600), chain=st.sampled_from(CHAINS), cuts=st.lists(st.integers(0, 600), max_size=8))
 def test_a_transform_applied_piece_by_piece_is_the_whole_transform(seed, n, chain, cuts):
     """Pieces cut anywhere (one record, empty, the whole) give out, in order, the records of the

@@ -4,7 +4,7 @@ import idlewise._core as c
 lines = ['"""Type stubs of the compiled engine (idlewise._core, PyO3 bindings of idlewise-core): what a',
          'type checker and an editor see. Written from the module\'s own signatures; its values are',
          'NumPy arrays, dicts and the classes below."""', '', 'from typing import Any', '', '__version__: str',
-         'SEED000_IO_CPU_POWER_W: float', '', '', 'class IdlewiseError(ValueError): ...', '', '',
+         'MAX_LINE_BYTES: int', 'SEED000_IO_CPU_POWER_W: float', '', '', 'class IdlewiseError(ValueError): ...', '', '',
          'class TraceRecordError(IdlewiseError): ...', '', '']
 LITERAL = set("0123456789-\"")
 
@@ -25,7 +25,7 @@ def params(sig):
 
 classes, functions = [], []
 for n in sorted(dir(c)):
-    if n.startswith("_") or n in ("IdlewiseError", "TraceRecordError", "SEED000_IO_CPU_POWER_W"):
+    if n.startswith("_") or n in ("IdlewiseError", "TraceRecordError", "MAX_LINE_BYTES", "SEED000_IO_CPU_POWER_W"):
         continue
     o = getattr(c, n)
     if isinstance(o, type):

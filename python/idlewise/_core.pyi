@@ -5,6 +5,7 @@ NumPy arrays, dicts and the classes below."""
 from typing import Any
 
 __version__: str
+MAX_LINE_BYTES: int
 SEED000_IO_CPU_POWER_W: float
 
 

@@ -29,6 +29,7 @@ from typing import Optional
 
 from .devices import WEAR_RATINGS, load_device, wear_ratings
 from .errors import IdlewiseError
+from .results import saturation_note
 from .simulate import simulate
 from .output import save_figure
 from .traces.trace import span_text
@@ -120,8 +121,7 @@ class Limits:
 
 
 def _is_nvme(device) -> bool:
-    """NVMe SSDs name their power states PS0, PS1, …; the catalog keeps those names."""
-    return device.kind != "disk" and len(device.modes) > 1 and all(re.fullmatch(r"ps\d+", m["name"]) for m in device.modes)
+    return device.interface == "nvme"
 
 
 def _devslp(device) -> bool:
@@ -345,9 +345,9 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
         # the weekly scrub, the idle weekend.
         warnings.append(f"the recording covers {span_text(recorded_s)}; every yearly figure repeats it for a year. Record at "
                         f"least a day, a week to catch weekly jobs (`idlewise record`)")
-    if seconds > 1.1 * recorded_s + 60:
-        warnings.append(f"the device is busy {seconds:,.0f} s on a {recorded_s:,.0f} s recording even when always on: it "
-                        "cannot keep up with this workload (requests queue), so these are the figures of a saturated disk")
+    saturated = saturation_note(reference)
+    if saturated:
+        warnings.append(saturated + "; every idle period below is the model's, too short because it queues")
     out = {
         "device": device.name,
         "device_kind": device.kind,

@@ -448,9 +448,9 @@ TABLE = [
     ("mean response", "mean_response_s", _fmt_time),
     ("p99 response", "p99_response_s", _fmt_time),
     ("delayed requests", "delayed_requests", lambda v: f"{int(v):,}"),
-    ("wake-ups", "wakeups", lambda v: f"{int(v):,}"),
-    ("wake-ups a day", "wakeups_per_day", lambda v: f"{v:,.1f}"),
-    ("cycle wake-ups a day", "cycle_wakeups_per_day", lambda v: f"{v:,.1f}"),
+    ("wake-ups (any mode)", "wakeups", lambda v: f"{int(v):,}"),
+    ("wake-ups a day (any mode)", "wakeups_per_day", lambda v: f"{v:,.1f}"),
+    ("spin-ups a day", "cycle_wakeups_per_day", lambda v: f"{v:,.1f}"),
     ("head loads a day", "load_unload_wakeups_per_day", lambda v: f"{v:,.1f}"),
     ("years to rated cycles", "years_to_rated_cycles", lambda v: "never" if v == math.inf else f"{v:,.1f}"),
 ]

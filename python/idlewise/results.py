@@ -31,6 +31,30 @@ def json_ready(value):
     return value
 
 
+def saturation_note(row: dict) -> str | None:
+    """What to say of a run whose device model cannot keep up with its trace (``offered_load``
+    of 1 or more: its ready service takes longer than the span its requests arrive over), or
+    None. Its responses then measure the model's queue, whatever the policy."""
+    load = row.get("offered_load")
+    if load is None or not load >= 1.0:
+        return None
+    where = f"{row['device']}" + (f" (stream {row.get('stream_name') or row['stream']})" if row.get("stream") is not None else "")
+    return (f"{where} cannot keep up with the trace: its service takes {load:.2f}x the time its requests arrive over, "
+            f"so responses measure the model's queue, not power management")
+
+
+def saturation_notes(rows) -> list[str]:
+    """:func:`saturation_note` once for each (device, trace, stream, transform) saturated."""
+    seen, notes = set(), []
+    for row in rows:
+        note = saturation_note(row)
+        key = (row.get("device"), row.get("trace"), row.get("stream"), row.get("transform"))
+        if note and key not in seen:
+            seen.add(key)
+            notes.append(note)
+    return notes
+
+
 class Results:
     """The runs of a simulation or sweep, with conversions to the results schema.
 

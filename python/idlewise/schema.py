@@ -24,7 +24,7 @@ import json
 import math
 
 #: Bumped when a column changes meaning or type; added columns do not bump it.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _F, _I, _S, _B = "float64", "int64", "string", "bool"
 _MAP_F, _MAP_I = "map<string,float64>", "map<string,int64>"
@@ -81,6 +81,9 @@ RUN_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("cycle_wakeups_per_day", _F, "rated start/stop cycles used per day"),
     ("load_unload_wakeups_per_day", _F, "rated load/unload cycles used per day"),
     ("years_to_rated_cycles", _F, "years to the first rating used up at this rate; null: never, or no rating"),
+    ("offered_load", _F, "ready service time over the span of the arrivals: at 1 or more the device cannot keep up "
+                         "with the trace whatever the policy (responses measure its queue); null when all arrive at once, "
+                         "and for a hybrid disk"),
     ("theoretical_min_energy_j", _F, "MEMS: seed 004's theoretical minimum energy; null for other devices"),
     ("theoretical_min_response_s", _F, "MEMS: seed 004's theoretical minimum mean response; null for other devices"),
 )

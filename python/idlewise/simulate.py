@@ -150,7 +150,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         One run per (device, policy), in the results schema; ``first_time_s`` and
         ``last_time_s`` are the first and last arrivals replayed.
     """
-    from .traces.sources import BATCHED, batches_of, engine_format, file_format, read_ahead  # no NumPy: a text trace's replay starts without it
+    from .traces.sources import BATCHED, batches_of, engine_format, file_format, read_ahead, skipped_at_source  # no NumPy: a text trace's replay starts without it
 
     from .traces.inputs import local_path
 
@@ -219,6 +219,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     try:
         volumes, records_read, skipped, kept = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}",
                                                                 unit="replays")
+        at_source = skipped_at_source(format, path) if format in BATCHED and not mapping else {}
+        records_read, skipped = records_read + sum(at_source.values()), [*skipped, *at_source.items()]
     except IdlewiseError as e:
         if str(e).startswith(f"{path}: "):
             raise  # a reader's error names the file already

@@ -32,6 +32,49 @@ pub enum DeviceKind {
     Hybrid,
 }
 
+/// The host interface a device is attached by, where a description states it: what decides
+/// which of the host's power-management features the device has (APST is NVMe's alone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum Interface {
+    #[serde(rename = "ata")]
+    Ata,
+    #[serde(rename = "scsi")]
+    Scsi,
+    #[serde(rename = "nvme")]
+    Nvme,
+    #[serde(rename = "compactflash")]
+    CompactFlash,
+    #[serde(rename = "usb")]
+    Usb,
+    #[serde(rename = "802.11")]
+    Wireless,
+}
+
+impl Interface {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Interface::Ata => "ata",
+            Interface::Scsi => "scsi",
+            Interface::Nvme => "nvme",
+            Interface::CompactFlash => "compactflash",
+            Interface::Usb => "usb",
+            Interface::Wireless => "802.11",
+        }
+    }
+
+    /// As a sentence names it ("an ATA disk").
+    pub fn label(self) -> &'static str {
+        match self {
+            Interface::Ata => "ATA",
+            Interface::Scsi => "SCSI",
+            Interface::Nvme => "NVMe",
+            Interface::CompactFlash => "CompactFlash",
+            Interface::Usb => "USB",
+            Interface::Wireless => "802.11",
+        }
+    }
+}
+
 impl DeviceKind {
     pub fn as_str(self) -> &'static str {
         match self {
@@ -49,6 +92,8 @@ impl DeviceKind {
 struct DeviceFile {
     name: String,
     kind: DeviceKind,
+    /// How the host attaches it (`"nvme"`, `"ata"`, ...), where the description states it.
+    interface: Option<Interface>,
     #[serde(default)]
     description: String,
     #[serde(default)]
@@ -451,6 +496,8 @@ pub struct FastPsp {
 pub struct Device {
     pub name: String,
     pub kind: DeviceKind,
+    /// How the host attaches it, where the description states it.
+    pub interface: Option<Interface>,
     pub description: String,
     pub source: String,
     pub assumptions: Vec<String>,
@@ -1014,10 +1061,14 @@ impl Device {
                 Some(FastPsp { psp_mode, burst_requests: f.burst_requests, window_s: f.window_s, hold_s: f.hold_s, provenance: Provenance { source: f.source, assumed: f.assumed } })
             }
         };
+        if let Some(interface) = file.interface.filter(|&i| (i == Interface::Wireless) != (file.kind == DeviceKind::Network)) {
+            return Err(Error::device(origin, "interface", format!("a {} device is not attached by '{}'", file.kind.as_str(), interface.as_str())));
+        }
         Ok(Device {
             initial_mode,
             name: file.name,
             kind: file.kind,
+            interface: file.interface,
             description: file.description,
             source: file.source,
             assumptions: file.assumptions,

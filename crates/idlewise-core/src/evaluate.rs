@@ -34,6 +34,10 @@ pub struct Report {
     pub cycle_wakeups_per_day: f64,
     pub load_unload_wakeups_per_day: f64,
     pub years_to_rated_cycles: Option<f64>,
+    /// The run's ready service time over the span of the trace's arrivals (first to last): at
+    /// 1 or more the device cannot keep up with the trace whatever the policy, and its
+    /// responses measure its queue. `None` where every request arrives at one instant.
+    pub offered_load: Option<f64>,
 }
 
 /// The always-on and oracle results of one (trace, device, options): computed once and shared
@@ -101,6 +105,8 @@ pub struct Runs<'p> {
     device: Arc<Device>,
     /// Where the last request fed left the head, for the shared ready-mode services.
     head_bytes: f64,
+    /// The first and last arrival fed (the span the offered load is taken over).
+    arrivals_s: Option<(f64, f64)>,
     /// The shared ready-mode services of the piece being fed (reused from piece to piece).
     services: Vec<(f64, f64)>,
 }
@@ -182,6 +188,7 @@ impl<'p> Runs<'p> {
             opts: opts.clone(),
             device: Arc::clone(device),
             head_bytes: 0.0,
+            arrivals_s: None,
             services: Vec::new(),
         })
     }
@@ -211,6 +218,9 @@ impl<'p> Runs<'p> {
     /// requests whatever the policy), so it is computed once per piece of the part and shared,
     /// instead of once per run; the runs then only walk their policies' gaps and queues.
     fn feed_counting(&mut self, part: &TraceView, threads: usize, progress: Option<&AtomicU64>, count: bool) {
+        if let (Some(&first), Some(&last)) = (part.arrival_s.first(), part.arrival_s.last()) {
+            self.arrivals_s = Some((self.arrivals_s.map_or(first, |(f, _)| f), last));
+        }
         if !self.device.shares_ready_service() {
             self.feed_blocks(part, threads, progress, count);
             return;
@@ -376,11 +386,15 @@ impl<'p> Runs<'p> {
             }
         };
         results.sort_by_key(|(spec, _)| *spec);
+        let span_s = self.arrivals_s.map(|(first, last)| last - first).filter(|&span| span > 0.0);
         results
             .into_iter()
-            .map(|(_, run)| match &references {
-                Some(references) => report(run, device, references),
-                None => report_alone(run, device),
+            .map(|(_, run)| {
+                let report = match &references {
+                    Some(references) => report(run, device, references),
+                    None => report_alone(run, device),
+                }?;
+                Ok(Report { offered_load: span_s.map(|span| report.run.service_time_s / span), ..report })
             })
             .collect()
     }
@@ -423,6 +437,7 @@ fn report_alone(run: RunResult, device: &Device) -> Result<Report> {
         cycle_wakeups_per_day: run.cycle_wakeups_per_day(),
         load_unload_wakeups_per_day: run.load_unload_wakeups_per_day(),
         years_to_rated_cycles: run.years_to_rated_cycles(),
+        offered_load: None,
         run,
     })
 }

@@ -9,8 +9,16 @@
 pub const PROPERTY_SEED: u64 = 0x1D1E_3715_E000_0060;
 
 /// `ci_cases` scaled by `IDLEWISE_PROPERTY_SCALE` (a positive whole number; 1 when unset).
+/// Each call is one property test starting: where `IDLEWISE_PROPERTY_TALLY` names a file, its
+/// count is appended there (the deep check adds them up for its report).
 pub fn property_cases(ci_cases: u32) -> u32 {
-    ci_cases.saturating_mul(property_scale())
+    let cases = ci_cases.saturating_mul(property_scale());
+    if let Some(tally) = std::env::var_os("IDLEWISE_PROPERTY_TALLY") {
+        use std::io::Write;
+        let appended = std::fs::OpenOptions::new().create(true).append(true).open(&tally).and_then(|mut f| writeln!(f, "rust {cases}"));
+        appended.unwrap_or_else(|e| panic!("IDLEWISE_PROPERTY_TALLY {tally:?}: {e}"));
+    }
+    cases
 }
 
 /// `IDLEWISE_PROPERTY_SCALE`, or 1. A value that is not a positive whole number stops the run:

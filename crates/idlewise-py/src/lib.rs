@@ -67,6 +67,11 @@ impl Device {
     fn kind(&self) -> &str {
         self.inner.kind.as_str()
     }
+    /// How the host attaches it (`"nvme"`, `"ata"`, ...), or None where the description says not.
+    #[getter]
+    fn interface(&self) -> Option<&str> {
+        self.inner.interface.map(|i| i.as_str())
+    }
     #[getter]
     fn description(&self) -> &str {
         &self.inner.description
@@ -780,6 +785,7 @@ fn reports_list<'py>(py: Python<'py>, reports: Vec<idlewise_core::Report>, devic
         d.set_item("cycle_wakeups_per_day", report.cycle_wakeups_per_day)?;
         d.set_item("load_unload_wakeups_per_day", report.load_unload_wakeups_per_day)?;
         d.set_item("years_to_rated_cycles", report.years_to_rated_cycles)?;
+        d.set_item("offered_load", report.offered_load)?;
         if let Some(all) = report.run.per_request.take() {
             d.set_item("response_s", PyArray1::from_vec_bound(py, all.response_s))?;
             d.set_item("arrival_s", PyArray1::from_vec_bound(py, all.arrival_s))?;
@@ -1466,6 +1472,7 @@ fn run_system<'py>(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MAX_LINE_BYTES", idlewise_core::readers::MAX_LINE_BYTES)?;
     m.add_class::<Device>()?;
     m.add_class::<InputFile>()?;
     m.add_class::<Progress>()?;

@@ -102,7 +102,7 @@ def cmd_advise(args) -> int:
 
 #: The advice table's columns give way in this order on a narrow terminal (the setting, what it
 #: saves and whether it keeps within the limits never do).
-_ADVICE_DROP_FIRST = ("delayed/hour", "money saved/yr", "cycles last yr", "wake-ups/day", "added delay")
+_ADVICE_DROP_FIRST = ("delayed/hour", "money saved/yr", "wake-ups/day (any mode)", "added delay", "cycles last yr")
 
 
 def _advice_table(advice: dict, width: int):
@@ -114,7 +114,7 @@ def _advice_table(advice: dict, width: int):
     columns = [
         ("kWh saved/yr", [f"{r['kwh_saved_per_year']:,.2f}" for r in rows]),
         ("money saved/yr", ["" if r["money_saved_per_year"] is None else f"{r['money_saved_per_year']:,.2f}" for r in rows]),
-        ("wake-ups/day", [f"{r['wakeups_per_day']:,.1f}" for r in rows]),
+        ("wake-ups/day (any mode)", [f"{r['wakeups_per_day']:,.1f}" for r in rows]),
         ("cycles last yr", [_fmt_years(r["years_to_rated_cycles"]) for r in rows]),
         ("delayed/hour", [f"{r['delayed_requests_per_hour']:,.2f}" for r in rows]),
         ("added delay", [_fmt_time(r["mean_added_delay_s"]) if r["mean_added_delay_s"] else "0" for r in rows]),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..output import check_destination
 from ..results import Results
-from ._common import TERMINAL_ROWS_MAX, _console, busiest_groups, results_table
+from ._common import TERMINAL_ROWS_MAX, _console, busiest_groups, results_table, say_saturated
 
 
 def cmd_sweep(args) -> int:
@@ -31,6 +31,7 @@ def cmd_sweep(args) -> int:
             stop.detail += f"; their rows are in {partial} (marked partial), {args.out} was not written"
         raise
     results.command = args.command_line
+    say_saturated(results.raw_records())
     if args.out:
         write_rows(results, args.out)
     if args.plot:

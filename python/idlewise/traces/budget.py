@@ -63,10 +63,11 @@ def estimated_records(path: str, format: str) -> int:
     """About how many records a file holds: a Parquet file's own count, an SRT file's size over
     its record's, a text file's size over the mean line of its first megabyte (a compressed
     text file's size taken as :data:`COMPRESSION_RATIO` times its own)."""
+    from .formats import MAGIC
     from .inputs import compression_of, local_path, open_input
 
-    if format in ("parquet", "srt"):
-        path = local_path(path, seekable=True)
+    if format in MAGIC:
+        path = local_path(path, seekable=True, format=format)
     size = os.path.getsize(path)
     if format == "parquet":
         import pyarrow.parquet as pq

@@ -9,7 +9,7 @@ import re
 
 from .. import _core
 from ..errors import TraceError
-from .formats import FORMATS
+from .formats import FORMATS, MAGIC
 
 #: Recognises a blkparse event line.
 BLKPARSE_EVENT = re.compile(r"^\s*(\d+),(\d+)\s+\d+\s+\d+\s+(\d+\.\d+)\s+\d+\s+([A-Za-z]+)\s+([A-Z]+)\s*(.*)$", re.ASCII)
@@ -43,14 +43,18 @@ def detect_format(path) -> str:
     """Recognises a trace format from the first lines of a file. Refuses rather than guesses:
     an unrecognised or ambiguous file is an error that says which ``--format`` to pass."""
     path = os.fspath(path)
-    head = head_bytes(path)
+    return format_of_head(head_bytes(path), path)
+
+
+def format_of_head(head: bytes, path: str) -> str:
+    """:func:`detect_format` of a file whose first (up to 65,536, decompressed) bytes are
+    ``head``; errors begin with ``path``."""
     head = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
     if head[257:262] == b"ustar":  # a tar archive's header (readers/archive.py)
         return "tar"
-    if head.startswith(b"$$TR_IOREC"):
-        return "srt"
-    if head.startswith(b"PAR1"):
-        return "parquet"
+    for format, magic in MAGIC.items():
+        if head.startswith(magic):
+            return format
     if b"\x00" in head:
         raise TraceError(f"{path}: a binary file in no format idlewise knows (known: {', '.join(FORMATS)})")
     lines = [line for line in head.decode("utf-8", "replace").splitlines() if line.strip()]
@@ -108,4 +112,4 @@ def detect_format(path) -> str:
                      f"({', '.join(FORMATS)})")
 
 
-__all__ = ["BLKPARSE_EVENT", "detect_format", "head_bytes"]
+__all__ = ["BLKPARSE_EVENT", "detect_format", "format_of_head", "head_bytes"]

@@ -23,6 +23,9 @@ DESCRIPTIONS = {
 #: SRT) are streamed a batch of records at a time, the others a chunk of lines at a time.
 READ_WHOLE = ("diskstats", "biosnoop", "tar")
 FORMATS = tuple(DESCRIPTIONS)
+#: The bytes a file in a binary format begins with. A compressed one is checked against them as
+#: it is decompressed, before the rest: a .gz of anything else is refused at its first bytes.
+MAGIC = {"parquet": b"PAR1", "srt": b"$$TR_IOREC"}
 #: The Parquet metadata key of a recording's end (a diskstats file converted): such a file is
 #: read whole as its source was, so every device's run lasts until the recording's end.
 END_KEY = b"idlewise.end_time_s"
@@ -41,10 +44,10 @@ def reads_whole(path, format: str) -> bool:
     from .inputs import local_path
 
     try:
-        metadata = pq.read_schema(local_path(path, seekable=True)).metadata or {}
+        metadata = pq.read_schema(local_path(path, seekable=True, format="parquet")).metadata or {}
     except (pa.ArrowException, OSError, ValueError):
         return False  # the reader says what is wrong with the file
     return END_KEY in metadata
 
 
-__all__ = ["DESCRIPTIONS", "END_KEY", "FORMATS", "READ_WHOLE", "reads_whole"]
+__all__ = ["DESCRIPTIONS", "END_KEY", "FORMATS", "MAGIC", "READ_WHOLE", "reads_whole"]

@@ -63,6 +63,22 @@ def open_input(path) -> io.BufferedReader:
     return io.BufferedReader(_Raw(local_path(path)), COPY_BYTES)
 
 
+def bounded_lines(f, path: str):
+    """The lines of ``f`` (bytes, with their ends), numbered from 1; a line longer than the
+    readers' limit (``MAX_LINE_BYTES``, 1 MiB) is refused naming it, once the limit is read
+    past: a small compressed file of one endless line costs the limit, not the line."""
+    limit = _core.MAX_LINE_BYTES
+    number = 0
+    while True:
+        line = f.readline(limit + 2)
+        if not line:
+            return
+        number += 1
+        if len(line.rstrip(b"\r\n")) > limit:
+            raise TraceError(f"{path}: line {number}: a line longer than {limit} bytes (1 MiB): not a line of a trace")
+        yield number, line
+
+
 def compression_of(path) -> str:
     """``"plain"``, ``"gzip"``, ``"zstd"``, ``"bzip2"`` or ``"xz"``, from the magic bytes."""
     with _Raw(local_path(path)) as raw:
@@ -85,13 +101,14 @@ def _folder() -> str:
     return _FOLDER[0]
 
 
-def local_path(path, *, seekable: bool = False, fresh: bool = False) -> str:
+def local_path(path, *, seekable: bool = False, fresh: bool = False, format: str | None = None) -> str:
     """A regular file holding ``path``'s records: ``path`` itself when it is one; standard input
     (``-``), a named pipe or ``/dev/fd/N`` copied into a temporary file, once: later calls get
     the same copy (a pipe can be read only once), until a call with ``fresh``, which a command
     or an API function makes when it is given the path, reads the pipe again. With ``seekable``,
-    a compressed file decompressed into one. The copy keeps the file's name (``stdin`` for
-    ``-``), so rows are labelled as the input was."""
+    a compressed file decompressed into one, refused at its first bytes unless they are those
+    of the binary ``format`` given (``MAGIC``). The copy keeps the file's name (``stdin`` for ``-``), so
+    rows are labelled as the input was."""
     if hasattr(path, "read"):  # a file object (io.BytesIO, an open file, a text stream): copied
         return _copy_file_object(path)
     try:
@@ -111,6 +128,13 @@ def local_path(path, *, seekable: bool = False, fresh: bool = False) -> str:
         path = _COPIES[(path, False)]
     if seekable and compression_of(path) != "plain":
         with open_input(path) as source:
+            if format is not None:
+                from .formats import MAGIC
+
+                magic = MAGIC[format]
+                if source.peek(len(magic))[:len(magic)] != magic:
+                    raise TraceError(f"{given}: not a {format} file: decompressed, it does not begin with "
+                                     f"{magic.decode('ascii')} as every {format} file does")
             path = _copy(source, os.path.basename(path), path)
     if path != given:  # only copies are remembered: a file is read where it is, each time
         _COPIES[(given, seekable)] = path
@@ -155,4 +179,4 @@ def _copy(source, name: str, what: str) -> str:
     return copy
 
 
-__all__ = ["STDIN", "compression_of", "local_path", "open_input"]
+__all__ = ["STDIN", "bounded_lines", "compression_of", "local_path", "open_input"]

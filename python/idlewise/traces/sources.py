@@ -32,6 +32,16 @@ def batches_of(format: str, path: str):
     return iter_srt_batches(path)
 
 
+def skipped_at_source(format: str, path: str) -> dict:
+    """What was skipped reading the file a binary trace was made from ({why: count}): a
+    Parquet conversion keeps its source's (a blkparse file's summary lines)."""
+    if format != "parquet":
+        return {}
+    from .readers.parquet import skipped_at_source as kept
+
+    return kept(path)
+
+
 def read_ahead(batches, depth: int = 2):
     """``batches`` (an iterator) read on a thread of its own, up to ``depth`` batches ahead of
     the caller: a Parquet file's decoding (which lets the GIL go) then overlaps the replay of the

@@ -15,7 +15,7 @@ import numpy as np
 from .. import _core
 from ..errors import IdlewiseError
 from .inputs import local_path
-from .sources import BATCHED, batches_of, engine_format, file_format, read_ahead  # noqa: F401 - their home is sources
+from .sources import BATCHED, batches_of, engine_format, file_format, read_ahead, skipped_at_source  # noqa: F401 - their home is sources
 
 
 def raw_batches(format: str, path: str, mapping, write_flag):
@@ -28,7 +28,8 @@ def raw_batches(format: str, path: str, mapping, write_flag):
             for t, o, s, w, v in batches:
                 yield t, o, s, w, v, read + np.arange(len(t)), "record"
                 read += len(t)
-        yield read, []
+        skipped = skipped_at_source(format, path)
+        yield read + sum(skipped.values()), list(skipped.items())
         return
     batches = _core.TextBatches(local_path(path), engine_format(format, path, mapping, write_flag))
     try:
@@ -216,7 +217,7 @@ def convert_to_parquet(read: "FileRead", out: str) -> None:
     import pyarrow.parquet as pq
 
     from ..output import written_whole
-    from .readers.parquet import metadata_of
+    from .readers.parquet import metadata_of, skipped_metadata
 
     with written_whole(os.fspath(out)) as temporary:
         writer = None
@@ -231,6 +232,9 @@ def convert_to_parquet(read: "FileRead", out: str) -> None:
                 writer.write_table(table)
             if writer is None:
                 raise IdlewiseError(f"{read.path}: no records to convert")
+            # What the reader skipped is known once the file is read: kept in the footer.
+            if read.skipped:
+                writer.add_key_value_metadata(skipped_metadata(dict(read.skipped)))
         finally:
             if writer is not None:
                 writer.close()

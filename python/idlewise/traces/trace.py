@@ -141,6 +141,10 @@ class Trace:
     #: When the recording ended, on the trace's time line (a diskstats recording's last
     #: snapshot): the device was idle from the last request until then. None: at the last request.
     end_time_s: Optional[float] = None
+    #: Whether the stream numbers are the ones the file gives its devices (a volume ID). False
+    #: for an archive whose files use one number for two devices: numbered in order there, its
+    #: devices are chosen by name, never by a number the user would read as a volume's.
+    numbers_are_the_files: bool = True
 
     @classmethod
     def from_arrays(cls, time_s, size_bytes, op=None, *, offset_bytes=None, is_write=None, name="trace",
@@ -228,6 +232,10 @@ class Trace:
         from ..arguments import device_number
 
         if not isinstance(stream, str) or stream.lstrip("-").isdigit():
+            if not self.numbers_are_the_files:
+                names = ", ".join(self.stream_label(s) for s in self.streams())
+                raise TraceError(f"{self.path or self.name}: its files use one device number for several devices, so a "
+                                 f"number would not say which; name the device: {names}")
             return device_number(stream, f"{self.path or self.name}: stream")
         by_name = {name: number for number, name in (self.stream_names or {}).items()}
         if stream not in by_name:

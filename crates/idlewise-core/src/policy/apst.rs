@@ -107,6 +107,16 @@ pub fn apst_table(states: &[PowerState], p: &ApstParams) -> Vec<Option<(usize, u
 
 fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<dyn Policy>> {
     spec.expect_keys(&["ps_max_latency_us", "primary_timeout_ms", "primary_tol_us", "secondary_timeout_ms", "secondary_tol_us"])?;
+    // APST is an NVMe feature: on another drive it would run its table over modes no driver
+    // programs, and a sweep would rank a policy the device cannot have.
+    if device.interface != Some(crate::device::Interface::Nvme) {
+        return Err(spec.error(format!(
+            "APST is NVMe's: device '{}' is {}, not an NVMe drive; its own timers are 'timeout:...'{}",
+            device.name,
+            device.interface.map_or_else(|| format!("a {} whose description names no interface = \"nvme\"", device.kind.as_str()), |i| format!("an {} {}", i.label(), device.kind.as_str())),
+            if device.modes.iter().any(|m| m.epc_timer_s.is_some()) { " or 'epc'" } else { "" }
+        )));
+    }
     let d = ApstParams::default();
     let params = ApstParams {
         ps_max_latency_us: spec.whole_number("ps_max_latency_us", d.ps_max_latency_us)?,

@@ -25,9 +25,11 @@ pub(super) const FAMILY: Family = Family {
 
 fn build(spec: &PolicySpec, device: &Device, _ctx: &BuildContext) -> Result<Box<dyn Policy>> {
     let mut timers: Vec<Option<f64>> = device.modes.iter().map(|m| m.epc_timer_s).collect();
-    if timers.iter().all(Option::is_none) && spec.args.is_empty() {
+    // A drive has EPC when its description gives its states' timers (from its manual); timers
+    // given here change a drive's, they do not give a drive without EPC the feature.
+    if timers.iter().all(Option::is_none) {
         return Err(spec.error(format!(
-            "device '{}' has no EPC timers in its description; give them, e.g. 'epc:{}=2min'",
+            "device '{}' has no EPC timers in its description: it does not implement ATA Extended Power Conditions; a host's timer to the same mode is 'timeout:{}=2min'",
             device.name,
             device.deepest_mode().map_or("standby", |m| device.modes[m].name.as_str())
         )));

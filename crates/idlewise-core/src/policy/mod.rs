@@ -446,9 +446,18 @@ mod tests {
                 assert!(p.err().unwrap().to_string().contains("no low-power mode that serves"));
             } else if f.name == "epc" {
                 assert!(p.err().unwrap().to_string().contains("no EPC timers"));
+            } else if f.name == "apst" {
+                assert!(p.err().unwrap().to_string().contains("not an NVMe drive"));
             } else {
                 assert!(p.is_ok(), "{}: {:?}", f.name, p.err());
             }
+        }
+        // A policy that cannot act on a device is refused, never run as another: APST beyond
+        // NVMe, EPC on a drive without it (timers given or not), PSM on a disk.
+        let disk = crate::Device::from_toml(&std::fs::read_to_string(format!("{}/../../python/idlewise/catalog/hitachi-travelstar-5k320.toml", env!("CARGO_MANIFEST_DIR"))).unwrap(), "5k320").unwrap();
+        for (spec, why) in [("apst", "not an NVMe drive"), ("apst:primary_timeout_ms=0", "an ATA disk, not an NVMe drive"), ("epc", "does not implement ATA Extended"), ("epc:standby=10min", "no EPC timers"), ("psm", "no low-power mode that serves")] {
+            let err = PolicySpec::parse(spec).unwrap().build(&disk, &BuildContext::default()).err().unwrap_or_else(|| panic!("{spec} runs on a SATA disk")).to_string();
+            assert!(err.contains(why), "{spec}: {err}");
         }
         let card = crate::policy::stpm_network::tests::cisco();
         for spec in ["psm", "stpm:knob=50", "always-on", "oracle", "breakeven"] {

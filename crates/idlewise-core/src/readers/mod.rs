@@ -434,7 +434,35 @@ trait Source {
     fn next_chunk(&mut self) -> ReadResult<Option<&[u8]>>;
 }
 
-/// Text read through [`std::io::Read`] into a buffer of `chunk_bytes` (grown for a longer line).
+/// The longest line any reader takes: no trace format's line comes near it (a biosnoop or MSR
+/// line is under 200 bytes), and a file that holds one is not a trace. Refused as soon as the
+/// line passes it, so a small compressed file of one huge line costs its limit, not its line.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// A [`ReadError`]'s line while the source cannot number it: the line after the lines of every
+/// chunk handed on so far (the reader numbers it once those are parsed).
+const LINE_AFTER_CHUNKS: u64 = u64::MAX;
+
+/// The error of a line longer than [`MAX_LINE_BYTES`], numbered by the reader.
+fn line_too_long() -> ReadError {
+    ReadError {
+        line: LINE_AFTER_CHUNKS,
+        field: None,
+        message: format!("a line longer than {} bytes (1 MiB): not a line of a trace", MAX_LINE_BYTES),
+    }
+}
+
+/// `e` with a line the source could not number ([`LINE_AFTER_CHUNKS`]) numbered: the line after
+/// the `lines` of the chunks before it.
+fn numbered(mut e: ReadError, lines: u64) -> ReadError {
+    if e.line == LINE_AFTER_CHUNKS {
+        e.line = lines + 1;
+    }
+    e
+}
+
+/// Text read through [`std::io::Read`] into a buffer of `chunk_bytes` (grown for a longer line,
+/// up to [`MAX_LINE_BYTES`]).
 struct Buffered<R> {
     source: R,
     buffer: Vec<u8>,
@@ -462,7 +490,11 @@ impl<R: std::io::Read> Source for Buffered<R> {
                 return Ok((self.filled > 0).then(|| &self.buffer[..self.filled]));
             }
             if self.filled == self.buffer.len() {
-                self.buffer.resize(self.buffer.len() * 2, 0);
+                // Full, with no line's end in it (whole lines were handed on): a line so long.
+                if self.filled > MAX_LINE_BYTES {
+                    return Err(line_too_long());
+                }
+                self.buffer.resize((self.buffer.len() * 2).min(MAX_LINE_BYTES + 1).max(self.buffer.len() + 1), 0);
             }
             let got = match self.source.read(&mut self.buffer[self.filled..]) {
                 Ok(n) => n,
@@ -502,6 +534,9 @@ impl Source for InMemory<'_> {
                 None => memchr::memchr(b'\n', &self.bytes[end..]).map_or(self.bytes.len(), |newline| end + newline + 1),
             };
         }
+        if end > MAX_LINE_BYTES && memchr::memchr(b'\n', &self.bytes[..(MAX_LINE_BYTES + 1).min(self.bytes.len())]).is_none() {
+            return Err(line_too_long());
+        }
         let (chunk, rest) = self.bytes.split_at(end);
         self.bytes = rest;
         Ok(Some(chunk))
@@ -523,7 +558,7 @@ fn read_with<P: LineFormat + Clone + Send>(
     let (mut line, mut first, mut non_blank) = (0u64, true, false);
     // Chunk by chunk until the parser has what the later chunks need from the first (a header,
     // an origin of time); then, with more than one thread, the rest in parallel.
-    while let Some(mut lines) = source.next_chunk()? {
+    while let Some(mut lines) = source.next_chunk().map_err(|e| numbered(e, line))? {
         if first {
             lines = lines.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(lines);
         }
@@ -627,6 +662,7 @@ fn read_rest_in_parallel<P: LineFormat + Clone + Send>(
             let mut waiting = std::collections::BTreeMap::new();
             let mut spare: Vec<Vec<u8>> = Vec::new();
             let (mut sent, mut next, mut read_all, mut non_blank) = (0u64, 0u64, false, false);
+            let mut unnumbered: Option<ReadError> = None;
             let take = |(sequence, result, bytes): Parsed, waiting: &mut std::collections::BTreeMap<_, _>, spare: &mut Vec<Vec<u8>>| {
                 waiting.insert(sequence, result);
                 spare.push(bytes);
@@ -646,14 +682,25 @@ fn read_rest_in_parallel<P: LineFormat + Clone + Send>(
                     (line, next) = (line + lines, next + 1);
                 }
                 if read_all && next == sent {
-                    return Ok(non_blank);
+                    return match unnumbered.take() {
+                        Some(e) => Err(numbered(e, line)),
+                        None => Ok(non_blank),
+                    };
                 }
                 if read_all {
                     let p = parsed.recv().map_err(|_| whole_file("a reading thread stopped"))?;
                     take(p, &mut waiting, &mut spare);
                     continue;
                 }
-                match source.next_chunk()? {
+                let next_chunk = match source.next_chunk() {
+                    // Numbered once the chunks before it are parsed.
+                    Err(e) if e.line == LINE_AFTER_CHUNKS => {
+                        unnumbered = Some(e);
+                        None
+                    }
+                    other => other?,
+                };
+                match next_chunk {
                     Some(lines) => {
                         let mut bytes = spare.pop().unwrap_or_default();
                         bytes.clear();
@@ -880,6 +927,52 @@ mod tests {
         }
         let e = Field { line: 3, name: "blkno", text: b"9223372036854775807" }.scaled("sectors", 512).unwrap_err();
         assert!(e.to_string().contains("line 3, field 'blkno'") && e.message.contains("64-bit"), "{e}");
+    }
+
+    /// `head`, then the byte `fill` for ever: a compressed file of one endless line.
+    struct Endless<'a>(&'a [u8], u8);
+
+    impl std::io::Read for Endless<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            buf[n..].fill(self.1);
+            Ok(buf.len())
+        }
+    }
+
+    /// A line past the limit is refused once the limit is passed (an endless line ends the
+    /// read, it does not fill memory), naming the line after the last whole one: first, and
+    /// after chunks of good lines read on one thread and on several.
+    #[test]
+    fn a_line_past_the_limit_is_refused_naming_it_in_bounded_memory() {
+        let mut head = b"time_s,offset_bytes,size_bytes,op\n".to_vec();
+        let first = head.clone();
+        for i in 0..100_000 {
+            head.extend_from_slice(format!("{i},0,4096,R\n").as_bytes());
+        }
+        for (bytes, line) in [(&b""[..], 1u64), (&first[..], 2), (&head[..], 100_002)] {
+            for threads in [1, 3] {
+                for chunked in [false, true] {
+                    let mut out = Columns::default();
+                    let e = read_chunks_of("csv", Endless(bytes, b'7'), None, chunked, CHUNK_BYTES, threads, &mut out, |_| Ok(())).unwrap_err();
+                    assert_eq!(e.line, line, "{threads} threads, chunked {chunked}: {e}");
+                    assert!(e.message.contains("longer than 1048576 bytes"), "{e}");
+                }
+            }
+        }
+        // In memory as well, whatever follows the line.
+        let mut long = head.clone();
+        long.extend(std::iter::repeat(b'1').take(MAX_LINE_BYTES + 10));
+        long.extend_from_slice(b"\n1,0,4096,R\n");
+        let e = read("csv", &long).unwrap_err();
+        assert_eq!((e.line, e.message.contains("1 MiB")), (100_002, true), "{e}");
+        // A line of the limit itself is read (a header long enough to be refused as a header).
+        let mut at_limit = b"time_s,offset_bytes,size_bytes,op,".to_vec();
+        at_limit.extend(std::iter::repeat(b'x').take(MAX_LINE_BYTES - at_limit.len()));
+        at_limit.extend_from_slice(b"\n0,0,4096,R\n");
+        assert!(!read("csv", &at_limit).unwrap_err().message.contains("1 MiB"));
     }
 
     /// Hands out a few bytes per read, to cut chunks and lines anywhere.

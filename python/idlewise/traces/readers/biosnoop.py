@@ -22,7 +22,7 @@ import os
 import numpy as np
 
 from ...errors import TraceError
-from ..inputs import open_input
+from ..inputs import bounded_lines, open_input
 from ..trace import Trace
 from ._fields import non_negative, whole_number
 
@@ -46,13 +46,13 @@ def read_biosnoop(path, *, sort: bool = True, name: str | None = None) -> Trace:
     always in effect: biosnoop lists requests in completion order)."""
     path = os.fspath(path)
     with open_input(path) as f:
-        text = f.read().decode("utf-8", "replace")
+        numbered = [(number, raw.decode("utf-8", "replace")) for number, raw in bounded_lines(f, path)]
     queued = csv = None
     times, offsets, sizes, writes, disks, lines = [], [], [], [], [], []
     skipped = {"biosnoop messages": 0, "flush-only requests (no data)": 0}
     disk_numbers: dict = {}
     records = 0
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in numbered:
         stripped = raw.strip()
         if not stripped:
             continue

@@ -42,7 +42,7 @@ import numpy as np
 
 from ... import _core
 from ...errors import TraceError
-from ..inputs import open_input
+from ..inputs import bounded_lines, open_input
 from ..trace import Trace
 from ._fields import non_negative, whole_number
 
@@ -77,7 +77,7 @@ def _parse(path: str):
     devices: dict = {}
     snapshots: list = []  # (time, first line)
     with open_input(path) as f:
-        for number, raw in enumerate(f, start=1):
+        for number, raw in bounded_lines(f, path):
             try:
                 text = raw.decode("ascii")
             except UnicodeDecodeError:

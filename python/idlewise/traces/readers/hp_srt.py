@@ -107,7 +107,7 @@ def read_srt(path: str | os.PathLike, *, disk: int | None = None, sort: bool = F
     Trace
     """
     path = os.fspath(path)
-    with open(local_path(path, seekable=True), "rb") as f:
+    with open(local_path(path, seekable=True, format="srt"), "rb") as f:
         layout = _Layout(path, f)
         records = layout.read(path, f, 0, layout.count)
     disks = _disks(records)
@@ -133,7 +133,7 @@ def iter_srt_batches(path, batch_records: int | None = None):
     """An SRT trace's records in batches, as NumPy columns (time_s, offset_bytes, size_bytes,
     is_write as uint8, disk), read one batch at a time: memory stays a batch's."""
     path = os.fspath(path)
-    with open(local_path(path, seekable=True), "rb") as f:
+    with open(local_path(path, seekable=True, format="srt"), "rb") as f:
         layout = _Layout(path, f)
         step = batch_records or BATCH_RECORDS
         for first in range(0, layout.count, step):

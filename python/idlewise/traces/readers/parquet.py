@@ -39,21 +39,52 @@ def write_parquet(trace: Trace, path) -> None:
                "is_write": trace.is_write.astype(bool)}
     if trace.stream is not None:
         columns["stream"] = trace.stream
-    table = pa.table(columns).replace_schema_metadata(metadata_of(trace.name, trace.format, trace.stream_names, trace.end_time_s))
+    table = pa.table(columns).replace_schema_metadata(metadata_of(trace.name, trace.format, trace.stream_names, trace.end_time_s,
+                                                                  trace.skipped))
     from ...output import written_whole
 
     with written_whole(os.fspath(path)) as temporary:
         pq.write_table(table, temporary)
 
 
-def metadata_of(name: str, source_format: str, stream_names=None, end_time_s=None) -> dict:
+#: The file-footer key of what the source's reader skipped, {why: count} as JSON.
+SKIPPED_KEY = b"idlewise.skipped"
+
+
+def skipped_metadata(skipped: dict) -> dict:
+    """The metadata that keeps what the source's reader skipped (a blkparse file's summary
+    lines), so that the converted file reports it as its source did."""
+    import json
+
+    return {SKIPPED_KEY.decode(): json.dumps({str(k): int(v) for k, v in skipped.items()})} if skipped else {}
+
+
+def skipped_at_source(path) -> dict:
+    """What the reader of the file a Parquet trace was converted from skipped, {why: count}
+    (empty for a file written otherwise)."""
+    return _skipped_kept(os.fspath(path), _open(os.fspath(path)))
+
+
+def _skipped_kept(path: str, file) -> dict:
+    import json
+
+    meta = file.metadata.metadata or {}
+    if SKIPPED_KEY not in meta:
+        return {}
+    try:
+        return {str(k): int(v) for k, v in json.loads(meta[SKIPPED_KEY]).items()}
+    except (ValueError, TypeError, AttributeError) as e:
+        raise TraceError(f"{path}: the file's idlewise metadata cannot be read ({e}); convert the trace again") from None
+
+
+def metadata_of(name: str, source_format: str, stream_names=None, end_time_s=None, skipped=None) -> dict:
     """The schema metadata of a trace written to Parquet: where it came from, and what a replay
-    needs beyond the columns (device names, a recording's end)."""
+    needs beyond the columns (device names, a recording's end), and what its reader skipped."""
     import json
 
     from ..formats import END_KEY
 
-    metadata = {"idlewise.name": name, "idlewise.source_format": source_format}
+    metadata = {"idlewise.name": name, "idlewise.source_format": source_format, **skipped_metadata(skipped or {})}
     if stream_names:
         metadata["idlewise.stream_names"] = json.dumps({str(int(k)): v for k, v in stream_names.items()})
     if end_time_s is not None:
@@ -118,7 +149,7 @@ def _open(path: str, streaming: bool = False):
 
     from ..inputs import local_path
 
-    path = local_path(path, seekable=True)  # Parquet seeks: a compressed or piped file is copied plain
+    path = local_path(path, seekable=True, format="parquet")  # Parquet seeks: a compressed or piped file is copied plain
     # Read batch by batch, Arrow's defaults pre-buffer whole row groups' pages and keep them:
     # 350 MB held for a 280 MB file. Unbuffered 1 MiB reads hold a batch's worth.
     options = {"pre_buffer": False, "buffer_size": 1 << 20} if streaming else {}
@@ -181,11 +212,13 @@ def read_parquet(path, *, sort: bool = False, name: str | None = None) -> Trace:
     origin = meta.get(b"idlewise.name", b"").decode("utf-8", "replace")
     source_format = meta.get(b"idlewise.source_format", b"").decode("utf-8", "replace")
     described = "parquet" + (f" (converted from {origin}" + (f", {source_format}" if source_format else "") + ")" if origin else "")
+    skipped = _skipped_kept(path, file)
     return Trace.from_arrays(
         table.column("time_s").to_numpy(), table.column("size_bytes").to_numpy(),
         offset_bytes=table.column("offset_bytes").to_numpy(), is_write=table.column("is_write").to_numpy(zero_copy_only=False),
         stream=_stream(path, table),
-        name=name or os.path.basename(path), path=path, lines=None, sort=sort, format=described, **_restored(path, meta))
+        name=name or os.path.basename(path), path=path, lines=None, sort=sort, format=described, skipped=skipped,
+        **_restored(path, meta))
 
 
 #: Records a batch when a Parquet trace is replayed as it is read (about 30 MB of columns).
