@@ -241,7 +241,7 @@ class Fuzz:
         import contextlib
         import io
 
-        from fuzz_inputs import command_line, commands
+        from fuzz_inputs import command_line, commands, isolated_machine
         from idlewise.cli import build_parser, main
 
         if not hasattr(self, "commands"):
@@ -256,7 +256,7 @@ class Fuzz:
         err, cwd = io.StringIO(), os.getcwd()
         os.chdir(self.folder)
         try:
-            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            with isolated_machine(self.folder), contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
                 try:
                     code = main(argv)
                 except SystemExit as stop:

@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 import numpy as np
@@ -5,6 +6,13 @@ import pytest
 
 import idlewise
 import properties
+
+# Every test sees the width a command's output has in a pipe (200 columns, ``cli._common._console``),
+# whatever the terminal it runs in (COLUMNS=80 in a narrow one): screens are checked at the widths
+# their tests name (tests/test_face.py, tests/test_nothing_misleads.py at 80, 100 and 200), not at
+# the runner's. Subprocesses inherit it.
+os.environ["COLUMNS"] = "200"
+os.environ.pop("LINES", None)
 
 
 @pytest.fixture

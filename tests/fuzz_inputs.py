@@ -90,6 +90,30 @@ OPTION_VALUES = ["", "0", "1", "-1", "2", "9" * 25, "-" + "9" * 25, "18446744073
                  "open", "closed"]
 
 
+def isolated_machine(folder: str):
+    """A context in which a drawn command line cannot touch this machine's devices: /proc, /sys
+    and /dev are empty trees of ``folder`` (``manage run sda`` finds no disk), the process is
+    not root (``--apply`` is refused before anything runs), and the manager's socket directory
+    is ``folder``'s."""
+    import contextlib
+    import os
+    from unittest import mock
+
+    @contextlib.contextmanager
+    def isolated():
+        roots = {}
+        for name in ("proc", "sys", "dev", "run"):
+            roots[name] = os.path.join(folder, "machine", name)
+            os.makedirs(roots[name], exist_ok=True)
+        open(os.path.join(roots["proc"], "diskstats"), "w").close()
+        env = {"IDLEWISE_PROCFS_ROOT": roots["proc"], "IDLEWISE_SYSFS_ROOT": roots["sys"], "IDLEWISE_DEV_ROOT": roots["dev"],
+               "XDG_RUNTIME_DIR": roots["run"]}
+        os.chmod(roots["run"], 0o700)
+        with mock.patch.dict(os.environ, env), mock.patch("os.geteuid", lambda: 65534):
+            yield
+    return isolated()
+
+
 def commands(parser) -> dict:
     """Every leaf subcommand's parser of ``parser``, by its words (``("trace", "stats")``), the
     slow ones left out."""

@@ -12,7 +12,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, strategies as st
 
-from fuzz_inputs import command_line, commands
+from fuzz_inputs import command_line, commands, isolated_machine
 from properties import property_test
 from idlewise.cli import build_parser, main
 
@@ -42,7 +42,7 @@ def test_no_option_ends_in_a_traceback(workdir, data):
     cwd = os.getcwd()
     os.chdir(workdir)
     try:
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        with isolated_machine(str(workdir)), contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
             try:
                 code = main(argv)
             except SystemExit as stop:  # argparse's usage errors and --help

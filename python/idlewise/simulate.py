@@ -461,7 +461,8 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
              keep_response_times: bool = False, progress: bool | None = None, replay: str = "open",
              fold_offsets: bool = False, response_from: str = "issue", tail_s: float = 0.0,
              transition_seed: int | None = None, threads: int | None = None, per_request: bool = False,
-             timeline_s: tuple[float, float] | None = None, transform: str | None = None, references: bool = True) -> Results:
+             timeline_s: tuple[float, float] | None = None, transform: str | None = None, references: bool = True,
+             service: str = "model") -> Results:
     """Replays a trace on a device under each policy, beside the always-on and oracle references.
 
     A trace of several devices (an HP SRT or blkparse trace of two disks, a diskstats file) is
@@ -519,6 +520,11 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
         seed 004's theoretical minima). ``False`` replays the policies alone, which costs their
         replays only (one MEMS policy: one replay instead of three); the rows' normalisations,
         ``energy_vs_oracle``, the theoretical minima and ``normalized_against`` are then null.
+    service : {"model", "observed"}, default "model"
+        How long each request keeps the device busy: the device model's service time, or the
+        time the recording observed (:attr:`Trace.service_s`: a diskstats recording's busy time
+        shared by its interval's requests), priced at the model's reading or writing power. The
+        live manager decides by the observed one: its idle periods are the real device's.
 
     Returns
     -------
@@ -537,6 +543,11 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     """
     if not isinstance(trace, traces.Trace):
         raise IdlewiseError(f"simulate() needs a Trace, got {type(trace).__name__}; build one with Trace.from_arrays or read_trace")
+    if service not in ("model", "observed"):
+        raise IdlewiseError(f"service must be 'model' or 'observed', got {service!r}")
+    if service == "observed" and trace.service_s is None:
+        raise IdlewiseError(f"{trace.path or trace.name}: service 'observed' needs the time each request kept the device busy, "
+                            f"which a {trace.format} trace does not record (a diskstats recording does)")
     device, specs, base_power_w, mode_index = _checked_run(device, policies, base_power_w, initial_mode, replay,
                                                            response_from, tail_s, transition_seed)
     picked, transform = traces.split_selection(transform)
@@ -550,7 +561,7 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
                            keep_response_times=keep_response_times, progress=progress, replay=replay,
                            fold_offsets=fold_offsets, response_from=response_from, tail_s=tail_s,
                            transition_seed=transition_seed, threads=threads, per_request=per_request,
-                           timeline_s=timeline_s, transform=transform, references=references)
+                           timeline_s=timeline_s, transform=transform, references=references, service=service)
             for r in run:
                 r.update(trace=trace.name, stream=stream, stream_name=trace.stream_label(stream))
                 records.append(r)
@@ -560,6 +571,9 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     label = trace.name
     if transform:
         trace = traces.apply_transform(trace, transform)
+        if service == "observed":
+            raise IdlewiseError(f"{label}: a transform changes the requests, so the busy times observed no longer fit them; "
+                                "replay a transformed trace with the model's service")
     show = sys.stderr.isatty() if progress is None else bool(progress)
     tail_s = max(float(tail_s), trace.idle_tail_s)
     # A recording that was idle before its first request runs from its start (issue 39).
@@ -575,7 +589,7 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
                               response_from=response_from, tail_s=float(tail_s), lead_s=lead_s,
                               transition_seed=None if transition_seed is None else int(transition_seed),
                               threads=threads_for(len(trace), len(specs) + 2, threads), timeline_s=window,
-                              references=bool(references))
+                              references=bool(references), service_s=trace.service_s if service == "observed" else None)
 
     runs = len(specs) + 2 * bool(references)
     try:

@@ -1323,14 +1323,33 @@ impl Device {
 
     /// The services of [`Device::ready_services`], one by one, moving `head_bytes` along.
     /// (Pushed, not written over a zeroed vector: the zeroing was a pass of its own over 16 MB
-    /// a piece.)
+    /// a piece.) A trace that says how long each request kept the real device busy is served
+    /// in that time ([`Device::observed_service`]).
     fn ready_services_from<'t>(&'t self, trace: &'t TraceView, head_bytes: &'t mut f64) -> impl Iterator<Item = (f64, f64)> + 't {
         (0..trace.len()).map(move |i| {
             let (offset, size) = (trace.offset_bytes[i] as f64, trace.size_bytes[i] as f64);
-            let service = self.service(size, trace.is_write[i] != 0, offset, *head_bytes);
+            let service = match trace.observed_service_s {
+                Some(observed) => self.observed_service(observed[i], trace.is_write[i] != 0),
+                None => self.service(size, trace.is_write[i] != 0, offset, *head_bytes),
+            };
             *head_bytes = offset + size;
             service
         })
+    }
+
+    /// A request that kept the real device busy `service_s` (a recording's busy time): served
+    /// in that time, at the model's reading or writing power. The model prices what the device
+    /// did; it does not decide how long the device took.
+    #[inline]
+    pub fn observed_service(&self, service_s: f64, is_write: bool) -> (f64, f64) {
+        let power_w = if is_write { self.service.write_power_w } else { self.service.read_power_w };
+        (service_s, service_s * power_w)
+    }
+
+    /// Each request's [`Device::observed_service`], from the trace's observed service times.
+    pub fn observed_services(&self, trace: &TraceView) -> Vec<(f64, f64)> {
+        let observed = trace.observed_service_s.expect("observed service times");
+        (0..trace.len()).map(|i| self.observed_service(observed[i], trace.is_write[i] != 0)).collect()
     }
 
     /// [`Device::service`] for a device with a seek curve or a TCP link.

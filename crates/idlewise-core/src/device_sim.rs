@@ -886,6 +886,36 @@ impl<'p> DeviceSim<'p> {
         self.woken_at = self.woken_at.max(woken_at);
     }
 
+    /// Revises the open gap's plan for a live device that did not do what the plan said from
+    /// `cut_s` on (a command failed; the drive moved by itself): the steps begun before `cut_s`
+    /// stay, the later ones go, and `then` (moves at absolute times, in order) follow. False
+    /// when no gap is open. (A step begun before `cut_s` stays whole, all its hops.)
+    pub(crate) fn revise_open_plan(&mut self, cut_s: f64, then: &[(f64, usize)]) -> bool {
+        let Some(gap) = self.gap else { return false };
+        let device: &Device = &self.device;
+        let (mut t, mut mode, mut kept) = (gap.start_s, gap.start_mode, 0);
+        for step in &self.plan.steps {
+            if step.mode != mode {
+                let begin = (gap.start_s + step.at_s).max(t);
+                if begin >= cut_s {
+                    break;
+                }
+                if let Some(route) = device.planned_route(step.route, mode).or_else(|| device.route(mode, step.mode)) {
+                    t = begin + route.time_s;
+                    mode = route.hops.last().map_or(mode, |&h| device.transitions[h].to);
+                }
+            }
+            kept += 1;
+        }
+        self.plan.steps.truncate(kept);
+        self.plan.prewake = false;
+        self.plan.prewake_route = None;
+        for &(at_s, to) in then {
+            self.plan.push((at_s - gap.start_s).max(0.0), to);
+        }
+        true
+    }
+
     /// The policy's plan resolved once, when it is one fixed step (a timeout): its gaps can be
     /// taken whole by a caller that charges them with [`DeviceSim::charge_slept_gaps`].
     pub(crate) fn one_step(&self) -> Option<OneStep> {

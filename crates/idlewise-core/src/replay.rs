@@ -138,6 +138,12 @@ pub(crate) fn check_options(device: &Device, opts: &ReplayOptions) -> Result<()>
 /// extrapolated past full stroke would be a silent wrong answer. A device whose file states only
 /// its `[capacity]` refuses a request larger than itself.
 pub(crate) fn check_fits(trace: &TraceView, device: &Device, opts: &ReplayOptions) -> Result<()> {
+    if trace.observed_service_s.is_some() && !device.shares_ready_service() {
+        return Err(Error::Option {
+            option: "service".into(),
+            message: format!("observed service times replace a service that is a time at a power; device '{}' is a MEMS sled, whose service is its own", device.name),
+        });
+    }
     if let Some(mems) = device.service.mems.as_ref() {
         let capacity = mems.sled.blocks();
         for i in 0..trace.len() {
@@ -328,6 +334,16 @@ pub(crate) fn replay_validated(
     progress: Option<&AtomicU64>,
 ) -> RunResult {
     let mut run = Replay::new(Arc::new(device.clone()), Box::new(policy), opts, trace.arrival_s[0], trace.len());
+    // Observed service times are the device's ready service, given: every run takes them.
+    let observed: Vec<(f64, f64)>;
+    let given;
+    let trace = if trace.observed_service_s.is_some() && trace.ready_service.is_none() {
+        observed = device.observed_services(trace);
+        given = trace.with_ready_service(&observed);
+        &given
+    } else {
+        trace
+    };
     for block in blocks(trace) {
         run.feed(&block);
         if !crate::progress::advance(progress, block.len() as u64) {

@@ -21,6 +21,10 @@ pub struct TraceView<'a> {
     /// device and shared by its runs (it depends on the request and the head, which follows the
     /// requests whatever the policy): see `Device::ready_services`. None: each run computes it.
     pub ready_service: Option<&'a [(f64, f64)]>,
+    /// How long each request kept the real device busy, where a recording says (a diskstats
+    /// recording's busy time shared among its interval's requests): served in that time instead
+    /// of the device model's (`ReplayOptions`' observed service; `Device::observed_services`).
+    pub observed_service_s: Option<&'a [f64]>,
     /// Set by [`TraceView::validated`]: every later `validate` is free, so a trace checked once
     /// is not read again before each of the runs made on it.
     checked: bool,
@@ -34,7 +38,7 @@ impl<'a> TraceView<'a> {
                 return Err(Error::Trace(format!("column '{name}' has {len} values but 'time_s' has {n}")));
             }
         }
-        Ok(TraceView { arrival_s, offset_bytes, size_bytes, is_write, original_s: None, ready_service: None, checked: false })
+        Ok(TraceView { arrival_s, offset_bytes, size_bytes, is_write, original_s: None, ready_service: None, observed_service_s: None, checked: false })
     }
 
     /// The same columns with each request's original arrival time.
@@ -43,6 +47,14 @@ impl<'a> TraceView<'a> {
             return Err(Error::Trace(format!("column 'original_time_s' has {} values but 'time_s' has {}", original_s.len(), self.len())));
         }
         Ok(TraceView { original_s: Some(original_s), checked: false, ..self })
+    }
+
+    /// The same columns with the time each request kept the real device busy.
+    pub fn with_observed_service_s(self, service_s: &'a [f64]) -> Result<Self> {
+        if service_s.len() != self.len() {
+            return Err(Error::Trace(format!("column 'service_s' has {} values but 'time_s' has {}", service_s.len(), self.len())));
+        }
+        Ok(TraceView { observed_service_s: Some(service_s), checked: false, ..self })
     }
 
     /// Records `from..to` (a checked view stays checked).
@@ -54,6 +66,7 @@ impl<'a> TraceView<'a> {
             is_write: &self.is_write[from..to],
             original_s: self.original_s.map(|o| &o[from..to]),
             ready_service: self.ready_service.map(|s| &s[from..to]),
+            observed_service_s: self.observed_service_s.map(|s| &s[from..to]),
             checked: self.checked,
         }
     }
@@ -123,7 +136,8 @@ impl<'a> TraceView<'a> {
         let signs = sizes.iter().zip(offsets).fold(0i64, |acc, (&s, &o)| acc | s | o);
         let ops = self.is_write[from..to].iter().fold(0u8, |acc, &w| acc | (w & !1));
         let original_bad = self.original_s.map_or(0u8, |o| o[from..to].iter().fold(0u8, |acc, &t| acc | u8::from(!(t - t == 0.0))));
-        bad == 0 && signs >= 0 && ops == 0 && original_bad == 0
+        let service_bad = self.observed_service_s.map_or(0u8, |o| o[from..to].iter().fold(0u8, |acc, &s| acc | u8::from(!(s - s == 0.0 && s >= 0.0))));
+        bad == 0 && signs >= 0 && ops == 0 && original_bad == 0 && service_bad == 0
     }
 
     fn first_bad_record(&self, from: usize, to: usize, mut previous: f64) -> Error {
@@ -149,6 +163,11 @@ impl<'a> TraceView<'a> {
             if let Some(original) = self.original_s {
                 if !original[i].is_finite() {
                     return Error::TraceRecord { index: i, field: "original_time_s", message: format!("time must be a finite number, got {}", original[i]) };
+                }
+            }
+            if let Some(service) = self.observed_service_s {
+                if !(service[i].is_finite() && service[i] >= 0.0) {
+                    return Error::TraceRecord { index: i, field: "service_s", message: format!("a service time must be a non-negative number of seconds, got {}", service[i]) };
                 }
             }
             if self.is_write[i] > 1 {

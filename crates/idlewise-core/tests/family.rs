@@ -549,6 +549,7 @@ proptest! {
         picked in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
         lead in long_ends(), tail in long_ends(), every_request in prop::bool::weighted(0.2),
         cuts in prop::collection::vec(0.0f64..1.0, 0..24), base in prop_oneof![Just(0.0), 0.1f64..2.0],
+        observed in prop::option::of(prop::collection::vec(0.0f64..0.05, 1200)),
     ) {
         let (device, own) = match which {
             0 => (catalog("hitachi-microdrive-1gb"), "breakeven"),
@@ -557,7 +558,13 @@ proptest! {
             3 => (catalog("samsung-950-pro-512gb"), "apst"),
             _ => (chained, "timeout:b=2s,c=30s"),
         };
+        // Now and then served in times a recording gave (observed service) instead of the model's.
+        let observed = observed.map(|o| o[..times.len()].to_vec());
         let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap();
+        let trace = match observed.as_deref() {
+            Some(service_s) => trace.with_observed_service_s(service_s).unwrap(),
+            None => trace,
+        };
         let opts = options(lead, tail, base, false);
         let gaps = shared_gaps_s(&device, &trace, &opts);
         let mut timeouts: Vec<f64> = drawn.clone();

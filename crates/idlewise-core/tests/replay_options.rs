@@ -158,3 +158,28 @@ fn original_times_cannot_be_measured_in_a_closed_loop() {
     let e = replay(&trace, &device, policy.as_mut(), &opts).unwrap_err().to_string();
     assert!(e.contains("response_from") && e.contains("closed"), "{e}");
 }
+
+/// Served in the times a recording observed (a diskstats recording's busy time), not the
+/// model's: two 1 MB requests at 0 s and 3 s that kept the real device busy 0.25 s each, under
+/// a timeout of 1 s: serving 2 × 0.25 s at 2 W (1 J), ready 0.25–1.25 s then down (1 s, 1 J),
+/// asleep 2.25–3 s, woken by the second at 3 s (2 s, 4 J), served 5–5.25 s. The model alone
+/// would serve each in 1 s and the first idle period would begin at 1 s, not 0.25 s.
+#[test]
+fn observed_service_times_replace_the_model_s_by_hand() {
+    let device = two_state("");
+    let (times, offsets, sizes, ops) = ([0.0, 3.0], [0i64; 2], [MB; 2], [0u8; 2]);
+    let observed = [0.25, 0.25];
+    let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap().with_observed_service_s(&observed).unwrap();
+    let mut policy = PolicySpec::parse("timeout:1s").unwrap().build(&device, &Default::default()).unwrap();
+    let r = replay(&trace, &device, policy.as_mut(), &ReplayOptions::default()).unwrap();
+    assert!(close(r.service_time_s, 0.5) && close(r.service_energy_j, 1.0), "{} {}", r.service_time_s, r.service_energy_j);
+    assert!(close(r.time_by_mode_s[0], 1.0) && close(r.time_by_mode_s[1], 0.75), "{:?}", r.time_by_mode_s);
+    assert!(close(r.energy_j, 1.0 + 1.0 + 1.0 + 4.0) && close(r.makespan_s, 5.25), "{} {}", r.energy_j, r.makespan_s);
+    // Every run of an evaluation takes them, the references too; a negative one is refused.
+    let reports = idlewise_core::evaluate(&trace, &device, &[PolicySpec::parse("timeout:1s").unwrap()], &ReplayOptions::default(), None).unwrap();
+    assert!(close(reports[0].run.energy_j, r.energy_j) && close(reports[0].run.service_time_s, 0.5));
+    let bad = [0.25, -1.0];
+    let trace = TraceView::new(&times, &offsets, &sizes, &ops).unwrap().with_observed_service_s(&bad).unwrap();
+    let e = idlewise_core::evaluate(&trace, &device, &[PolicySpec::parse("timeout:1s").unwrap()], &ReplayOptions::default(), None).unwrap_err();
+    assert!(e.to_string().contains("service_s"), "{e}");
+}

@@ -501,7 +501,7 @@ fn idle_gaps<'py>(
 /// One device managed live (`idlewise manage`): the replay's own device model and policy, fed
 /// observed I/O, asked what the policy has decided by now (`idlewise_core::live`). Decisions are
 /// dicts: `time_s` (when the model makes the change), `from_mode`, `to_mode` (mode names),
-/// `cause` (`plan`, `access` or `hint`) and `reason` (for a person).
+/// `cause` (`plan`, `access`, `hint` or `outside`) and `reason` (for a person).
 #[pyclass(module = "idlewise._core", unsendable)]
 struct LiveDisk {
     inner: Option<idlewise_core::live::LiveDisk>,
@@ -525,6 +525,7 @@ impl LiveDisk {
                 Cause::Plan { idle_s } => ("plan", format!("{}: idle {}", self.policy, seconds_text(idle_s))),
                 Cause::Access => ("access", "I/O arrived: the device wakes to serve it".to_string()),
                 Cause::Hint => ("hint", format!("{}: a ghost hint (an application would have used the device)", self.policy)),
+                Cause::Outside => ("outside", "found so by a state probe: moved by something other than the manager".to_string()),
             };
             item.set_item("cause", cause)?;
             item.set_item("reason", reason)?;
@@ -532,6 +533,13 @@ impl LiveDisk {
         }
         Ok(out)
     }
+}
+
+/// A mode's index by its name, or an error naming the device's modes.
+fn mode_index(device: &CoreDevice, name: &str) -> PyResult<usize> {
+    device.modes.iter().position(|m| m.name == name).ok_or_else(|| {
+        PyValueError::new_err(format!("device '{}' has no mode '{name}'; its modes: {}", device.name, device.modes.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", ")))
+    })
 }
 
 /// A duration as a person reads it in a log: "10 s", "1.5 ms", "2 min 5 s".
@@ -563,19 +571,43 @@ impl LiveDisk {
         self.decisions(py, &device, list)
     }
 
-    /// Requests observed (arrival times in order, sizes, writes): the plan's changes before
-    /// each, and the wake-ups they cause.
+    /// Requests observed (arrival times in order, sizes, writes; and how long each kept the
+    /// device busy, where it says): the plan's changes before each, and the wake-ups they cause.
+    #[pyo3(signature = (arrival_s, size_bytes, is_write, service_s=None))]
     fn feed<'py>(&mut self, py: Python<'py>, arrival_s: PyReadonlyArray1<'py, f64>, size_bytes: PyReadonlyArray1<'py, f64>,
-                 is_write: PyReadonlyArray1<'py, bool>) -> PyResult<Bound<'py, PyList>> {
+                 is_write: PyReadonlyArray1<'py, bool>, service_s: Option<PyReadonlyArray1<'py, f64>>) -> PyResult<Bound<'py, PyList>> {
         let (a, s, w) = (arrival_s.as_slice()?, size_bytes.as_slice()?, is_write.as_slice()?);
-        if a.len() != s.len() || a.len() != w.len() {
-            return Err(PyValueError::new_err("arrival_s, size_bytes and is_write must have the same length"));
+        let busy = service_s.as_ref().map(|b| b.as_slice()).transpose()?;
+        if a.len() != s.len() || a.len() != w.len() || busy.is_some_and(|b| b.len() != a.len()) {
+            return Err(PyValueError::new_err("arrival_s, size_bytes, is_write and service_s must have the same length"));
         }
-        if a.windows(2).any(|p| !(p[1] >= p[0])) || a.iter().any(|t| !t.is_finite()) || s.iter().any(|x| !(x.is_finite() && *x >= 0.0)) {
-            return Err(PyValueError::new_err("arrival_s must be finite and in time order, size_bytes finite and non-negative"));
+        if a.windows(2).any(|p| !(p[1] >= p[0])) || a.iter().any(|t| !t.is_finite()) || s.iter().any(|x| !(x.is_finite() && *x >= 0.0))
+            || busy.is_some_and(|b| b.iter().any(|x| !(x.is_finite() && *x >= 0.0)))
+        {
+            return Err(PyValueError::new_err("arrival_s must be finite and in time order, size_bytes and service_s finite and non-negative"));
         }
         let live = self.live()?;
-        let list = py.allow_threads(|| live.feed(a, s, w));
+        let list = py.allow_threads(|| live.feed(a, s, w, busy));
+        let device = live.device().clone();
+        self.decisions(py, &device, list)
+    }
+
+    /// The hop planned at `planned_s` into `to_mode` did not happen (its command failed, or was
+    /// held back): the model stays where the device is; the move is planned again at `retry_s`
+    /// (None: not in this idle period). False when the model holds no idle period to revise.
+    #[pyo3(signature = (now, planned_s, to_mode, retry_s=None))]
+    fn undo_hop(&mut self, now: f64, planned_s: f64, to_mode: &str, retry_s: Option<f64>) -> PyResult<bool> {
+        let live = self.live()?;
+        let to = mode_index(live.device(), to_mode)?;
+        Ok(live.undo_hop(now, planned_s, to, retry_s))
+    }
+
+    /// The device was found in `mode` at `now` by a probe that does not wake it: the model is
+    /// corrected where it says otherwise. Returns the correction (cause `outside`), if any.
+    fn correct<'py>(&mut self, py: Python<'py>, now: f64, mode: &str) -> PyResult<Bound<'py, PyList>> {
+        let live = self.live()?;
+        let actual = mode_index(live.device(), mode)?;
+        let list = live.correct(now, actual);
         let device = live.device().clone();
         self.decisions(py, &device, list)
     }
@@ -712,7 +744,7 @@ fn policy_families(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 /// Replays the trace under each policy (plus the always-on and oracle references) and returns
 /// one dict per policy.
 #[pyfunction]
-#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, base_power_w=0.0, initial_mode=0, keep_per_request=false, progress=None, replay="open", fold_offsets=false, original_time_s=None, response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, threads=1, timeline_s=None, references=true))]
+#[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, base_power_w=0.0, initial_mode=0, keep_per_request=false, progress=None, replay="open", fold_offsets=false, original_time_s=None, response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, threads=1, timeline_s=None, references=true, service_s=None))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate<'py>(
     py: Python<'py>,
@@ -736,9 +768,14 @@ fn evaluate<'py>(
     threads: usize,
     timeline_s: Option<(f64, f64)>,
     references: bool,
+    service_s: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
     let trace = trace_with_original(trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?, original_time_s.as_ref())?;
+    let trace = match service_s.as_ref() {
+        Some(observed) => trace.with_observed_service_s(observed.as_slice()?).map_err(to_py_err)?,
+        None => trace,
+    };
     let opts = ReplayOptions {
         keep_per_request,
         fold_offsets,

@@ -49,6 +49,7 @@ class _Command:
 cmd_record, cmd_advise = _Command("advise", "cmd_record"), _Command("advise", "cmd_advise")
 cmd_manage_hint, cmd_manage_replay = _Command("manage", "cmd_manage_hint"), _Command("manage", "cmd_manage_replay")
 cmd_manage_run, cmd_manage_status = _Command("manage", "cmd_manage_run"), _Command("manage", "cmd_manage_status")
+cmd_manage_spin_down, cmd_manage_unit = _Command("manage", "cmd_manage_spin_down"), _Command("manage", "cmd_manage_unit")
 cmd_devices, cmd_policies = _Command("devices", "cmd_devices"), _Command("devices", "cmd_policies")
 cmd_cache, cmd_experiment = _Command("experiments", "cmd_cache"), _Command("experiments", "cmd_experiment")
 cmd_hybrid, cmd_report, cmd_sweep = _Command("hybrid", "cmd_hybrid"), _Command("report", "cmd_report"), _Command("sweep", "cmd_sweep")
@@ -110,6 +111,9 @@ def build_parser(running: str | None = None) -> argparse.ArgumentParser:
                      help="the run goes on this long after the last request completes, the device idling under its policy")
     sim.add_argument("--transition-seed", type=int, metavar="N",
                      help="draw wake-up times that vary (time_std_s in the device) from seed N; default: their means")
+    sim.add_argument("--service", choices=("model", "observed"), default="model",
+                     help="how long a request keeps the device busy: the device model's time, or the time a diskstats "
+                          "recording observed (the interval's busy time; as idlewise manage decides)")
     _trace_options(sim)
     sim.add_argument("--transform", metavar="T", help="workload transform, e.g. compress-reorder:64ops (chain with +)")
     sim.add_argument("--json", action="store_true", help="print a JSON list, one object per policy")
@@ -291,43 +295,62 @@ def build_parser(running: str | None = None) -> argparse.ArgumentParser:
 
     mg = sub.add_parser("manage", help="the power manager, live: run a policy on this machine's devices (dry run by default)")
     mgsub = mg.add_subparsers(dest="manage_command", required=True)
-    # The socket's default is manage's DEFAULT_SOCKET, taken when the command runs: building the
-    # parser does not import the power manager.
-    socket_default = "/run/idlewise-manage.sock as root, else $XDG_RUNTIME_DIR (or /tmp)/idlewise-manage-UID.sock"
+    # The socket's default is the manager's runtime directory's, taken when the command runs:
+    # building the parser does not import the power manager.
+    socket_default = "/run/idlewise/manage.sock as root, else $XDG_RUNTIME_DIR/idlewise/manage.sock"
 
-    mr = mgsub.add_parser("run", help="watch block devices and carry out a policy's decisions (logs only, unless --apply)")
-    mr.add_argument("disks", nargs="+", metavar="DISK", help="block devices as /proc/diskstats names them: sda, nvme0n1")
-    mr.add_argument("--policy", required=True, help="a live policy: timeout:60s, hd-idle:10min, breakeven, randomized, "
-                                                   "predictive, stpm:knob=50, experts, epc, apst (not the oracle: it is offline)")
-    mr.add_argument("--device", default="auto", help="catalog name or TOML path of the model, or auto (identified from sysfs)")
-    mr.add_argument("--interval", type=_seconds, default=1.0, metavar="DURATION", help="time between polls (default 1s)")
+    mr = mgsub.add_parser("run", help="watch disks and carry out policies' decisions (logs only, unless --apply)")
+    mr.add_argument("disks", nargs="*", metavar="DISK",
+                    help="disks: kernel names (sdb), /dev paths or /dev/disk/by-* links; none: those of the configuration")
+    mr.add_argument("--config", metavar="FILE", help="TOML: [manager] settings and a [disks.\"NAME\"] table each "
+                                                     "(default /etc/idlewise/manage.toml, when no DISK is named)")
+    mr.add_argument("--policy", help="the disks' live policy: timeout:20min, hd-idle:10min, breakeven, randomized, "
+                                     "predictive, stpm:knob=50, experts, epc, apst (not the oracle: it is offline)")
+    mr.add_argument("--device", default="auto", help="catalog name or TOML path of the model, or auto (from sysfs)")
+    mr.add_argument("--interval", type=_seconds, default=None, metavar="DURATION", help="time between polls (default 1s)")
+    mr.add_argument("--check-interval", type=_seconds, default=None, metavar="DURATION",
+                    help="time between reads of each drive's real state, which never wake it (default 5min; 0s: never)")
     mr.add_argument("--for", dest="duration", type=_seconds, metavar="DURATION", help="stop after this long (default: until SIGTERM)")
-    mr.add_argument("--log", metavar="FILE", help="append the decisions, one JSON line each, to FILE (they also go to stdout)")
+    mr.add_argument("--log", metavar="FILE", help="append every line, JSON, to FILE (also on stdout); SIGHUP reopens it")
+    mr.add_argument("--textfile", metavar="FILE", help="write the state for node_exporter's textfile collector after each poll")
     mr.add_argument("--socket", help=f"where applications ask (default {socket_default})")
     mr.add_argument("--apply", action="store_true", help="run the commands (needs root); without it, a dry run")
     mr.add_argument("--force", action="store_true", help="act even on a virtual disk or one holding root or swap")
-    mr.add_argument("--actuator", default="auto", choices=["auto", "ata", "scsi", "wifi", "nvme"],
-                    help="how decisions are carried out (default: from the device: hdparm -y, sg_start, iw, nvme set-feature)")
+    mr.add_argument("--actuator", default="auto", choices=["auto", "ata", "scsi", "scsi-stop", "wifi", "nvme"],
+                    help="how decisions are carried out (default: from the device: hdparm -y, sg_start --pc=3, iw, nvme)")
+    mr.add_argument("--command-timeout", type=_seconds, default=None, metavar="DURATION",
+                    help="a command that has not answered by then is killed (default 30s)")
     mr.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power for stpm (W)")
     mr.add_argument("--knob", type=float, default=50.0, help="weighs a ghost hint's time against its energy (0-100, default 50)")
     mr.set_defaults(func=cmd_manage_run)
-    ms = mgsub.add_parser("status", help="each managed device's mode, energy so far and what an access costs now")
+    ms = mgsub.add_parser("status", help="each managed disk: mode, spin-ups, time since I/O, queue, energy so far")
     ms.add_argument("--socket", help=f"where the manager listens (default {socket_default})")
     ms.add_argument("--size", type=float, default=4096.0, metavar="BYTES", help="the access to price (default 4096)")
     ms.add_argument("--json", action="store_true")
+    ms.add_argument("--prometheus", action="store_true", help="Prometheus' text exposition format")
     ms.set_defaults(func=cmd_manage_status)
     mh = mgsub.add_parser("hint", help="a ghost hint: an application would have used DISK had it been ready")
-    mh.add_argument("disk")
-    mh.add_argument("--size", type=float, default=4096.0, metavar="BYTES")
+    mh.add_argument("disk", help="a managed disk (its kernel name or the name it was given)")
+    mh.add_argument("--size", type=float, default=4096.0, metavar="BYTES", help="the access it would have made (default 4096)")
     mh.add_argument("--socket", help=f"where the manager listens (default {socket_default})")
     mh.add_argument("--json", action="store_true")
     mh.set_defaults(func=cmd_manage_hint)
+    md = mgsub.add_parser("spin-down", help="spin DISK down now, once (a dry run unless --apply)")
+    md.add_argument("disk", help="a kernel name (sdb), /dev path or /dev/disk/by-* link")
+    md.add_argument("--apply", action="store_true", help="send the command (needs root)")
+    md.add_argument("--force", action="store_true", help="act even on a virtual disk or one holding root or swap")
+    md.add_argument("--device", default="auto", help="catalog name or TOML path of the model, or auto")
+    md.add_argument("--actuator", default="auto", choices=["auto", "ata", "scsi", "scsi-stop", "nvme"])
+    md.set_defaults(func=cmd_manage_spin_down)
+    mu = mgsub.add_parser("unit", help="print a hardened systemd service running the manager from a configuration")
+    mu.add_argument("--config", default="/etc/idlewise/manage.toml", metavar="FILE", help="the configuration it runs")
+    mu.set_defaults(func=cmd_manage_unit)
     mp = mgsub.add_parser("replay", help="the same loop over a diskstats recording, on a virtual clock")
     mp.add_argument("recording", help="a diskstats recording (idlewise record)")
     mp.add_argument("--policy", required=True)
     mp.add_argument("--device", required=True, help="catalog name or TOML path of the model")
     mp.add_argument("--stream", "--disk", dest="stream", metavar="NAME", help="the disk of a recording of several")
-    mp.add_argument("--log", metavar="FILE", help="write the decisions, one JSON line each")
+    mp.add_argument("--log", metavar="FILE", help="write the decisions, one JSON line each (a file of its own, replaced)")
     mp.add_argument("--knob", type=float, default=50.0)
     mp.add_argument("--quiet", action="store_true", help="no decisions on stdout")
     mp.set_defaults(func=cmd_manage_replay)

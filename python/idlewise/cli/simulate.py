@@ -52,6 +52,9 @@ def cmd_simulate(args) -> int:
     policies = [spec for policy in args.policy for spec in expand_spec(policy)]
     _say_where_references_wait(args, devices)
     if _streamable(args):
+        if args.service == "observed":
+            raise IdlewiseError(f"{args.trace}: --service observed needs a recording of busy times (a diskstats recording); "
+                                f"a {args.format} trace records none")
         return _simulate_streamed(args, devices, policies)
     trace = _read_trace(args, args.trace)
     _report_read(trace, args.json)
@@ -62,7 +65,7 @@ def cmd_simulate(args) -> int:
         run = simulate(trace, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode,
                        replay=args.replay, fold_offsets=args.fold_offsets, response_from=args.response_from,
                        tail_s=args.tail, transition_seed=args.transition_seed, per_request=bool(args.per_request),
-                       transform=args.transform, references=_references(args, device))
+                       transform=args.transform, references=_references(args, device), service=args.service)
         if args.per_request:
             per_request.append(_with_run_columns(run.per_request(), device.name, picked.get("stream")))
         for r in run:

@@ -141,6 +141,10 @@ class Trace:
     #: When the recording ended, on the trace's time line (a diskstats recording's last
     #: snapshot): the device was idle from the last request until then. None: at the last request.
     end_time_s: Optional[float] = None
+    #: How long each request kept the real device busy, where the trace says (a diskstats
+    #: recording: its interval's busy time shared by its requests); ``simulate(service=
+    #: "observed")`` serves it in that time. None where the trace does not say.
+    service_s: Optional[np.ndarray] = field(default=None, repr=False)
     #: Whether the stream numbers are the ones the file gives its devices (a volume ID). False
     #: for an archive whose files use one number for two devices: numbered in order there, its
     #: devices are chosen by name, never by a number the user would read as a volume's.
@@ -149,7 +153,7 @@ class Trace:
     @classmethod
     def from_arrays(cls, time_s, size_bytes, op=None, *, offset_bytes=None, is_write=None, name="trace",
                     sort=False, path=None, lines=None, skipped=None, stream=None, records_read=None,
-                    format="arrays", stream_names=None, end_time_s=None) -> "Trace":
+                    format="arrays", stream_names=None, end_time_s=None, service_s=None) -> "Trace":
         """Builds a trace from array-likes. ``op`` holds 'R'/'W' strings or 0/1; ``is_write`` booleans.
 
         Times must be in order unless ``sort=True``, which sorts stably and records how many
@@ -170,6 +174,14 @@ class Trace:
         streams = None if stream is None else _column("stream", stream, np.int64, origin)
         if streams is not None and len(streams) != n:
             raise TraceError(f"{origin}: column 'stream' has {len(streams)} values but 'time_s' has {n}")
+        service = None if service_s is None else _column("service_s", service_s, np.float64, origin)
+        if service is not None:
+            if len(service) != n:
+                raise TraceError(f"{origin}: column 'service_s' has {len(service)} values but 'time_s' has {n}")
+            bad = np.flatnonzero(~(np.isfinite(service) & (service >= 0)))
+            if len(bad):
+                raise TraceError(f"{origin}: record {int(bad[0])}, field 'service_s': a service time must be a "
+                                 f"non-negative number of seconds, got {float(service[bad[0]])}")
         moved = 0
         if sort and n:
             if np.isnan(t).any():
@@ -183,11 +195,13 @@ class Trace:
                 line_numbers = line_numbers[order]
             if streams is not None:
                 streams = streams[order]
+            if service is not None:
+                service = service[order]
         trace = cls(t, offset, size, w, name=name, path=path, lines=line_numbers, records_moved=moved,
                     skipped=dict(skipped or {}), stream=streams,
                     records_read=n + sum((skipped or {}).values()) if records_read is None else records_read,
                     format=format, stream_names=None if stream_names is None else dict(stream_names),
-                    end_time_s=None if end_time_s is None else float(end_time_s))
+                    end_time_s=None if end_time_s is None else float(end_time_s), service_s=service)
         trace.validate()
         trace.warn_if_suspicious()
         return trace
@@ -212,7 +226,7 @@ class Trace:
         return replace(self, time_s=self.time_s[mask_or_index], offset_bytes=self.offset_bytes[mask_or_index],
                        size_bytes=self.size_bytes[mask_or_index], is_write=self.is_write[mask_or_index],
                        lines=pick(self.lines), stream=pick(self.stream), original_time_s=pick(self.original_time_s),
-                       name=name or self.name)
+                       service_s=pick(self.service_s), name=name or self.name)
 
     def streams(self) -> list[int]:
         """Device numbers present (``[]`` for a single-device trace)."""

@@ -21,7 +21,9 @@ the interval's sectors (512 bytes each, as the kernel counts them). An interval 
 is therefore busy throughout at the snapshot resolution, and the idle periods, the only thing a
 spin-down decision depends on, are measured to within one interval. Discards are replayed as
 writes (the drive must be awake to take them); flushes carry no data and are not replayed.
-Offsets are unknown and set to 0. Time 0 is the first snapshot, and the trace ends at the last
+Offsets are unknown and set to 0. Each request also carries the time it kept the device busy
+(``service_s``, :func:`observed_service`: the interval's busy time shared by its requests), which
+``simulate --service observed`` and the live manager serve it in. Time 0 is the first snapshot, and the trace ends at the last
 (:attr:`Trace.end_time_s`), idle or not. Each device is a stream numbered as blkparse's and FIU's
 are, glibc's ``makedev(major, minor)`` (``major·256 + minor`` below minor 256; ``8,256`` and
 ``9,0`` are two devices), and named as the kernel names it.
@@ -51,24 +53,32 @@ SECTOR_BYTES = 512
 COUNTERS = {"reads completed": 0, "sectors read": 2, "writes completed": 4, "sectors written": 6,
             "discards completed": 11, "sectors discarded": 13}
 _BASIC_FIELDS, _DISCARD_FIELDS = 11, 15
+#: Positions after the name of the I/Os in flight (a gauge, not a counter) and of the
+#: milliseconds spent with any I/O in flight (the kernel's ``io_ticks``: the device's busy time).
+_IN_FLIGHT, _BUSY_MS = 8, 9
+#: Of :func:`line_counters`' tuple, the cumulative counters (a reset shows in them) and the gauge.
+CUMULATIVE, IN_FLIGHT = slice(0, 7), 7
 
 
 def line_counters(fields, path: str, number: int, name: str) -> tuple:
-    """The counters a replay uses of one diskstats line's fields after the name: (reads,
-    sectors read, writes, sectors written, discards, sectors discarded)."""
+    """What a replay uses of one diskstats line's fields after the name: the cumulative
+    counters (reads, sectors read, writes, sectors written, discards, sectors discarded, busy
+    ms) and the I/Os in flight."""
     counters = [whole_number(v, path, number, f"counter {i + 1} of {name}") for i, v in enumerate(fields)]
     discards = (counters[11], counters[13]) if len(counters) >= _DISCARD_FIELDS else (0, 0)
-    return (counters[0], counters[2], counters[4], counters[6], discards[0], discards[1])
+    return (counters[0], counters[2], counters[4], counters[6], discards[0], discards[1], counters[_BUSY_MS],
+            counters[_IN_FLIGHT])
 
 
 def interval_requests(name: str, t0: float, t1: float, before: tuple, after: tuple):
     """The requests one interval between two snapshots of ``name``'s counters stands for, as a
-    recording's reader makes them (spread evenly, reads first; none across a reset): what a live
-    manager feeds its model each poll. Returns (time_s, size_bytes, is_write)."""
+    recording's reader makes them (spread evenly, reads first; none across a reset), with the
+    time each kept the device busy (:func:`observed_service`): what a live manager feeds its
+    model each poll. Returns (time_s, size_bytes, is_write, service_s)."""
     times = np.array([t0, t1], dtype=np.float64)
     counters = np.array([before, after], dtype=np.int64)
-    t, size, is_write, _ = _requests("/proc/diskstats", name, times, counters, np.zeros(2, np.int64), 0.0)
-    return t, size, is_write
+    t, size, is_write, _, service = _requests("/proc/diskstats", name, times, counters, np.zeros(2, np.int64), 0.0)
+    return t, size, is_write, service
 
 
 def _parse(path: str):
@@ -129,7 +139,7 @@ def _check(path: str, name: str, lines, times: np.ndarray, counters: np.ndarray,
 def _resets(counters: np.ndarray) -> np.ndarray:
     """The intervals across which any counter went down (a reboot, a re-attached disk, a
     wrapped 32-bit counter): their I/O is unknown."""
-    return (np.diff(counters, axis=0) < 0).any(axis=1)
+    return (np.diff(counters[:, CUMULATIVE], axis=0) < 0).any(axis=1)
 
 
 #: Requests a second no disk completes: an interval claiming more is a corrupted counter, and
@@ -152,8 +162,9 @@ def _check_fits(path: str, name: str, requests: int) -> None:
 
 
 def _requests(path: str, name: str, times: np.ndarray, counters: np.ndarray, lines: np.ndarray, origin: float):
-    """Each interval's reads then writes, spread evenly over it; none across a reset."""
-    delta = np.diff(counters, axis=0)
+    """Each interval's reads then writes, spread evenly over it; none across a reset; and the
+    time each kept the device busy (:func:`observed_service`)."""
+    delta = np.diff(counters[:, CUMULATIVE], axis=0)
     delta[_resets(counters)] = 0
     rate = (delta[:, 0] + delta[:, 2] + delta[:, 4]) / np.diff(times)
     if len(rate) and rate.max() > MAX_IOPS:
@@ -181,7 +192,26 @@ def _requests(path: str, name: str, times: np.ndarray, counters: np.ndarray, lin
     sectors = np.where(is_write, write_sectors[interval], read_sectors[interval])
     safe = np.maximum(count, 1)
     size = (sectors // safe + (k < sectors % safe)) * SECTOR_BYTES
-    return time_s, size.astype(np.int64), is_write, lines[1:][interval]
+    service = observed_service(times - origin, delta[:, 6], counters[1:, IN_FLIGHT], per_interval, interval, time_s)
+    return time_s, size.astype(np.int64), is_write, lines[1:][interval], service
+
+
+def observed_service(times: np.ndarray, busy_ms: np.ndarray, in_flight_after: np.ndarray, per_interval: np.ndarray,
+                     interval: np.ndarray, time_s: np.ndarray) -> np.ndarray:
+    """How long each request kept the device busy, as the counters say (the convention a live
+    manager decides by, and ``simulate --service observed``): an interval's busy time (the
+    kernel's ``io_ticks``, at most the interval) shared equally by its requests; and where I/O
+    was still in flight at an interval's end, the last request so far served until that end, so
+    the device is busy there as it was. Idle periods then begin where the device's did (to the
+    interval), whatever a device model would take to serve the same requests."""
+    length = np.diff(times)
+    busy_s = np.minimum(busy_ms / 1e3, length)
+    service = (busy_s / np.maximum(per_interval, 1))[interval]
+    last_so_far = np.cumsum(per_interval) - 1
+    held = np.nonzero((in_flight_after > 0) & (last_so_far >= 0))[0]
+    if len(held):
+        np.maximum.at(service, last_so_far[held], times[1:][held] - time_s[last_so_far[held]])
+    return service
 
 
 def read_diskstats(path, *, disk: str | None = None, sort: bool = False, name: str | None = None) -> Trace:
@@ -203,14 +233,14 @@ def read_diskstats(path, *, disk: str | None = None, sort: bool = False, name: s
         counters = np.asarray(values, dtype=np.int64)
         _check(path, device, lines, times, counters, snapshots)
         resets += int(_resets(counters).sum())
-        t, size, is_write, line = _requests(path, device, times, counters, np.asarray(lines, dtype=np.int64), origin)
+        t, size, is_write, line, service = _requests(path, device, times, counters, np.asarray(lines, dtype=np.int64), origin)
         number = _core.makedev(major, minor)
         if number is None:
             raise TraceError(f"{path}: line {lines[0]}: device {name} is {major},{minor}; a Linux device has a major "
                              "below 2^31 and a minor below 2^32")
         names[number] = device
-        parts.append((t, size, is_write, line, np.full(len(t), number, dtype=np.int64)))
-    t, size, is_write, line, stream = (np.concatenate(columns) for columns in zip(*parts))
+        parts.append((t, size, is_write, line, np.full(len(t), number, dtype=np.int64), service))
+    t, size, is_write, line, stream, service = (np.concatenate(columns) for columns in zip(*parts))
     if not len(t):
         raise TraceError(f"{path}: no read or write completed on {', '.join(chosen)} in the {end:.3g} s recorded: "
                          "the disk was idle throughout, so there is nothing to replay (and any timeout stops it for good)")
@@ -224,7 +254,7 @@ def read_diskstats(path, *, disk: str | None = None, sort: bool = False, name: s
         t[order], size[order], is_write=is_write[order], name=name or os.path.basename(path), path=path,
         lines=line[order], sort=sort, skipped=skipped, records_read=lines_read,
         stream=None if disk is not None else stream[order], format="diskstats",
-        stream_names=names, end_time_s=end)
+        stream_names=names, end_time_s=end, service_s=service[order])
     return trace
 
 
