@@ -202,12 +202,18 @@ def test_hybrid_file_keeps_one_device_as_read_and_equals_hybrid_of_it_in_memory(
     assert "kept 42,252, skipped 2,267 records of other devices (kept device 0)" in read.report()
 
 
-def test_hybrid_file_refuses_a_recording_read_whole_with_the_way_out():
+def test_hybrid_file_streams_a_recording_and_equals_hybrid_of_it_read_whole():
+    """A diskstats recording is streamed (issue 62), its idle before the first request and after
+    the last kept: the rows are those of the recording read whole, bit for bit."""
     from conftest import TRACES
 
     path = TRACES / "diskstats" / "build-vm.diskstats"
-    with pytest.raises(idlewise.IdlewiseError, match=r"diskstats files are read whole; use read_trace\(\) and hybrid\(\)"):
-        idlewise.hybrid_file(path, description="seed003-e7k100-ultra-ii", format="diskstats")
+    rows, read = idlewise.hybrid_file(path, description="seed003-e7k100-ultra-ii", stream="vda", flush_when=["each", "full"])
+    whole = idlewise.hybrid(idlewise.read_trace(path, stream="vda"), description="seed003-e7k100-ultra-ii",
+                            flush_when=["each", "full"])
+    drop = ("trace", "stream", "bytes_cached_per_spindown", "spindown_ends_s")
+    assert [{k: v for k, v in r.items() if k not in drop} for r in rows] == [{k: v for k, v in r.items() if k not in drop} for r in whole]
+    assert rows[0]["first_arrival_s"] == 0.0  # the run begins at the recording's first snapshot
 
 
 def test_the_final_flush_puts_what_the_log_holds_on_the_platters_and_charges_it(capsys):

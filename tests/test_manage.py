@@ -448,8 +448,7 @@ def test_only_root_and_the_manager_s_user_are_answered_and_believed(tmp_path, mo
     # The manager answers a peer it does not trust with a refusal, nothing else.
     monkeypatch.setattr(server, "trusted", lambda uid: False)
     with socket.socket(socket.AF_UNIX) as s:
-        s.connect(sock)
-        s.sendall(b'{"op": "status"}\n')
+        s.connect(sock)  # refused at once, before it could send a request
         assert b"answers root and its own user only" in s.makefile("rb").readline()
     # A client believes no manager but root's or its own user's (here: none, by the same patch).
     with pytest.raises(IdlewiseError, match="not a manager to believe"):
@@ -721,10 +720,10 @@ def test_an_interfaces_traffic_feeds_a_network_cards_model_and_its_power_save_is
     from idlewise.manage import NetCounters
     from idlewise.manage.loop import _interval
 
-    t, size, write, service = _interval("wlan0", 10.0, 11.0, NetCounters(1_000, 50), NetCounters(6_000, 350))
+    t, size, write, service = next(_interval("wlan0", 10.0, 11.0, NetCounters(1_000, 50), NetCounters(6_000, 350)))
     assert t.tolist() == [10.25, 10.75] and size.tolist() == [5_000, 300] and write.tolist() == [False, True]
     assert service is None  # a card reports no busy time: its model serves the transfers
-    assert len(_interval("wlan0", 10.0, 11.0, NetCounters(1_000, 50), NetCounters(1_000, 50))[0]) == 0
+    assert len(next(_interval("wlan0", 10.0, 11.0, NetCounters(1_000, 50), NetCounters(1_000, 50)))[0]) == 0
     proc = tmp_path / "proc"
     (proc / "net").mkdir(parents=True)
     (proc / "diskstats").write_text("   8      16 sdb 10 0 80 0 0 0 0 0 0 0 0\n")

@@ -185,8 +185,13 @@ def test_an_srt_trace_is_replayed_batch_by_batch_as_in_memory(tmp_path, monkeypa
 
 
 def test_what_needs_the_whole_trace_is_refused_before_reading(tmp_path):
+    import tarfile
+
+    archive = tmp_path / "volumes.tar"
+    with tarfile.open(archive, "w") as tar:
+        tar.add(DATA / "disksim" / "ascii.trace", arcname="ascii.trace")
     with pytest.raises(IdlewiseError, match="read whole"):
-        idlewise.simulate_file(DATA / "diskstats" / "build-vm.diskstats", "hitachi-microdrive-1gb", ["timeout:2s"], progress=False)
+        idlewise.simulate_file(archive, "hitachi-microdrive-1gb", ["timeout:2s"], progress=False, format="tar")
     with pytest.raises(IdlewiseError, match="policy 'nope'"):
         idlewise.simulate_file(DATA / "disksim" / "ascii.trace", "hitachi-microdrive-1gb", ["nope"], progress=False)
 

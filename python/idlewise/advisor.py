@@ -27,6 +27,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Optional
 
+from .activity import Activity
 from .devices import WEAR_RATINGS, load_device, wear_ratings
 from .errors import IdlewiseError
 from .results import saturation_note
@@ -209,12 +210,14 @@ class _Recording:
     requests: int
     recorded_s: float
     read_report: str
+    #: What it held (:class:`idlewise.activity.Activity`'s summary).
+    activity: dict
 
 
 def _replayed(trace, device, specs, progress, read_options) -> tuple["_Recording", list]:
     """The rows of ``specs`` (always-on and the oracle first) on one device's requests, and what
     the recording was. A path in a format read in time order is replayed as it is read, so memory
-    stays bounded however long the recording; diskstats and biosnoop files are read whole."""
+    stays bounded however long the recording (a diskstats recording too); biosnoop files are read whole."""
     from .traces import Trace, read_trace
     from .traces.formats import reads_whole
 
@@ -243,16 +246,28 @@ def _replayed(trace, device, specs, progress, read_options) -> tuple["_Recording
                             "stops it once and for good")
     results = simulate(trace, device, specs, progress=progress)
     first = float(trace.time_s[0]) - trace.idle_lead_s  # a recording's start, its first snapshot
-    recorded_s = (trace.end_time_s if trace.end_time_s is not None else float(trace.time_s[-1])) - first
-    return _Recording(trace.name, trace.device_name, len(trace), recorded_s, trace.read_report()), list(results)
+    end = trace.end_time_s if trace.end_time_s is not None else float(trace.time_s[-1])
+    activity = Activity(first, trace.start_unix_s)
+    activity.add(trace.time_s)
+    return (_Recording(trace.name, trace.device_name, len(trace), end - first, trace.read_report(), activity.summary(end)),
+            list(results))
 
 
 def _replayed_as_read(path, device, specs, progress, read_options) -> tuple["_Recording", list]:
     from .simulate import simulate_file
 
+    activity = None
+
+    def observe(time_s, reader) -> None:
+        # What the recording held, seen in the replay's own pass (its wall clock, where it has one).
+        nonlocal activity
+        if activity is None:
+            activity = Activity(reader.recording_start_s, getattr(reader, "start_unix_s", None))
+        activity.add(time_s)
+
     results = simulate_file(path, device, specs, progress=progress, format=read_options["format"],
                             stream=read_options.get("stream"), columns=read_options.get("columns"),
-                            write_flag=read_options.get("write_flag"))
+                            write_flag=read_options.get("write_flag"), observe=observe)
     volumes = sorted({r["stream"] for r in results}, key=str)
     if len(volumes) > 1:
         raise IdlewiseError(f"{path}: advice is for one device; this trace has {len(volumes)} "
@@ -262,8 +277,14 @@ def _replayed_as_read(path, device, specs, progress, read_options) -> tuple["_Re
     requests = rows[0]["requests"]
     if requests == 0:
         raise IdlewiseError(f"{path}: no requests: the disk was never used, so any timeout stops it once and for good")
-    return (_Recording(results.trace_name, None, requests, results.last_time_s - results.first_time_s, rows[0]["read_report"]),
-            rows)
+    recorded_s = (results.recording_s[1] - results.recording_s[0] if results.recording_s is not None
+                  else results.last_time_s - results.first_time_s)
+    name, device_name = results.trace_name, results.device_name
+    if volumes[0] is not None and read_options.get("stream") is None and rows[0].get("stream_name"):
+        # The only device of several that did I/O: advised on, and named, as a whole read picks it.
+        name, device_name = f"{name}#{rows[0]['stream_name']}", device_name or rows[0]["stream_name"]
+    end_s = results.recording_s[1] if results.recording_s is not None else results.last_time_s
+    return _Recording(name, device_name, requests, recorded_s, rows[0]["read_report"], activity.summary(end_s)), rows
 
 
 def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = None, timeouts_s=DEFAULT_TIMEOUTS_S,
@@ -357,6 +378,8 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
         "warnings": warnings,
         "requests": recording.requests,
         "read_report": recording.read_report,
+        # What the recording held: busy hours, the longest quiet, what woke the disk on a schedule.
+        "activity": recording.activity,
         "advised": advised,
         "verdict": verdict,
         "policy": best["policy"] if best else None,

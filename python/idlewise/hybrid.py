@@ -215,13 +215,15 @@ def hybrid(trace: "traces.Trace", disk=None, flash=None, *, description=None, nv
     return _results(runs.finish(), trace.name, setup)
 
 
-def _runs(setup: HybridSetup, initial_mode, replay, response_from, tail_s, transition_seed, lead_s: float = 0.0):
+def _runs(setup: HybridSetup, initial_mode, replay, response_from, tail_s, transition_seed, lead_s: float = 0.0,
+          recording_start_s=None):
     """Every configuration's run and the plain disk's, to be fed a trace a part at a time."""
     check_replay_options(replay, response_from, tail_s, transition_seed)
     mode_index = 0 if initial_mode is None else setup.disk.mode_index(initial_mode)
     return _core.HybridRuns(setup.disk, setup.flash, setup.policy, list(setup.configs), base_power_w=setup.base_power_w,
                             initial_mode=mode_index, replay=replay, response_from=response_from, tail_s=float(tail_s),
-                            lead_s=float(lead_s), transition_seed=None if transition_seed is None else int(transition_seed),
+                            lead_s=float(lead_s), recording_start_s=recording_start_s,
+                            transition_seed=None if transition_seed is None else int(transition_seed),
                             final_flush=setup.final_flush)
 
 
@@ -274,7 +276,10 @@ def hybrid_file(path: str | os.PathLike, disk=None, flash=None, *, format: str =
     transform = None if transform is None or transform.strip() in ("", "none") else transform.strip()
     if transform is not None:
         TransformStream(transform)  # a bad spec fails before the read
-    read = FileRead(path, format, keep=None if stream is None else int(stream), mapping=mapping, write_flag=write_flag)
+    from .simulate import recording_start_of
+
+    read = FileRead(path, format, keep=stream, mapping=mapping, write_flag=write_flag)
+    start = recording_start_of(format, path)  # a recording's runs begin at its start, as read whole
     devices: dict = {}
 
     def feed(device, part):
@@ -289,7 +294,7 @@ def hybrid_file(path: str | os.PathLike, disk=None, flash=None, *, format: str =
 
     for device, part in transformed_parts(read, transform):
         if device not in devices:
-            devices[device] = _runs(setup, initial_mode, replay, response_from, tail_s, transition_seed)
+            devices[device] = _runs(setup, initial_mode, replay, response_from, tail_s, transition_seed, recording_start_s=start)
         feed(device, part)
     if not devices:
         raise IdlewiseError(f"{path}: no records{'' if stream is None else f' of device {stream}'} found in {read.records_read} records")
@@ -298,7 +303,7 @@ def hybrid_file(path: str | os.PathLike, disk=None, flash=None, *, format: str =
     for device in sorted(devices, key=lambda d: (d is not None, d)):
         # Named as a whole read's split and transform name each device's trace.
         named = (name if device is None else f"{name}#{device}") + (f" [{transform}]" if transform else "")
-        rows.extend(_results(devices[device].finish(), named, setup, stream=device))
+        rows.extend(_results(devices[device].finish(recording_end_s=read.recording_end_s), named, setup, stream=device))
     return Results(rows, name), read
 
 

@@ -74,6 +74,10 @@ class Results:
         self.first_time_s = self.last_time_s = None
         #: The command line that made these results (the CLI sets it), for a file's metadata.
         self.command: str | None = None
+        #: A recording replayed as read: its span (start, end) on the trace's time line, and its
+        #: one device's name; None otherwise.
+        self.recording_s: tuple | None = None
+        self.device_name: str | None = None
 
     def __getitem__(self, i):
         return self._records[i]

@@ -229,6 +229,9 @@ def _derived(key: str) -> bool:
 
 def table(records, metadata: dict | None = None):
     """The runs as a pyarrow Table of the schema, ``metadata`` in its schema (``idlewise.*``)."""
+    from ._extras import need
+
+    need("parquet", "the runs as an Arrow table (Parquet, pandas, polars)")
     import pyarrow as pa
 
     columns = columns_of(records)
@@ -257,6 +260,30 @@ def long_tables(records):
             transitions.append({"run": i, "from_mode": source, "to_mode": target, "count": int(count)})
     return (pa.Table.from_pylist(modes, schema=arrow_schema(MODE_COLUMNS)),
             pa.Table.from_pylist(transitions, schema=arrow_schema(TRANSITION_COLUMNS)))
+
+
+def write_csv(records, path: str) -> None:
+    """The runs to a CSV file of the schema's columns, without Arrow (the light install writes
+    CSV too): the header and strings quoted, nulls empty, booleans ``true``/``false``, map and
+    list columns as JSON text (``{"standby": 1.5}``), as Arrow's CSV writer writes them."""
+    data = rows(records)
+    names = [name for name, _, _ in columns_of(records)] + unknown_keys(records)
+
+    def cell(value) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, int):
+            return str(value)
+        if isinstance(value, float):
+            return repr(value) if math.isfinite(value) else ""
+        text = json.dumps(value, allow_nan=False) if isinstance(value, (dict, list)) else str(value)
+        return '"' + text.replace('"', '""') + '"'
+    with open(path, "w", encoding="utf-8", newline="") as out:
+        out.write(",".join(f'"{name}"' for name in names) + "\n")
+        for row in data:
+            out.write(",".join(cell(row.get(name)) for name in names) + "\n")
 
 
 def csv_ready(table):
@@ -291,4 +318,4 @@ def provenance(records, command: str | None = None, partial_of: str | None = Non
 
 
 __all__ = ["HYBRID_COLUMNS", "MODE_COLUMNS", "RUN_COLUMNS", "SCHEMA_VERSION", "TRANSITION_COLUMNS", "arrow_schema", "rows",
-           "table"]
+           "table", "write_csv"]

@@ -106,23 +106,26 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                   transition_seed: int | None = None, threads: int | None = None, columns=None,
                   write_flag: str | int | None = None, volume_part: tuple[int, int] | None = None,
                   transform: str | None = None, timeline_s: tuple[float, float] | None = None,
-                  per_request: str | os.PathLike | None = None, references: bool = True) -> Results:
+                  per_request: str | os.PathLike | None = None, references: bool = True, service: str = "model",
+                  observe=None) -> Results:
     """:func:`simulate` on a trace file of any length, replayed as it is read.
 
     Memory stays bounded by a chunk's (a few MB), however long the trace. Every device of a
     multi-device trace is replayed as its own disk. The results equal reading the file whole and
     calling :func:`simulate` on each device's part, bit for bit. The file must be in time order
     (sorting needs the trace in memory: :func:`read_trace` with ``sort=True``). Parquet is read a
-    record batch at a time, an HP SRT trace a batch of records at a time; diskstats and biosnoop
-    recordings are read whole.
+    record batch at a time, an HP SRT trace a batch of records at a time, a diskstats recording's
+    requests are made from its counters a batch at a time (its idle before the first request and
+    after the last kept, as a whole read keeps them), biosnoop's output is put in arrival order
+    holding only the requests in flight; a tar archive is read whole.
 
     Parameters
     ----------
     path : str, os.PathLike or file object
         The trace: any format :func:`read_trace` knows, compressed (gzip, bzip2, xz, zstd) or
         piped.
-    device, policies, base_power_w, initial_mode, replay, fold_offsets, response_from, tail_s, transition_seed, threads, progress, references
-        As :func:`simulate`.
+    device, policies, base_power_w, initial_mode, replay, fold_offsets, response_from, tail_s, transition_seed, threads, progress, references, service
+        As :func:`simulate` (``service="observed"``: a diskstats recording's).
     format : str, default "auto"
         The trace's format (``auto`` recognises it from the content).
     stream : int or str, optional
@@ -139,6 +142,10 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     per_request : str or os.PathLike, optional
         A Parquet file to write every run's per-request records to as they are replayed (the
         table :meth:`Results.per_request` gives), in memory that does not grow with the trace.
+    observe : callable, optional
+        Called with each batch of the replayed requests' arrival times (of the device kept, in
+        time order) and the reader (its ``recording_start_s``, ``start_unix_s``): how the
+        advisor sees what a recording held in the same pass.
     volume_part : (int, int), optional
         ``(k, n)``: replay only the devices whose number is ``k`` modulo ``n``, reading the whole
         file; the ``n`` parts' rows together are one run's (how a sweep shares a trace of many
@@ -150,7 +157,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         One run per (device, policy), in the results schema; ``first_time_s`` and
         ``last_time_s`` are the first and last arrivals replayed.
     """
-    from .traces.sources import BATCHED, batches_of, engine_format, file_format, read_ahead, skipped_at_source  # no NumPy: a text trace's replay starts without it
+    from .traces.sources import BATCHED, batches_of, engine_format, file_format, picked_device, read_ahead, text_batches  # no NumPy: a text trace's replay starts without it
 
     from .traces.inputs import local_path
 
@@ -162,10 +169,14 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         from .traces.transforms import split_selection  # NumPy, as a transform needs it
 
         stream, transform = split_selection(transform, stream, f"{path}: ")  # a chain's stream:K is the device read
-    if stream is not None:
-        from .arguments import device_number
-
-        stream = device_number(stream, f"{path}: stream")
+    # A recording's device may be named (vda): its batches pick it; a number keeps the runs' own filter.
+    disk, number = picked_device(format, path, stream)
+    stream = number if disk is None else stream
+    if service not in ("model", "observed"):
+        raise IdlewiseError(f"service must be 'model' or 'observed', got {service!r}")
+    if service == "observed" and format != "diskstats":
+        raise IdlewiseError(f"{path}: service 'observed' needs the time each request kept the device busy, which a "
+                            f"{format} trace does not record (a diskstats recording does)")
     window = _timeline_window(timeline_s)
     if volume_part is not None:
         try:
@@ -182,21 +193,35 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     show = sys.stderr.isatty() if progress is None else bool(progress)
     workers = threads_for(size // 30, len(specs) + 2, threads)  # text traces run ~30 bytes a record
 
+    source = {}
+
     def call_batched(counter):
-        runs = _core.StreamedRuns(device, specs, base_power_w=float(base_power_w), initial_mode=mode_index, replay=replay,
-                                  fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
-                                  transition_seed=None if transition_seed is None else int(transition_seed),
-                                  volume=None if stream is None else int(stream), threads=workers,
-                                  volume_part=volume_part, timeline_s=window, max_volumes=volumes_within_budget(len(specs)),
-                                  references=bool(references))
         # Closed here, on this thread, when a batch fails or the run is stopped: a reader left
         # open holds Arrow's threads, and the interpreter aborted when they met it at exit.
-        with contextlib.closing(batches_of(format, path)) as batches:
-            for time_s, offset_bytes, size_bytes, is_write, volumes in read_ahead(batches):
-                runs.feed(time_s, offset_bytes, size_bytes, is_write, volumes, progress=counter)
-        return runs.finish()
+        reader = batches_of(format, path, disk) if format in BATCHED and not mapping else \
+            text_batches(format, path, mapping, write_flag)
+        with contextlib.closing(reader) as batches:
+            runs = _core.StreamedRuns(device, specs, base_power_w=float(base_power_w), initial_mode=mode_index, replay=replay,
+                                      fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
+                                      transition_seed=None if transition_seed is None else int(transition_seed),
+                                      volume=None if stream is None or disk is not None else int(stream), threads=workers,
+                                      volume_part=volume_part, timeline_s=window, max_volumes=volumes_within_budget(len(specs)),
+                                      references=bool(references), recording_start_s=getattr(batches, "recording_start_s", None),
+                                      positions="records" if format in ("parquet", "srt") and not mapping else "lines")
+            for time_s, offset_bytes, size_bytes, is_write, volumes, busy, lines in read_ahead(batches):
+                runs.feed(time_s, offset_bytes, size_bytes, is_write, volumes, progress=counter,
+                          service_s=busy if service == "observed" else None, lines=lines)
+                if observe is not None:
+                    observe(time_s if stream is None or disk is not None or volumes is None else time_s[volumes == stream],
+                            batches)
+            source.update(records_read=batches.records_read, skipped=batches.skipped, names=batches.names,
+                          recording_end_s=batches.recording_end_s, moved=getattr(batches, "records_moved", 0))
+            done = runs.finish(recording_end_s=batches.recording_end_s)
+        return done
 
     transformed = transform is not None and transform.strip() not in ("", "none")
+    if observe is not None and (transformed or per_request is not None):
+        raise IdlewiseError("observe is for a plain replay: not with a transform or per-request records")
     if transformed or per_request is not None:
         return _replay_in_parts(path, format, mapping, write_flag, device, specs, transform.strip() if transformed else "none",
                                    stream, volume_part, show,
@@ -206,7 +231,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                         threads=workers), window, per_request, bool(references))
 
     def call(counter):
-        if format in BATCHED and not mapping:
+        if (format in BATCHED and not mapping) or observe is not None:
             return call_batched(counter)
         return _core.evaluate_file(path, engine_format(format, path, mapping, write_flag), device, specs, base_power_w=float(base_power_w), initial_mode=mode_index,
                                    progress=counter, replay=replay, fold_offsets=bool(fold_offsets),
@@ -219,15 +244,20 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     try:
         volumes, records_read, skipped, kept = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}",
                                                                 unit="replays")
-        at_source = skipped_at_source(format, path) if format in BATCHED and not mapping else {}
-        records_read, skipped = records_read + sum(at_source.values()), [*skipped, *at_source.items()]
+        if source:  # what the file's own reader read and skipped, beside what the runs did
+            records_read, skipped = source["records_read"], [*source["skipped"].items(), *skipped]
+        names = source.get("names") or {}
+        if len(names) == 1 and stream is None and len(volumes) == 1:
+            # A recording of one disk (or its conversion) is a single-device trace, as read whole.
+            volumes = [(None, records, rows) for _, records, rows in volumes]
     except IdlewiseError as e:
         if str(e).startswith(f"{path}: "):
             raise  # a reader's error names the file already
         raise type(e)(f"{path}: {e}") from None
     from .traces.describe import describe_text, read_report_text
 
-    report = read_report_text(path, records_read, format, kept["records"], dict(skipped), zero_size=kept["zero_size"])
+    report = read_report_text(path, records_read, format, kept["records"], dict(skipped), moved=source.get("moved", 0),
+                              zero_size=kept["zero_size"])
     name = os.path.basename(path)
     records = []
     for volume, _, rows in volumes:
@@ -237,13 +267,33 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
             r.update(trace=name, stream=volume, transform="none", read_report=report,
                      records_skipped=sum(n for _, n in skipped), normalized_against="always-on" if references else None)
             if volume is not None:
-                r["stream_name"] = str(volume)
+                r["stream_name"] = names.get(volume, str(volume))
             records.append(r)
     span_s = kept["last_time_s"] - kept["first_time_s"] if kept["records"] else 0.0
-    results = Results(records, name, describe_text(name, kept["records"], kept["writes"], span_s))
+    # As a whole read names it: a device picked by number is the file's #K; a recording's disk
+    # picked by name is the recording's own (its device_name says which).
+    picked = names.get(stream, str(stream)) if stream is not None and disk is None else disk if format != "diskstats" else None
+    label = f"{name}#{picked}" if picked is not None else name
+    results = Results(records, label, describe_text(label, kept["records"], kept["writes"], span_s))
     # The first and last arrival kept (of every device replayed): what a whole read's trace says.
     results.first_time_s, results.last_time_s = (kept["first_time_s"], kept["last_time_s"]) if kept["records"] else (0.0, 0.0)
+    if source.get("recording_end_s") is not None:
+        results.recording_s = (0.0, source["recording_end_s"])  # a recording's span
+    # The one device's name where the file names it (or one was picked by name).
+    results.device_name = disk or (next(iter(names.values())) if len(names) == 1 else None)
     return results
+
+
+def recording_start_of(format: str, path: str):
+    """Where a recording's runs begin on its time line (0, its first snapshot) for a diskstats
+    recording or a Parquet file converted from one; None for any other trace."""
+    if format == "diskstats":
+        return 0.0
+    if format == "parquet":
+        from .traces.readers.parquet import recording_of
+
+        return 0.0 if recording_of(path)["end_time_s"] is not None else None
+    return None
 
 
 def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform, stream, volume_part, show, options,
@@ -261,15 +311,18 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
     from .traces.transforms import TransformStream
 
     TransformStream(transform)  # a bad spec fails before the read
-    keep = None if stream is None else int(stream)
+    keep = stream
 
     records_out = _PerRequestFiles(per_request, device, options["response_from"], specs) if per_request is not None else None
 
+    recording = {"recording_start_s": recording_start_of(format, path)}
+
     def call(counter):
         runs = _core.StreamedRuns(device, specs, **options, timeline_s=window, keep_per_request=records_out is not None,
-                                  max_volumes=volumes_within_budget(len(specs) + 1), references=references)
+                                  max_volumes=volumes_within_budget(len(specs) + 1), references=references, **recording)
         # Without references, no row is normalised: the untransformed always-on run is not needed.
-        reference = _core.StreamedRuns(device, ["always-on"], **{**options, "response_from": "issue"}) if references else None
+        reference = (_core.StreamedRuns(device, ["always-on"], **{**options, "response_from": "issue"}, **recording)
+                     if references else None)
         seen: set = set()
         early = False
 
@@ -298,13 +351,13 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
             if volume_part is None or not read.records:
                 raise IdlewiseError(f"no records{'' if keep is None else f' of device {keep}'} found in {read.records_read} records")
             return ([],), None, read  # a part that holds none of the file's devices
-        done = runs.finish()
+        done = runs.finish(recording_end_s=read.recording_end_s)
         if records_out is not None:
             for volume, _, rows in done[0]:
                 for run, r in enumerate(rows):
                     records_out.add([(volume, run, r)])  # the last records, with the reports
             records_out.write()
-        return done, reference.finish() if early else None, read
+        return done, reference.finish(recording_end_s=read.recording_end_s) if early else None, read
 
     try:
         done, base, read = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}", unit="replays")
@@ -326,7 +379,7 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
             r.update(trace=name, stream=volume, transform=transform, read_report=report,
                      records_skipped=sum(n for _, n in skipped), normalized_against="always-on" if references else None)
             if volume is not None:
-                r["stream_name"] = str(volume)
+                r["stream_name"] = read.names.get(volume, str(volume))
             if volume in bases:
                 _normalize_against(r, bases[volume])
             records.append(r)

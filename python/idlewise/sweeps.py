@@ -550,20 +550,17 @@ def write_rows(results: Results, path: str, partial_of: Optional[str] = None) ->
     the traces, devices and policies); a CSV holds map columns as JSON text. ``partial_of``: the
     rows are those an interrupted sweep finished (``"296 of 1184 runs"``), said in the metadata
     (``idlewise.partial``)."""
-    from .schema import csv_ready, table
+    from .schema import table, write_csv
 
     if not path.endswith((".parquet", ".csv")):
         raise IdlewiseError(f"{path}: --out must end in .parquet or .csv")
-    rows = table(list(results), results.metadata(partial_of=partial_of))
     with written_whole(path) as temporary:
         if path.endswith(".parquet"):
             import pyarrow.parquet as pq
 
-            pq.write_table(rows, temporary)
+            pq.write_table(table(list(results), results.metadata(partial_of=partial_of)), temporary)
         else:
-            import pyarrow.csv as pacsv
-
-            pacsv.write_csv(csv_ready(rows), temporary)
+            write_csv(list(results), temporary)
 
 
 __all__ = ["SweepInterrupted", "Task", "TraceSource", "expand_spec", "plan", "plot_tradeoff", "run_task", "sweep", "write_rows"]

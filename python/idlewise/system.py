@@ -16,10 +16,9 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.csv as pacsv
 
 from . import _core
+from ._extras import need
 from .devices import load_device
 from .errors import IdlewiseError, TraceError
 
@@ -61,13 +60,20 @@ class AppTrace:
     def op_codes(self) -> np.ndarray:
         return np.vectorize(OPS.get, otypes=[np.uint8])(self.op_letters()) if len(self) else np.zeros(0, np.uint8)
 
-    def to_table(self) -> pa.Table:
+    def to_table(self):
+        """The trace as a pyarrow Table (the ``parquet`` extra)."""
+        need("parquet", "an application trace as an Arrow table")
+        import pyarrow as pa
+
         return pa.table({"time_s": self.time_s, "object": self.object.astype(str), "size_bytes": self.size_bytes.astype(np.int64),
                          "op": self.op_letters(), "cached": self.cached.astype(np.int8)})
 
 
 def write_app_trace(trace: AppTrace, path) -> None:
     from .output import written_whole
+
+    need("parquet", f"{os.fspath(path)}: writing an application trace")
+    import pyarrow.csv as pacsv
 
     with written_whole(os.fspath(path)) as temporary:
         pacsv.write_csv(trace.to_table(), temporary, write_options=pacsv.WriteOptions(quoting_style="needed"))
@@ -90,6 +96,10 @@ def read_app_trace(path) -> AppTrace:
     missing = [c for c in COLUMNS if c not in [h.strip() for h in header]]
     if missing:
         raise TraceError(f"{path}: line 1: the header must name {','.join(COLUMNS)}; missing {', '.join(missing)}")
+    need("parquet", f"{path}: an application trace")
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
     try:
         table = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(
             column_types={"time_s": pa.float64(), "object": pa.string(), "size_bytes": pa.float64(), "op": pa.string(),

@@ -158,6 +158,7 @@ fn shared_services(device: &Device, piece: &TraceView, head_bytes: &mut f64, out
 impl<'p> Runs<'p> {
     /// Builds every policy (a bad spec fails before any run) and the references.
     pub fn new(device: &Arc<Device>, specs: &[PolicySpec], opts: &ReplayOptions, first_arrival_s: f64, expected_requests: usize) -> Result<Self> {
+        let opts = &opts.from_first_arrival(first_arrival_s);
         let mut references = if opts.without_references { None } else { Some(References::new(device, opts, first_arrival_s)?) };
         // (Not when runs keep what the references do not: per-request records, a timeline.)
         let shares_oracle = references.is_some() && !opts.keep_per_request && opts.timeline_s.is_none();
@@ -191,6 +192,12 @@ impl<'p> Runs<'p> {
             arrivals_s: None,
             services: Vec::new(),
         })
+    }
+
+    /// Where the recording these runs replay ended (known once it is read): each run goes on
+    /// after its last completion as long as the recording did after its last request.
+    pub fn set_recording_end_s(&mut self, end_s: f64) {
+        self.opts.recording_end_s = Some(end_s);
     }
 
     /// How many runs share one replay (a family's members, always-on among them) at this point:
@@ -366,6 +373,15 @@ impl<'p> Runs<'p> {
     /// by construction); without it that is an error.
     pub fn finish(mut self, device: &Device, whole: Option<&TraceView>) -> Result<Vec<Report>> {
         self.take_back_family();
+        // A recording's rest after the last request is known only now.
+        if let (Some(_), Some((_, last))) = (self.opts.recording_end_s, self.arrivals_s) {
+            let tail_s = self.opts.tail_after(last);
+            self.opts.tail_s = tail_s;
+            self.runs.iter_mut().for_each(|(_, run)| run.set_tail_s(tail_s));
+            if let Some(references) = self.references.as_mut() {
+                references.set_tail_s(tail_s);
+            }
+        }
         let mut results: Vec<(usize, RunResult)> = std::mem::take(&mut self.runs).into_iter().map(|(spec, run)| (spec, run.finish())).collect();
         let references = match self.references {
             None => None,

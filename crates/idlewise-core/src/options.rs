@@ -97,6 +97,15 @@ pub struct ReplayOptions {
     /// from its initial mode: a recording that began before its first request (a diskstats
     /// recording's first snapshot). The idle before the first request is counted as any other.
     pub lead_s: f64,
+    /// Where a recording began and ended on the trace's time line (its first and last
+    /// snapshot), for a trace replayed as it is read whose requests do not begin and end it:
+    /// each run (each volume's) begins at the start (its lead the first arrival less the start,
+    /// or `lead_s`, whichever is longer) and goes on after its last completion as long as the
+    /// recording went on after its last request (or `tail_s`, whichever is longer), as a
+    /// recording read whole gives each device's replay (`Trace.idle_lead_s`, `idle_tail_s`).
+    /// The end is known once the recording is read (`Runs::set_recording_end_s`).
+    pub recording_start_s: Option<f64>,
+    pub recording_end_s: Option<f64>,
     /// What a response time is measured from.
     pub response_from: ResponseFrom,
     /// MEMS devices: compute seed 004's theoretical minima (`evaluate` does it once, in the
@@ -114,6 +123,26 @@ pub struct ReplayOptions {
     /// Replay every policy on its own, even those that could share one replay (`family.rs`):
     /// the results are the same (to rounding); for tests and measurements.
     pub separate_runs: bool,
+}
+
+impl ReplayOptions {
+    /// These options for a run whose first request arrives at `first_arrival_s`: a
+    /// recording's span (`recording_s`) gives its lead.
+    pub(crate) fn from_first_arrival(&self, first_arrival_s: f64) -> ReplayOptions {
+        match self.recording_start_s {
+            Some(start_s) => ReplayOptions { lead_s: self.lead_s.max((first_arrival_s - start_s).max(0.0)), ..self.clone() },
+            None => self.clone(),
+        }
+    }
+
+    /// How long a run whose last request arrived at `last_arrival_s` goes on after its last
+    /// completion: `tail_s`, or the rest of a recording, whichever is longer.
+    pub(crate) fn tail_after(&self, last_arrival_s: f64) -> f64 {
+        match self.recording_end_s {
+            Some(end_s) => self.tail_s.max((end_s - last_arrival_s).max(0.0)),
+            None => self.tail_s,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -108,6 +108,11 @@ pub(crate) fn check_follows(part: &TraceView, last_arrival_s: f64) -> Result<()>
 }
 
 pub(crate) fn check_options(device: &Device, opts: &ReplayOptions) -> Result<()> {
+    for (name, value) in [("recording_start_s", opts.recording_start_s), ("recording_end_s", opts.recording_end_s)] {
+        if value.is_some_and(|v| !v.is_finite()) {
+            return Err(Error::Option { option: name.into(), message: format!("must be a finite time, got {}", value.unwrap_or_default()) });
+        }
+    }
     if !(opts.tail_s.is_finite() && opts.tail_s >= 0.0) {
         return Err(Error::Option { option: "tail_s".into(), message: format!("must be a non-negative number of seconds, got {}", opts.tail_s) });
     }
@@ -312,6 +317,11 @@ impl<'p> Replay<'p> {
         self.sim.take_per_request()
     }
 
+    /// The run goes on this long after its last completion (a recording's rest, known at its end).
+    pub(crate) fn set_tail_s(&mut self, tail_s: f64) {
+        self.tail_s = tail_s;
+    }
+
     /// Ends the run `tail_s` after the last completion.
     pub fn finish(mut self) -> RunResult {
         self.sim.settle();
@@ -490,6 +500,16 @@ impl<'p> References<'p> {
     pub(crate) fn give_back(&mut self, always_on: Replay<'p>) {
         debug_assert!(self.always_on.is_none(), "always-on was lent");
         self.always_on = Some(always_on);
+    }
+
+    /// Both runs go on this long after their last completions (a recording's rest).
+    pub(crate) fn set_tail_s(&mut self, tail_s: f64) {
+        if let Some(always_on) = self.always_on.as_mut() {
+            always_on.set_tail_s(tail_s);
+        }
+        if let OracleRun::Replayed(oracle) = &mut self.oracle {
+            oracle.set_tail_s(tail_s);
+        }
     }
 
     /// The two results, or `None` for the oracle if its shadow would have been late somewhere

@@ -156,6 +156,16 @@ impl StreamedRuns {
         })
     }
 
+    /// Where the recording ended, known once it is read (see `ReplayOptions::recording_end_s`);
+    /// before [`StreamedRuns::finish`].
+    pub fn set_recording_end_s(&mut self, end_s: f64) -> Result<()> {
+        if !end_s.is_finite() {
+            return Err(Error::Option { option: "recording_end_s".into(), message: format!("must be a finite time, got {end_s}") });
+        }
+        self.opts.recording_end_s = Some(end_s);
+        Ok(())
+    }
+
     /// Every volume's per-request records kept since the last call: (volume, run index in spec
     /// order, records), for runs that kept any (with `keep_per_request`).
     pub fn take_per_request(&mut self) -> Vec<(Option<i64>, usize, crate::metrics::PerRequest)> {
@@ -198,6 +208,9 @@ impl StreamedRuns {
         let one_volume = chunk.stream.iter().all(|&s| s == chunk.stream[0]);
         if !chunk.original_s.is_empty() && !one_volume {
             return Err(Error::Option { option: "original_time_s".into(), message: "records with original times are fed one volume at a time".into() });
+        }
+        if !chunk.service_s.is_empty() && chunk.service_s.len() != chunk.time_s.len() {
+            return Err(Error::Option { option: "service_s".into(), message: "one observed service time a record".into() });
         }
         // A single-device part is fed as it is; a part of several volumes is split by one
         // stable sort (each volume's records in file order), not one pass per volume: a
@@ -329,13 +342,17 @@ impl StreamedRuns {
             Error::TraceRecord { index, field, message } => {
                 // Sorting needs the whole trace: say what to do instead.
                 let message = message.replace("times must be in order (ask for sorting to reorder)", IN_ORDER);
-                Error::Read(format!("{position} {}, field '{field}': {message}", shown(c.line.get(index))))
+                let place = if c.positions.is_empty() { shown(c.line.get(index)) } else { c.positions[index] };
+                Error::Read(format!("{position} {place}, field '{field}': {message}"))
             }
             other => other,
         };
         let mut block = TraceView::new(&c.time_s, &c.offset_bytes, &c.size_bytes, &c.is_write)?;
         if !c.original_s.is_empty() {
             block = block.with_original_s(&c.original_s)?;
+        }
+        if !c.service_s.is_empty() {
+            block = block.with_observed_service_s(&c.service_s)?;
         }
         let block = block.validated().map_err(at_line)?;
         check_fits(&block, &self.device, &self.opts).map_err(at_line)?;
@@ -374,6 +391,9 @@ impl StreamedRuns {
     /// Every volume's reports; `what` names the records in the error when none were kept
     /// ("csv records", "records"), with `records_read` the number examined.
     pub fn finish(mut self, what: &str, records_read: u64, mut skipped: Vec<(String, u64)>) -> Result<StreamedEvaluation> {
+        if let Some(end_s) = self.opts.recording_end_s {
+            self.volumes.values_mut().for_each(|v| v.runs.set_recording_end_s(end_s));
+        }
         let waiting: Vec<(Option<i64>, Columns)> = std::mem::take(&mut self.pending).into_iter().filter(|(_, part)| !part.time_s.is_empty()).map(|(volume, part)| (Some(volume), part)).collect();
         for parts in waiting.chunks(VOLUMES_FED_TOGETHER) {
             self.feed_volumes(parts, None)?;
@@ -480,5 +500,11 @@ fn gather_into(part: &mut Columns, chunk: &Columns, lines: &[u64], records: &[us
         part.size_bytes.push(chunk.size_bytes[i]);
         part.is_write.push(chunk.is_write[i]);
         part.line.push(lines[i]);
+        if !chunk.service_s.is_empty() {
+            part.service_s.push(chunk.service_s[i]);
+        }
+        if !chunk.positions.is_empty() {
+            part.positions.push(chunk.positions[i]);
+        }
     }
 }

@@ -15,7 +15,10 @@ pub fn property_cases(ci_cases: u32) -> u32 {
     let cases = ci_cases.saturating_mul(property_scale());
     if let Some(tally) = std::env::var_os("IDLEWISE_PROPERTY_TALLY") {
         use std::io::Write;
-        let appended = std::fs::OpenOptions::new().create(true).append(true).open(&tally).and_then(|mut f| writeln!(f, "rust {cases}"));
+        // One write of the whole line: tests run on several threads, and O_APPEND keeps a
+        // single write whole, not several.
+        let line = format!("rust {cases}\n");
+        let appended = std::fs::OpenOptions::new().create(true).append(true).open(&tally).and_then(|mut f| f.write_all(line.as_bytes()));
         appended.unwrap_or_else(|e| panic!("IDLEWISE_PROPERTY_TALLY {tally:?}: {e}"));
     }
     cases

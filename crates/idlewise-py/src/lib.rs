@@ -929,7 +929,7 @@ struct StreamedRuns {
 #[pymethods]
 impl StreamedRuns {
     #[new]
-    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None, timeline_s=None, keep_per_request=false, max_volumes=None, references=true))]
+    #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None, timeline_s=None, keep_per_request=false, max_volumes=None, references=true, recording_start_s=None, positions="records"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         device: &Device,
@@ -949,14 +949,22 @@ impl StreamedRuns {
         keep_per_request: bool,
         max_volumes: Option<usize>,
         references: bool,
+        recording_start_s: Option<f64>,
+        positions: &str,
     ) -> PyResult<Self> {
+        let positions = match positions {
+            "records" => idlewise_core::stream::Positions::Records,
+            "lines" => idlewise_core::stream::Positions::Lines,
+            other => return Err(PyValueError::new_err(format!("positions must be 'records' or 'lines', got '{other}'"))),
+        };
         let (specs, opts) = streamed_setup(
             &policies,
             fold_offsets,
-            ReplayOptions { timeline_s, keep_per_request, max_volumes, without_references: !references, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)? },
+            ReplayOptions { timeline_s, keep_per_request, max_volumes, without_references: !references, recording_start_s, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)? },
         )?;
-        // A binary file's records are named by their index (text files are the engine's to read).
-        let mut inner = idlewise_core::stream::StreamedRuns::new(&device.inner, &specs, &opts, volume, threads, idlewise_core::stream::Positions::Records)
+        // A binary file's records are named by their index, a text file's by their lines (fed
+        // with each batch).
+        let mut inner = idlewise_core::stream::StreamedRuns::new(&device.inner, &specs, &opts, volume, threads, positions)
             .map_err(to_py_err)?;
         if let Some((index, of)) = volume_part {
             inner = inner.with_part(index, of).map_err(to_py_err)?;
@@ -967,7 +975,7 @@ impl StreamedRuns {
     /// Replays the next records (after every record fed before, in time order); `stream` is
     /// None for a single-device trace. Records are numbered on from the last batch's; `progress`
     /// counts them.
-    #[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, stream=None, progress=None, original_time_s=None))]
+    #[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, stream=None, progress=None, original_time_s=None, service_s=None, lines=None))]
     #[allow(clippy::too_many_arguments)]
     fn feed(
         &mut self,
@@ -979,6 +987,8 @@ impl StreamedRuns {
         stream: Option<PyReadonlyArray1<'_, i64>>,
         progress: Option<&Progress>,
         original_time_s: Option<PyReadonlyArray1<'_, f64>>,
+        service_s: Option<PyReadonlyArray1<'_, f64>>,
+        lines: Option<PyReadonlyArray1<'_, i64>>,
     ) -> PyResult<()> {
         let runs = self.inner.as_mut().ok_or_else(|| IdlewiseError::new_err("these runs are finished"))?;
         let (t, o, s, w) = (time_s.as_slice()?, offset_bytes.as_slice()?, size_bytes.as_slice()?, is_write.as_slice()?);
@@ -997,6 +1007,20 @@ impl StreamedRuns {
                 return Err(IdlewiseError::new_err("the columns of a batch must have the same length"));
             }
             columns.original_s.extend_from_slice(original);
+        }
+        if let Some(service) = &service_s {
+            let service = service.as_slice()?;
+            if service.len() != t.len() {
+                return Err(IdlewiseError::new_err("the columns of a batch must have the same length"));
+            }
+            columns.service_s.extend_from_slice(service);
+        }
+        if let Some(lines) = &lines {
+            let lines = lines.as_slice()?;
+            if lines.len() != t.len() {
+                return Err(IdlewiseError::new_err("the columns of a batch must have the same length"));
+            }
+            columns.positions.extend(lines.iter().map(|&l| l.max(0) as u64));
         }
         self.records += t.len() as u64;
         let stop = progress.map(|p| Arc::clone(&p.done));
@@ -1028,9 +1052,13 @@ impl StreamedRuns {
 
     /// Every volume's reports, as `evaluate_file` gives them; `skipped` adds what the caller
     /// skipped, (why, count).
-    #[pyo3(signature = (skipped=Vec::new()))]
-    fn finish<'py>(&mut self, py: Python<'py>, skipped: Vec<(String, u64)>) -> PyResult<Streamed<'py>> {
-        let runs = self.inner.take().ok_or_else(|| IdlewiseError::new_err("these runs are finished"))?;
+    /// `recording_end_s`: where a recording whose runs began at `recording_start_s` ended.
+    #[pyo3(signature = (skipped=Vec::new(), recording_end_s=None))]
+    fn finish<'py>(&mut self, py: Python<'py>, skipped: Vec<(String, u64)>, recording_end_s: Option<f64>) -> PyResult<Streamed<'py>> {
+        let mut runs = self.inner.take().ok_or_else(|| IdlewiseError::new_err("these runs are finished"))?;
+        if let Some(end_s) = recording_end_s {
+            runs.set_recording_end_s(end_s).map_err(to_py_err)?;
+        }
         let done = py.allow_threads(|| runs.finish("records", self.records, skipped)).map_err(to_py_err)?;
         streamed_list(py, done, &self.device)
     }
@@ -1091,7 +1119,7 @@ struct HybridRuns {
 #[pymethods]
 impl HybridRuns {
     #[new]
-    #[pyo3(signature = (disk, flash, policy, configs, base_power_w=0.0, initial_mode=0, replay="open", response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, final_flush=false))]
+    #[pyo3(signature = (disk, flash, policy, configs, base_power_w=0.0, initial_mode=0, replay="open", response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, final_flush=false, recording_start_s=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         disk: &Device,
@@ -1106,6 +1134,7 @@ impl HybridRuns {
         lead_s: f64,
         transition_seed: Option<u64>,
         final_flush: bool,
+        recording_start_s: Option<f64>,
     ) -> PyResult<Self> {
         let spec = PolicySpec::parse(policy).map_err(to_py_err)?;
         let ctx = idlewise_core::policy::BuildContext { base_power_w };
@@ -1117,7 +1146,7 @@ impl HybridRuns {
                 Ok(HybridConfig { nvcache_bytes, dram_bytes, when, algorithm, final_flush })
             })
             .collect::<PyResult<Vec<_>>>()?;
-        let opts = replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)?;
+        let opts = ReplayOptions { recording_start_s, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)? };
         let inner = idlewise_core::hybrid::HybridRuns::new(&disk.inner, &flash.inner, &spec, &ctx, &configs, &opts).map_err(to_py_err)?;
         Ok(HybridRuns { inner: Some(inner), disk: disk.inner.name.clone(), flash: flash.inner.name.clone() })
     }
@@ -1139,9 +1168,14 @@ impl HybridRuns {
         py.allow_threads(|| runs.feed(&part)).map_err(to_py_err)
     }
 
-    /// One dict per configuration, in the order given.
-    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let runs = self.inner.take().ok_or_else(|| IdlewiseError::new_err("these runs are finished"))?;
+    /// One dict per configuration, in the order given. `recording_end_s`: where a recording whose
+    /// runs began at `recording_start_s` ended.
+    #[pyo3(signature = (recording_end_s=None))]
+    fn finish<'py>(&mut self, py: Python<'py>, recording_end_s: Option<f64>) -> PyResult<Bound<'py, PyList>> {
+        let mut runs = self.inner.take().ok_or_else(|| IdlewiseError::new_err("these runs are finished"))?;
+        if let Some(end_s) = recording_end_s {
+            runs.set_recording_end_s(end_s);
+        }
         let (plain, runs) = py.allow_threads(|| runs.finish()).map_err(to_py_err)?;
         let out = PyList::empty_bound(py);
         for (config, r) in &runs {

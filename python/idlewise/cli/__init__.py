@@ -401,6 +401,25 @@ def _read_once(args) -> None:
         args.traces = [local_path(p, fresh=True) for p in args.traces]
 
 
+def _check_extras(args) -> None:
+    """Refuses a command line that needs an extra not installed, naming it, before any work."""
+    from .._extras import need
+
+    if args.command == "report":
+        need("report", "idlewise report")
+    if getattr(args, "plot", None):
+        need("report", f"--plot {args.plot}")
+    for option in ("out", "per_request", "output", "from_rows"):
+        value = getattr(args, option, None)
+        if isinstance(value, str) and value.endswith(".parquet"):
+            need("parquet", f"--{option.replace('_', '-')} {value}")
+    if getattr(args, "scheduler", None):
+        need("dask", f"--scheduler {args.scheduler}")
+    for value in [getattr(args, "trace", None), getattr(args, "input", None), *(getattr(args, "traces", None) or [])]:
+        if isinstance(value, str) and (value.endswith(".parquet") or getattr(args, "format", None) == "parquet"):
+            need("parquet", f"{value}: a Parquet trace")
+
+
 def main(argv: list[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminate)
@@ -414,7 +433,9 @@ def main(argv: list[str] | None = None) -> int:
     args.command_line = shlex.join(["idlewise", *words])
     try:
         _read_once(args)
-        # Every file a command will write is checked before its work, which can take hours.
+        # Every file a command will write is checked before its work, which can take hours, and
+        # so is every optional part it needs.
+        _check_extras(args)
         for option, suffixes in (("out", ()), ("plot", FIGURE_SUFFIXES), ("per_request", (".parquet",))):
             if getattr(args, option, None) is not None:
                 check_destination(getattr(args, option), suffixes)

@@ -38,16 +38,20 @@ def cmd_advise(args) -> int:
                     max_delayed_per_hour=args.max_delayed_per_hour, max_added_delay_s=args.max_added_delay,
                     price_per_kwh=args.price_per_kwh)
     limits.check()
-    if _streamable(args):
+    # A recording read whole names the disk --device auto looks up; streamed, --disk must.
+    from ..traces.sources import NAMED_DEVICES
+
+    if _streamable(args) and not (auto and identified is None and args.format in NAMED_DEVICES):
         # Replayed as it is read, every setting in one pass (memory bounded by a chunk's). Only
-        # diskstats and biosnoop recordings (read whole) name their disk.
+        # diskstats and biosnoop recordings name their disk.
         if auto and identified is None:
             raise IdlewiseError(f"{args.trace}: --device auto needs the disk's name, which this trace does not give: "
                                 "add --disk NAME (sda, nvme0n1)")
         trace = args.trace
         # A format that does not name its devices (a blktrace of sda, a CSV): --disk NAME names
-        # the disk in the commands, and the trace's one device is the one advised on.
-        stream = None if named is not None else args.stream
+        # the disk in the commands, and the trace's one device is the one advised on. A diskstats
+        # recording and biosnoop's output name them: --disk picks that device's requests.
+        stream = args.stream if named is None or args.format in NAMED_DEVICES else None
         read_options = dict(format=args.format, stream=stream, columns=getattr(args, "columns", None),
                             write_flag=getattr(args, "write_flag", None))
     else:
@@ -142,6 +146,10 @@ def _print_advice(advice: dict, args) -> None:
                   f"{span_text(advice['recorded_s'])}; extrapolated to a year, always on it draws "
                   f"{advice['always_on_kwh_per_year']:.1f} kWh, the offline optimum saves "
                   f"{advice['oracle_kwh_saved_per_year']:.1f} kWh")
+    from ..activity import described
+
+    for line in described(advice["activity"]):
+        console.print(line, highlight=False)
     console.print(_advice_table(advice, console.width))
     for warning in advice["warnings"]:
         console.print(f"[yellow]note: {warning}[/yellow]")

@@ -85,6 +85,8 @@ class Managed:
     name: str = ""
     present: bool = True
     last_io_s: Optional[float] = None
+    #: The last request fed (its arrival on the loop's clock): a recording's rest is measured from it.
+    last_arrival_s: Optional[float] = None
     in_flight: int = 0
     spin_ups: int = 0
     failed_commands: int = 0
@@ -256,12 +258,14 @@ class Manager:
                 self.note(m, now, "the disk is back: its counters are taken afresh and its state read again")
                 m.last_probe_s = -math.inf
             if m.counters is not None and self.previous_s is not None:
-                t, size, write, service = _interval(m.disk, self.previous_s, now, m.counters, counters)
-                if len(t):
+                first = None
+                for t, size, write, service in _interval(m.disk, self.previous_s, now, m.counters, counters):
+                    if not len(t):
+                        continue
                     import numpy as np
 
-                    m.last_io_s = now
-                    first = float(t[0])
+                    m.last_io_s, m.last_arrival_s = now, float(t[-1])
+                    first = float(t[0]) if first is None else first
                     for d in m.live.feed(t, size.astype(np.float64), write, service):
                         # A change the plan made before the interval's first I/O, which the loop
                         # could only have carried out at this poll: the I/O overtook it.
@@ -320,11 +324,11 @@ class NetCounters(tuple):
 
 
 def _interval(disk: str, t0: float, t1: float, before, after):
-    """The requests an interval stands for: a block device's as a recording's reader makes them,
-    with the busy time each took (observed service); an interface's as one download (a read) of
-    the bytes received and one upload (a write) of the bytes sent, spread over the interval as a
-    recording's are (reads first), served as the card's model serves them. A counter that went
-    down (an interface re-created) counts nothing."""
+    """The requests an interval stands for, a batch at a time: a block device's as a
+    recording's reader makes them, with the busy time each took (observed service); an
+    interface's as one download (a read) of the bytes received and one upload (a write) of the
+    bytes sent, spread over the interval as a recording's are (reads first), served as the
+    card's model serves them. A counter that went down (an interface re-created) counts nothing."""
     import numpy as np
 
     if isinstance(after, NetCounters):
@@ -332,10 +336,11 @@ def _interval(disk: str, t0: float, t1: float, before, after):
         kept = [(size, write) for size, write in zip(sizes, (False, True)) if size > 0]
         n = len(kept)
         times = np.array([t0 + (j + 0.5) * (t1 - t0) / n for j in range(n)], dtype=np.float64)
-        return (times, np.array([s for s, _ in kept], dtype=np.int64), np.array([w for _, w in kept], dtype=bool), None)
+        yield (times, np.array([s for s, _ in kept], dtype=np.int64), np.array([w for _, w in kept], dtype=bool), None)
+        return
     from ..traces.readers.diskstats import interval_requests
 
-    return interval_requests(disk, t0, t1, before, after)
+    yield from interval_requests(disk, t0, t1, before, after)
 
 
 def read_counters(disks, procfs: Optional[str] = None) -> tuple:

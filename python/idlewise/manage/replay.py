@@ -20,21 +20,11 @@ def replay(recording: str, policy: str, device: str, *, disk: Optional[str] = No
            emit: Optional[Callable[[dict], None]] = None) -> tuple:
     """Runs the manager's loop over a diskstats recording; returns the decisions (the lines the
     loop wrote) and the model's account at the recording's end (the row ``simulate(...,
-    service="observed")`` gives)."""
-    from ..traces import read_trace
-    from ..traces.readers.diskstats import _parse
+    service="observed")`` gives). The recording is read as it is replayed: memory is an
+    interval's batch, however long the recording."""
+    from ..traces.readers.diskstats import disk_snapshots
 
-    devices, snapshots = _parse(os.fspath(recording))
-    if disk is None:
-        if len(devices) != 1:
-            raise IdlewiseError(f"{recording}: the recording holds {', '.join(devices)}: pick one with --stream NAME")
-        disk = next(iter(devices))
-    if disk not in devices:
-        raise IdlewiseError(f"{recording}: no device '{disk}' in the recording; devices recorded: {', '.join(devices)}")
-    _, _, _, times, values = devices[disk]
-    origin = times[0]
     model = load_device(device)
-    requests = read_trace(recording, format="diskstats", stream=disk)
     # As a replay of the recording does (and a live manager started with it), the model's run
     # begins at the recording's start, the first snapshot, idle until the first request.
     live = _core.LiveDisk(model, policy, start_s=0.0)
@@ -44,21 +34,53 @@ def replay(recording: str, policy: str, device: str, *, disk: Optional[str] = No
         decisions.append(record)
         if emit:
             emit(record)
-    m = Managed(disk, model, live, choose_actuator(disk, model, "ata" if model.kind == "disk" else "auto"), act=True,
-                actual_mode=model.modes[0]["name"], live_policy=policy, name=disk)
-    # The drive's I/O in flight is the live loop's guard; a recording's replay follows its requests.
-    manager = Manager([m], write, executor=Inline(lambda argv: ("recorded", "")), knob=knob,
-                      wall=lambda now: origin + now, hold_in_flight=False)
-    for t, counters in zip(times, values):
-        manager.poll(t - origin, {disk: counters})
+    snapshots = disk_snapshots(os.fspath(recording), disk)
+    m = None
+    while True:
+        try:
+            t, counters = next(snapshots)
+        except StopIteration as done:
+            end_s = done.value
+            break
+        if m is None:
+            disk = disk or _only_disk(recording)
+            m = Managed(disk, model, live, choose_actuator(disk, model, "ata" if model.kind == "disk" else "auto"), act=True,
+                        actual_mode=model.modes[0]["name"], live_policy=policy, name=disk)
+            # The drive's I/O in flight is the live loop's guard; a recording's replay follows its requests.
+            manager = Manager([m], write, executor=Inline(lambda argv: ("recorded", "")), knob=knob,
+                              wall=lambda now, origin=_first_time(recording): origin + now, hold_in_flight=False)
+        manager.poll(t, {m.disk: counters})
+    if m is None or m.last_arrival_s is None:
+        raise IdlewiseError(f"{recording}: no read or write completed on {disk or 'its disk'}: there is nothing to replay")
     # As simulate: the run goes on after the last completion as long as the recording went on
     # after its last request (a saturated model's completions run past the recording's end);
     # what the policy decides up to then is acted on at that end.
-    end = live.last_finish_s() + requests.idle_tail_s
+    end = live.last_finish_s() + max(0.0, end_s - m.last_arrival_s)
     for d in live.advance(end):
         manager._carry_out(m, d, max(end, d["time_s"]), overtaken=False)
     manager.collect(end)
     return decisions, live.finish(end)
+
+
+def _first_time(recording) -> float:
+    """The recording's first snapshot's Unix time (the log's wall-clock times are the recording's)."""
+    from ..traces.inputs import open_input
+    from ..traces.readers.diskstats import recording_lines
+
+    with open_input(os.fspath(recording)) as f:
+        for _, t, _, _, _, _ in recording_lines(f, os.fspath(recording)):
+            return t
+    raise IdlewiseError(f"{recording}: the recording is empty")
+
+
+def _only_disk(recording) -> str:
+    from ..traces.inputs import open_input
+    from ..traces.readers.diskstats import recording_lines
+
+    with open_input(os.fspath(recording)) as f:
+        for _, _, _, _, name, _ in recording_lines(f, os.fspath(recording)):
+            return name
+    raise IdlewiseError(f"{recording}: the recording is empty")
 
 
 __all__ = ["replay"]

@@ -18,10 +18,11 @@ DESCRIPTIONS = {
     "biosnoop": "biosnoop (BCC, libbpf-tools) output: TIME(s) COMM PID DISK T SECTOR BYTES [QUE(ms)] LAT(ms)",
     "tar": "a tar archive of trace files (.tar, .tgz, .tar.gz, .tar.zst, ...): each file a device, in its own format",
 }
-#: Formats read whole into memory, never in chunks: they need every line before the first request
-#: is known (a diskstats interval, biosnoop's completion order). The binary formats (Parquet,
-#: SRT) are streamed a batch of records at a time, the others a chunk of lines at a time.
-READ_WHOLE = ("diskstats", "biosnoop", "tar")
+#: Formats read whole into memory, never in chunks: biosnoop lists its requests in completion
+#: order, and a tar's members are read one after another. The binary formats (Parquet, SRT) and
+#: diskstats recordings (their requests made from the counters as they are consumed) are streamed
+#: a batch of records at a time, the others a chunk of lines at a time.
+READ_WHOLE = ("tar",)
 FORMATS = tuple(DESCRIPTIONS)
 #: The bytes a file in a binary format begins with. A compressed one is checked against them as
 #: it is decompressed, before the rest: a .gz of anything else is refused at its first bytes.
@@ -32,22 +33,10 @@ END_KEY = b"idlewise.end_time_s"
 
 
 def reads_whole(path, format: str) -> bool:
-    """Whether a file in ``format`` is read whole rather than as it streams: diskstats and
-    biosnoop, and a Parquet file converted from one (it carries the recording's end)."""
-    if format in READ_WHOLE:
-        return True
-    if format != "parquet" or path is None:
-        return False
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from .inputs import local_path
-
-    try:
-        metadata = pq.read_schema(local_path(path, seekable=True, format="parquet")).metadata or {}
-    except (pa.ArrowException, OSError, ValueError):
-        return False  # the reader says what is wrong with the file
-    return END_KEY in metadata
+    """Whether a file in ``format`` is read whole rather than as it streams: a tar archive.
+    (A diskstats recording, and a Parquet file converted from one, stream with the recording's
+    span kept, biosnoop's output in arrival order: ``sources.batches_of``.)"""
+    return format in READ_WHOLE
 
 
 __all__ = ["DESCRIPTIONS", "END_KEY", "FORMATS", "MAGIC", "READ_WHOLE", "reads_whole"]

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 from ..errors import IdlewiseError, TraceError
 
-#: Binary formats streamed a batch of records at a time.
-BATCHED = ("parquet", "srt")
+#: Formats streamed a batch of records at a time, made in Python: the binary ones, a diskstats
+#: recording, whose requests are made from its counters as they are consumed, and biosnoop's
+#: output, put in arrival order as it is read.
+BATCHED = ("parquet", "srt", "diskstats", "biosnoop")
+#: Formats that name their devices (sda, nvme0n1): a name given as the device picks its records.
+NAMED_DEVICES = ("diskstats", "biosnoop")
 
 
 def check_mapping_options(path: str, format: str, columns, write_flag) -> None:
@@ -21,15 +25,112 @@ def check_mapping_options(path: str, format: str, columns, write_flag) -> None:
         raise TraceError(f"{path}: write_flag (--write-flag) goes with a column mapping (--columns ... op=COLUMN)")
 
 
-def batches_of(format: str, path: str):
-    """A binary trace's records in batches (``format`` one of :data:`BATCHED`)."""
-    if format == "parquet":
-        from .readers.parquet import iter_parquet_batches
+def disk_named(format: str, stream) -> str | None:
+    """The device name ``stream`` gives (``vda``), where the format names its devices; None for
+    a device number or no pick."""
+    if format in NAMED_DEVICES and isinstance(stream, str) and not stream.lstrip("-").isdigit():
+        return stream
+    return None
 
-        return iter_parquet_batches(path)
-    from .readers.hp_srt import iter_srt_batches
 
-    return iter_srt_batches(path)
+def picked_device(format: str, path: str, stream) -> tuple:
+    """What ``stream`` picks of a file read as it streams: (the name its batches pick, in a
+    format that names devices; the number the runs keep). A Parquet conversion of a recording
+    answers to its devices' names (kept in its footer) with their numbers."""
+    if stream is None:
+        return None, None
+    name = disk_named(format, stream)
+    if name is not None:
+        return name, None
+    if isinstance(stream, str) and not stream.lstrip("-").isdigit() and format == "parquet":
+        from .readers.parquet import recording_of
+
+        names = recording_of(path)["stream_names"]
+        for number, named in names.items():
+            if named == stream:
+                return None, number
+        present = ", ".join(f"{n} ({d})" for n, d in names.items())
+        raise TraceError(f"{path}: no device named '{stream}' in this trace; "
+                         + (f"devices present: {present}" if names else "it names no devices: pick one by its number"))
+    from ..arguments import device_number
+
+    return None, device_number(stream, f"{path}: stream")
+
+
+def batches_of(format: str, path: str, disk: str | None = None):
+    """A trace's records in batches (``format`` one of :data:`BATCHED`): iterating gives
+    (time_s, offset_bytes, size_bytes, is_write, device numbers or None, service_s or None,
+    each record's line or None where records are numbered);
+    once iterated, ``records_read``, ``skipped`` ({why: count}), ``names`` (device number ->
+    name, where the file names them) and, for a recording, ``recording_start_s`` and
+    ``recording_end_s`` (its first and last snapshot on the trace's time line). ``disk`` picks
+    a device by name in a format that names them (:data:`NAMED_DEVICES`)."""
+    if format == "diskstats":
+        from .readers.diskstats import DiskstatsBatches
+
+        return DiskstatsBatches(path, disk)
+    if format == "biosnoop":
+        from .readers.biosnoop import BiosnoopBatches
+
+        return BiosnoopBatches(path, disk)
+    return _Binary(format, path)
+
+
+def text_batches(format: str, path: str, mapping=None, write_flag=None):
+    """A text trace's records in batches, read by the engine's reader, with what
+    :func:`batches_of` promises (no names, no recording span)."""
+    return _Text(format, path, mapping, write_flag)
+
+
+class _Text:
+    def __init__(self, format: str, path: str, mapping, write_flag):
+        from .. import _core
+        from .inputs import local_path
+
+        self._batches = _core.TextBatches(local_path(path), engine_format(format, path, mapping, write_flag))
+        self.records_read, self.skipped, self.names = 0, {}, {}
+        self.recording_start_s = self.recording_end_s = self.start_unix_s = None
+
+    def __iter__(self):
+        for t, o, s, w, v, lines in self._batches:
+            yield t, o, s, w, v, None, lines.view("int64")  # the engine's uint64 lines, as every reader's
+        self.records_read, self.skipped = self._batches.records_read, dict(self._batches.skipped)
+
+    def close(self) -> None:
+        self._batches.close()
+
+
+class _Binary:
+    """A Parquet or SRT file's batches with what :func:`batches_of` promises of them."""
+
+    def __init__(self, format: str, path: str):
+        self.format, self.path = format, path
+        self.records_read, self.skipped, self.names = 0, {}, {}
+        self.recording_start_s = self.recording_end_s = self.start_unix_s = None
+        if format == "parquet":
+            from .readers.parquet import iter_parquet_batches, recording_of
+
+            self._batches = iter_parquet_batches(path)
+            kept = recording_of(path)
+            self.names, end, self.start_unix_s = kept["stream_names"], kept["end_time_s"], kept["start_unix_s"]
+            if end is not None:  # a recording converted: it replays as its source does
+                self.recording_start_s, self.recording_end_s = 0.0, end
+        else:
+            from .readers.hp_srt import iter_srt_batches
+
+            self._batches = iter_srt_batches(path)
+
+    def __iter__(self):
+        for t, o, s, w, v in self._batches:
+            self.records_read += len(t)
+            yield t, o, s, w, v, None, None
+        self.skipped = skipped_at_source(self.format, self.path)
+        self.records_read += sum(self.skipped.values())
+
+    def close(self) -> None:
+        close = getattr(self._batches, "close", None)
+        if close:
+            close()
 
 
 def skipped_at_source(format: str, path: str) -> dict:
@@ -113,7 +214,7 @@ def file_format(path: str, format: str = "auto", columns=None, write_flag=None, 
 
     if whole is not None and reads_whole(path, format):
         raise IdlewiseError(f"{path}: {format} files are read whole; use {whole}")
-    if isinstance(stream, str) and not stream.isdigit():
+    if isinstance(stream, str) and not stream.lstrip("-").isdigit() and format not in (*NAMED_DEVICES, "parquet"):
         raise IdlewiseError(f"{path}: a device name ('{stream}') selects a device of a diskstats or biosnoop file; "
                             f"pick a {format} trace's device by its number")
     return format, mapping

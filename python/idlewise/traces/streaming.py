@@ -12,32 +12,30 @@ import os
 
 import numpy as np
 
-from .. import _core
 from ..errors import IdlewiseError
-from .inputs import local_path
-from .sources import BATCHED, batches_of, engine_format, file_format, read_ahead, skipped_at_source  # noqa: F401 - their home is sources
+from .sources import BATCHED, batches_of, engine_format, file_format, picked_device, read_ahead, skipped_at_source, text_batches  # noqa: F401 - their home is sources
 
 
-def raw_batches(format: str, path: str, mapping, write_flag):
+def raw_batches(format: str, path: str, mapping, write_flag, disk: str | None = None):
     """A file's records a batch at a time with where each lies: (time_s, offset_bytes,
     size_bytes, is_write, stream or None, positions, "line" or "record"); then, once read,
-    (records read, what was skipped)."""
+    (records read, what was skipped, {"names": ..., "recording_end_s": ..., "moved": ...}).
+    ``disk`` picks a device by name where the format names them."""
     if format in BATCHED and not mapping:
         read = 0
-        with contextlib.closing(batches_of(format, path)) as batches:
-            for t, o, s, w, v in batches:
-                yield t, o, s, w, v, read + np.arange(len(t)), "record"
+        with contextlib.closing(batches_of(format, path, disk)) as batches:
+            for t, o, s, w, v, _, lines in batches:
+                yield (t, o, s, w, v, lines, "line") if lines is not None else (t, o, s, w, v, read + np.arange(len(t)), "record")
                 read += len(t)
-        skipped = skipped_at_source(format, path)
-        yield read + sum(skipped.values()), list(skipped.items())
+            yield batches.records_read, list(batches.skipped.items()), {"names": batches.names,
+                                                                          "recording_end_s": batches.recording_end_s,
+                                                                          "moved": getattr(batches, "records_moved", 0),
+                                                                          "start_unix_s": getattr(batches, "start_unix_s", None)}
         return
-    batches = _core.TextBatches(local_path(path), engine_format(format, path, mapping, write_flag))
-    try:
-        for t, o, s, w, v, lines in batches:
+    with contextlib.closing(text_batches(format, path, mapping, write_flag)) as batches:
+        for t, o, s, w, v, _, lines in batches:
             yield t, o, s, w, v, lines, "line"
-    finally:
-        batches.close()
-    yield batches.records_read, list(batches.skipped)
+    yield batches.records_read, list(batches.skipped.items()), {}
 
 
 def check_in_order(times, positions, word: str, last: list) -> None:
@@ -141,11 +139,19 @@ class FileRead:
     (the others counted as kept: the read report is the whole file's)."""
 
     def __init__(self, path: str, format: str, *, keep=None, mapping=None, write_flag=None, part=None):
+        # A recording's device named (vda) is picked as its batches are made.
+        self.disk, keep = picked_device(format, path, keep)
         self.path, self.format, self.keep, self.part = path, format, keep, part
         self.mapping, self.write_flag = mapping, write_flag
         self.records = self.writes = self.zero_size = self.other = 0
         self.first_s, self.last_s = math.inf, -math.inf
         self.records_read, self.skipped = 0, []
+        #: Device names where the file gives them, and a recording's end (once read).
+        self.names: dict = {}
+        self.recording_end_s = None
+        #: Records put in time order as read (biosnoop's, listed as they completed).
+        self.moved = 0
+        self.start_unix_s = None
 
     def batches(self):
         """The kept records a batch at a time in file order (``stream`` set for a multi-device
@@ -162,9 +168,13 @@ class FileRead:
 
         last: dict = {}
         name = os.path.basename(self.path)
-        for item in raw_batches(self.format, self.path, self.mapping, self.write_flag):
-            if len(item) == 2:
-                self.records_read, self.skipped = item
+        for item in raw_batches(self.format, self.path, self.mapping, self.write_flag, self.disk):
+            if len(item) == 3:
+                self.records_read, self.skipped, extra = item
+                self.names = extra.get("names") or {}
+                self.recording_end_s = extra.get("recording_end_s")
+                self.moved = extra.get("moved", 0)
+                self.start_unix_s = extra.get("start_unix_s")
                 break
             t, o, sz, w, v, positions, word = item
             if v is None and self.keep is not None:
@@ -207,7 +217,7 @@ class FileRead:
         from .trace import read_report_text
 
         return read_report_text(self.path, self.records_read, self.format, self.records, dict(self.skipped),
-                                zero_size=self.zero_size)
+                                moved=self.moved, zero_size=self.zero_size)
 
 
 def convert_to_parquet(read: "FileRead", out: str) -> None:
@@ -217,7 +227,7 @@ def convert_to_parquet(read: "FileRead", out: str) -> None:
     import pyarrow.parquet as pq
 
     from ..output import written_whole
-    from .readers.parquet import metadata_of, skipped_metadata
+    from .readers.parquet import metadata_of
 
     with written_whole(os.fspath(out)) as temporary:
         writer = None
@@ -232,9 +242,11 @@ def convert_to_parquet(read: "FileRead", out: str) -> None:
                 writer.write_table(table)
             if writer is None:
                 raise IdlewiseError(f"{read.path}: no records to convert")
-            # What the reader skipped is known once the file is read: kept in the footer.
-            if read.skipped:
-                writer.add_key_value_metadata(skipped_metadata(dict(read.skipped)))
+            # What is known once the file is read (what the reader skipped, a recording's device
+            # names and end) is kept in the footer.
+            known = metadata_of(os.path.basename(read.path), read.format, read.names or None, read.recording_end_s,
+                                dict(read.skipped), read.start_unix_s)
+            writer.add_key_value_metadata({k: v for k, v in known.items() if not k.startswith(("idlewise.name", "idlewise.source"))})
         finally:
             if writer is not None:
                 writer.close()

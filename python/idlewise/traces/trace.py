@@ -149,11 +149,14 @@ class Trace:
     #: for an archive whose files use one number for two devices: numbered in order there, its
     #: devices are chosen by name, never by a number the user would read as a volume's.
     numbers_are_the_files: bool = True
+    #: The wall-clock (Unix) time of the trace's time 0, where the file gives one (a diskstats
+    #: recording's first snapshot): what the advice's times of day are read on.
+    start_unix_s: Optional[float] = None
 
     @classmethod
     def from_arrays(cls, time_s, size_bytes, op=None, *, offset_bytes=None, is_write=None, name="trace",
                     sort=False, path=None, lines=None, skipped=None, stream=None, records_read=None,
-                    format="arrays", stream_names=None, end_time_s=None, service_s=None) -> "Trace":
+                    format="arrays", stream_names=None, end_time_s=None, service_s=None, start_unix_s=None) -> "Trace":
         """Builds a trace from array-likes. ``op`` holds 'R'/'W' strings or 0/1; ``is_write`` booleans.
 
         Times must be in order unless ``sort=True``, which sorts stably and records how many
@@ -201,7 +204,8 @@ class Trace:
                     skipped=dict(skipped or {}), stream=streams,
                     records_read=n + sum((skipped or {}).values()) if records_read is None else records_read,
                     format=format, stream_names=None if stream_names is None else dict(stream_names),
-                    end_time_s=None if end_time_s is None else float(end_time_s), service_s=service)
+                    end_time_s=None if end_time_s is None else float(end_time_s), service_s=service,
+                    start_unix_s=None if start_unix_s is None else float(start_unix_s))
         trace.validate()
         trace.warn_if_suspicious()
         return trace

@@ -364,7 +364,7 @@ impl<'p> HybridReplay<'p> {
                 self.completion_s = start;
                 self.run.insert(Run {
                     config: self.config,
-                    disk: DeviceSim::new(Arc::clone(&self.disk), policy, &self.opts, start, 0),
+                    disk: DeviceSim::new(Arc::clone(&self.disk), policy, &self.opts.from_first_arrival(start), start, 0),
                     flash: Flash { device: Arc::clone(&self.flash), free_s: start, busy_s: 0.0, energy_j: 0.0 },
                     nvcache: NvCache::new(self.config.nvcache_bytes),
                     result_counts: Counts::default(),
@@ -399,7 +399,8 @@ impl<'p> HybridReplay<'p> {
                 run.flush_now(last_s);
             }
         }
-        let end = run.disk.free_at().max(run.flash.free_s) + self.opts.tail_s;
+        let tail_s = self.last_arrival_s.map_or(self.opts.tail_s, |last| self.opts.tail_after(last));
+        let end = run.disk.free_at().max(run.flash.free_s) + tail_s;
         let bytes_unflushed = run.nvcache.entries().iter().map(|e| e.size_bytes).sum();
         if run.cached_this_spindown > 0 {
             run.bytes_cached_per_spindown.push(run.cached_this_spindown);
@@ -470,7 +471,7 @@ impl HybridRuns {
         self.last_arrival_s = part.arrival_s[part.len() - 1];
         let (disk, opts, policy) = (&self.disk, &self.opts, &mut self.plain_policy);
         let plain = self.plain.get_or_insert_with(|| {
-            Replay::new(Arc::clone(disk), policy.take().expect("a policy until the run is made"), opts, part.arrival_s[0], 0)
+            Replay::new(Arc::clone(disk), policy.take().expect("a policy until the run is made"), &opts.from_first_arrival(part.arrival_s[0]), part.arrival_s[0], 0)
         });
         for block in blocks(part) {
             plain.feed(&block);
@@ -481,9 +482,19 @@ impl HybridRuns {
         Ok(())
     }
 
+    /// Where the recording these runs replay ended (known once it is read; see
+    /// `ReplayOptions::recording_end_s`).
+    pub fn set_recording_end_s(&mut self, end_s: f64) {
+        self.opts.recording_end_s = Some(end_s);
+        self.hybrids.iter_mut().for_each(|(_, run)| run.opts.recording_end_s = Some(end_s));
+    }
+
     /// The plain disk's run and each configuration's, in the order given.
     pub fn finish(self) -> Result<(RunResult, Vec<(HybridConfig, HybridResult)>)> {
-        let Some(plain) = self.plain else { return Err(Error::Trace("the trace has no requests".to_string())) };
+        let Some(mut plain) = self.plain else { return Err(Error::Trace("the trace has no requests".to_string())) };
+        if self.opts.recording_end_s.is_some() {
+            plain.set_tail_s(self.opts.tail_after(self.last_arrival_s));
+        }
         let runs = self.hybrids.into_iter().map(|(config, run)| Ok((config, run.finish()?))).collect::<Result<Vec<_>>>()?;
         Ok((plain.finish(), runs))
     }

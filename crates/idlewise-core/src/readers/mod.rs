@@ -49,6 +49,12 @@ pub struct Columns {
     /// When each record was originally wanted, for a trace a transform issued early; empty
     /// otherwise (readers never fill it).
     pub original_s: Vec<f64>,
+    /// How long each record kept the real device busy, where a recording says; empty otherwise
+    /// (`TraceView::observed_service_s`).
+    pub service_s: Vec<f64>,
+    /// Each record's line where the records are not in line order (biosnoop's output, put in
+    /// arrival order): errors name it. Empty otherwise, where `line` says.
+    pub positions: Vec<u64>,
 }
 
 impl Columns {
@@ -76,6 +82,8 @@ impl Columns {
         refill(&mut self.is_write, is_write);
         refill(&mut self.stream, stream);
         self.original_s.clear();
+        self.service_s.clear();
+        self.positions.clear();
         self.skipped.clear();
         self.records_read = 0;
         let before = first_position.saturating_sub(1);
@@ -158,6 +166,8 @@ impl Columns {
             skipped: Vec::new(),
             records_read: 0,
             original_s: std::mem::take(&mut self.original_s),
+            service_s: std::mem::take(&mut self.service_s),
+            positions: std::mem::take(&mut self.positions),
         }
     }
 
@@ -169,6 +179,7 @@ impl Columns {
         self.is_write.clear();
         self.stream.clear();
         self.line.clear();
+        self.positions.clear();
     }
 
     fn skip(&mut self, why: &str) {

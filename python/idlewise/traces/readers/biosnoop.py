@@ -17,6 +17,8 @@ A COMM holding spaces is read whole (the columns after it are fixed). biosnoop's
 
 from __future__ import annotations
 
+import heapq
+import math
 import os
 
 import numpy as np
@@ -41,80 +43,191 @@ def _header(fields: list[str], path: str, line: int) -> tuple[bool, bool]:
     return queued, False
 
 
+class _Requests:
+    """A biosnoop file's requests in file order: iterating gives (line, completion, arrival,
+    offset_bytes, size_bytes, is_write, disk) for each read or write; ``records_read``,
+    ``skipped`` and ``disks`` (name -> number, in order of first appearance) count as it goes.
+    The one parser behind the whole read and the streamed one."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.records_read = 0
+        self.skipped = {"biosnoop messages": 0, "flush-only requests (no data)": 0}
+        self.disks: dict = {}
+
+    def __iter__(self):
+        path, skipped, disks = self.path, self.skipped, self.disks
+        queued = csv = None
+        with open_input(path) as f:
+            for number, raw in bounded_lines(f, path):
+                stripped = raw.decode("utf-8", "replace").strip()
+                if not stripped:
+                    continue
+                if queued is None:
+                    if stripped.startswith("TIME"):
+                        csv = "," in stripped
+                        queued, _ = _header(stripped.split(",") if csv else stripped.split(), path, number)
+                    elif stripped.startswith(("Tracing", "Possibly lost")):
+                        skipped["biosnoop messages"] += 1
+                    else:
+                        raise TraceError(f"{path}: line {number}: expected biosnoop's header 'TIME(s) COMM PID DISK T "
+                                         "SECTOR BYTES [QUE(ms)] LAT(ms)' before the first record")
+                    continue
+                if stripped.startswith(("Tracing", "Possibly lost", "Detaching")):
+                    skipped["biosnoop messages"] += 1
+                    continue
+                fields = [f.strip() for f in stripped.split(",")] if csv else stripped.split()
+                tail = len(_AFTER_COMM) + (2 if queued else 1)
+                if len(fields) < 2 + tail:
+                    raise TraceError(f"{path}: line {number}: {len(fields)} fields; a biosnoop record holds TIME(s), COMM, "
+                                     f"{', '.join(_AFTER_COMM)}{', QUE(ms)' if queued else ''} and LAT(ms)")
+                self.records_read += 1
+                after = fields[-tail:]
+                _, disk, flags, sector, size = after[:5]
+                latency_ms = non_negative(after[-1], path, number, "LAT(ms)")
+                queue_ms = non_negative(after[-2], path, number, "QUE(ms)") if queued else 0.0
+                completed = non_negative(fields[0], path, number, "TIME(s)")
+                whole_number(after[0], path, number, "PID")
+                if "F" in flags and size == "0":
+                    skipped["flush-only requests (no data)"] += 1  # a preflush carrying no data (FWS, FF...)
+                    continue
+                if "R" in flags:
+                    is_write = False
+                elif "W" in flags or "D" in flags:
+                    is_write = True
+                elif set(flags) <= set("FNSAM"):
+                    skipped["flush-only requests (no data)"] += 1
+                    continue
+                else:
+                    raise TraceError(f"{path}: line {number}, field 'T': {flags!r} is not a block request type (R, W, D, F...)")
+                offset = whole_number(sector, path, number, "SECTOR") * 512
+                if offset >= 1 << 63:
+                    raise TraceError(f"{path}: line {number}, field 'SECTOR': {sector} is beyond any disk")
+                yield (number, completed, completed - (queue_ms + latency_ms) / 1000.0, offset,
+                       whole_number(size, path, number, "BYTES"), is_write, disks.setdefault(disk, len(disks)))
+        if queued is None:
+            raise TraceError(f"{path}: no biosnoop header 'TIME(s) COMM PID DISK T SECTOR BYTES [QUE(ms)] LAT(ms)'")
+
+    def kept_skipped(self) -> dict:
+        return {why: n for why, n in self.skipped.items() if n}
+
+
+def _no_requests(path: str) -> TraceError:
+    return TraceError(f"{path}: the biosnoop output holds no read or write requests")
+
+
 def read_biosnoop(path, *, sort: bool = True, name: str | None = None) -> Trace:
     """Reads biosnoop output; requests are placed at their arrival and sorted (``sort`` is
     always in effect: biosnoop lists requests in completion order)."""
     path = os.fspath(path)
-    with open_input(path) as f:
-        numbered = [(number, raw.decode("utf-8", "replace")) for number, raw in bounded_lines(f, path)]
-    queued = csv = None
-    times, offsets, sizes, writes, disks, lines = [], [], [], [], [], []
-    skipped = {"biosnoop messages": 0, "flush-only requests (no data)": 0}
-    disk_numbers: dict = {}
-    records = 0
-    for number, raw in numbered:
-        stripped = raw.strip()
-        if not stripped:
-            continue
-        if queued is None:
-            if stripped.startswith("TIME"):
-                csv = "," in stripped
-                queued, _ = _header(stripped.split(",") if csv else stripped.split(), path, number)
-            elif stripped.startswith(("Tracing", "Possibly lost")):
-                skipped["biosnoop messages"] += 1
-            else:
-                raise TraceError(f"{path}: line {number}: expected biosnoop's header 'TIME(s) COMM PID DISK T SECTOR BYTES "
-                                 "[QUE(ms)] LAT(ms)' before the first record")
-            continue
-        if stripped.startswith(("Tracing", "Possibly lost", "Detaching")):
-            skipped["biosnoop messages"] += 1
-            continue
-        fields = [f.strip() for f in stripped.split(",")] if csv else stripped.split()
-        tail = len(_AFTER_COMM) + (2 if queued else 1)
-        if len(fields) < 2 + tail:
-            raise TraceError(f"{path}: line {number}: {len(fields)} fields; a biosnoop record holds TIME(s), COMM, "
-                             f"{', '.join(_AFTER_COMM)}{', QUE(ms)' if queued else ''} and LAT(ms)")
-        records += 1
-        after = fields[-tail:]
-        _, disk, flags, sector, size = after[:5]
-        latency_ms = non_negative(after[-1], path, number, "LAT(ms)")
-        queue_ms = non_negative(after[-2], path, number, "QUE(ms)") if queued else 0.0
-        completed = non_negative(fields[0], path, number, "TIME(s)")
-        whole_number(after[0], path, number, "PID")
-        if "F" in flags and size == "0":
-            skipped["flush-only requests (no data)"] += 1  # a preflush carrying no data (FWS, FF...)
-            continue
-        if "R" in flags:
-            is_write = False
-        elif "W" in flags or "D" in flags:
-            is_write = True
-        elif set(flags) <= set("FNSAM"):
-            skipped["flush-only requests (no data)"] += 1
-            continue
-        else:
-            raise TraceError(f"{path}: line {number}, field 'T': {flags!r} is not a block request type (R, W, D, F...)")
-        times.append(completed - (queue_ms + latency_ms) / 1000.0)
-        offset = whole_number(sector, path, number, "SECTOR") * 512
-        if offset >= 1 << 63:
-            raise TraceError(f"{path}: line {number}, field 'SECTOR': {sector} is beyond any disk")
-        offsets.append(offset)
-        sizes.append(whole_number(size, path, number, "BYTES"))
-        writes.append(is_write)
-        disks.append(disk_numbers.setdefault(disk, len(disk_numbers)))
-        lines.append(number)
-    if queued is None:
-        raise TraceError(f"{path}: no biosnoop header 'TIME(s) COMM PID DISK T SECTOR BYTES [QUE(ms)] LAT(ms)'")
-    if not times:
-        raise TraceError(f"{path}: the biosnoop output holds no read or write requests")
-    single = len(disk_numbers) == 1
+    requests = _Requests(path)
+    rows = list(requests)
+    if not rows:
+        raise _no_requests(path)
+    lines, _, times, offsets, sizes, writes, disks = zip(*rows)
+    names = {n: d for d, n in requests.disks.items()}
+    single = len(names) == 1
     t = np.asarray(times)
     origin = float(t.min())  # a request issued before the first completion would be negative
     return Trace.from_arrays(
         t - origin, np.asarray(sizes, dtype=np.int64), offset_bytes=np.asarray(offsets, dtype=np.int64),
         is_write=np.asarray(writes), name=name or os.path.basename(path), path=path, lines=np.asarray(lines),
-        sort=True, skipped={why: n for why, n in skipped.items() if n}, records_read=records,
-        stream=None if single else np.asarray(disks, dtype=np.int64), format="biosnoop",
-        stream_names=None if single else {n: d for d, n in disk_numbers.items()})
+        sort=True, skipped=requests.kept_skipped(), records_read=requests.records_read,
+        stream=None if single else np.asarray(disks, dtype=np.int64), format="biosnoop", stream_names=names)
 
 
-__all__ = ["read_biosnoop"]
+class BiosnoopBatches:
+    """A biosnoop file's requests in arrival order, a batch at a time, in memory that holds only
+    the requests still in flight: the whole read's trace, bit for bit, without holding it.
+
+    biosnoop lists a request when it completes, so arrivals come out of order by at most the
+    longest time a request took (plus how far completions themselves step back, events of
+    several CPUs). A first pass finds both, and the earliest arrival the times start from (and
+    meets every error before the replay starts); the second holds each request in a heap until
+    no later line can arrive before it, then gives it in the order a stable sort by time gives.
+
+    Iterating gives (time_s, offset_bytes, size_bytes, is_write as uint8, device numbers,
+    None, lines), a device picked by name keeping its number, as a device picked by number does; ``records_read``, ``skipped`` and ``names`` (number -> disk) are known once
+    constructed, ``records_moved`` (as the whole read's sort counts them) once iterated."""
+
+    recording_start_s = recording_end_s = None
+
+    def __init__(self, path, disk: str | None = None, batch_records: int = 1 << 16):
+        self.path, self.batch_records = os.fspath(path), batch_records
+        first = _Requests(self.path)
+        origin, longest, back, latest, count = math.inf, 0.0, 0.0, -math.inf, 0
+        for _, completed, arrival, *_ in first:
+            count += 1
+            origin = min(origin, arrival)
+            longest = max(longest, completed - arrival)
+            latest = max(latest, completed)
+            back = max(back, latest - completed)
+        if not count:
+            raise _no_requests(self.path)
+        self.records_read, self.skipped = first.records_read, first.kept_skipped()
+        self.names = {n: d for d, n in first.disks.items()}
+        #: The device kept, where ``disk`` picks one by name (or number) as the whole read's
+        #: ``select_stream`` does: the others are counted as skipped.
+        self._kept = None
+        if disk is not None:
+            found = [n for n, d in self.names.items() if str(disk) in (d, str(n))]
+            if not found:
+                present = ", ".join(f"{n} ({d})" for n, d in self.names.items())
+                raise TraceError(f"{self.path}: no records for stream {disk}; streams present: {present}")
+            self._kept = found[0]
+        self._origin = origin
+        # However the subtractions round, no later line arrives before this far behind the latest
+        # completion read: twice the bounds, and a millisecond.
+        self._reach = 2.0 * (longest + back) + 1e-3
+        self.records_moved = 0
+        #: The most requests held at once, waiting for those that may arrive before them.
+        self.most_held = 0
+
+    def _ordered(self):
+        """(time_s, kept index, offset, size, is_write, disk, line) in arrival order, a stable sort's."""
+        heap: list = []
+        latest, index, last = -math.inf, 0, -math.inf
+        origin, reach = self._origin, self._reach
+        for line, completed, arrival, offset, size, is_write, disk in _Requests(self.path):
+            latest = max(latest, completed)
+            heapq.heappush(heap, (arrival - origin, index, offset, size, is_write, disk, line))
+            index += 1
+            self.most_held = max(self.most_held, len(heap))
+            horizon = latest - origin - reach
+            while heap and heap[0][0] < horizon:
+                request = heapq.heappop(heap)
+                if request[0] < last:  # the bounds of the first pass make this impossible
+                    raise TraceError(f"{self.path}: the file changed while it was read (a request arrives before one given)")
+                last = request[0]
+                yield request
+        while heap:
+            yield heapq.heappop(heap)
+
+    def __iter__(self):
+        batch: list = []
+        self.records_moved = others = 0
+        kept = self._kept
+        for position, request in enumerate(self._ordered()):
+            self.records_moved += position != request[1]
+            if kept is not None and request[5] != kept:
+                others += 1
+                continue
+            batch.append(request)
+            if len(batch) == self.batch_records:
+                yield self._columns(batch)
+                batch = []
+        if batch:
+            yield self._columns(batch)
+        if others:
+            self.skipped[f"records of other devices (kept device {kept})"] = others
+
+    def _columns(self, batch: list):
+        t, _, offset, size, is_write, disk, line = zip(*batch)
+        return (np.asarray(t, dtype=np.float64), np.asarray(offset, dtype=np.int64), np.asarray(size, dtype=np.int64),
+                np.asarray(is_write, dtype=np.uint8), np.asarray(disk, dtype=np.int64), None, np.asarray(line, dtype=np.int64))
+
+    def close(self) -> None:
+        pass
+
+
+__all__ = ["BiosnoopBatches", "read_biosnoop"]

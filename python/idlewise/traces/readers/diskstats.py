@@ -39,6 +39,7 @@ errors naming the file and line.
 from __future__ import annotations
 
 import os
+from typing import Optional
 
 import numpy as np
 
@@ -70,15 +71,49 @@ def line_counters(fields, path: str, number: int, name: str) -> tuple:
             counters[_IN_FLIGHT])
 
 
-def interval_requests(name: str, t0: float, t1: float, before: tuple, after: tuple):
+def interval_requests(name: str, t0: float, t1: float, before: tuple, after: tuple, batch_records: Optional[int] = None):
     """The requests one interval between two snapshots of ``name``'s counters stands for, as a
     recording's reader makes them (spread evenly, reads first; none across a reset), with the
     time each kept the device busy (:func:`observed_service`): what a live manager feeds its
-    model each poll. Returns (time_s, size_bytes, is_write, service_s)."""
+    model each poll, a batch of at most ``batch_records`` at a time (an interval may hold 10^8).
+    Yields (time_s, size_bytes, is_write, service_s)."""
     times = np.array([t0, t1], dtype=np.float64)
     counters = np.array([before, after], dtype=np.int64)
-    t, size, is_write, _, service = _requests("/proc/diskstats", name, times, counters, np.zeros(2, np.int64), 0.0)
-    return t, size, is_write, service
+    intervals = _intervals("/proc/diskstats", name, times, counters, np.zeros(2, np.int64), 0.0)
+    step = batch_records or BATCH_RECORDS
+    for g0 in range(0, intervals.total, step):
+        t, size, is_write, _, _, service = intervals.requests(g0, min(g0 + step, intervals.total))
+        yield t, size, is_write, service
+
+
+def disk_snapshots(path: str, disk: Optional[str] = None):
+    """One device's snapshots of a recording, read as they come: (time from the first snapshot,
+    :func:`line_counters`) each, the device the only one or ``disk``; checked as a whole read
+    checks them. Once iterated, the generator's value is the recording's end (its last snapshot,
+    from the first)."""
+    origin = current = None
+    last_t, devices, name_of = None, set(), None
+    with open_input(path) as f:
+        for number, t, major, minor, name, values in recording_lines(f, path):
+            origin = t if origin is None else origin
+            current = t
+            devices.add(name)
+            if disk is None and name_of is None:
+                name_of = name
+            if disk is None and name != name_of:
+                raise TraceError(f"{path}: the recording holds {', '.join(sorted(devices))}: pick one with --stream NAME")
+            if name != (disk or name_of):
+                continue
+            if last_t is not None and not t > last_t:
+                raise TraceError(f"{path}: line {number}: time {t!r} of {name} is not after the previous snapshot's "
+                                 f"{last_t!r}; snapshots must be in time order (was the clock set back?)")
+            last_t = t
+            yield t - origin, values
+    if origin is None:
+        raise TraceError(f"{path}: the recording is empty")
+    if disk is not None and last_t is None:
+        raise TraceError(f"{path}: no device '{disk}' in the recording; devices recorded: {', '.join(sorted(devices))}")
+    return current - origin
 
 
 def _parse(path: str):
@@ -87,23 +122,7 @@ def _parse(path: str):
     devices: dict = {}
     snapshots: list = []  # (time, first line)
     with open_input(path) as f:
-        for number, raw in bounded_lines(f, path):
-            try:
-                text = raw.decode("ascii")
-            except UnicodeDecodeError:
-                raise TraceError(f"{path}: line {number}: not ASCII text; a diskstats recording holds lines of /proc/diskstats "
-                                 "prefixed with the time") from None
-            fields = text.split()
-            if not fields:
-                continue
-            if len(fields) < 4 + _BASIC_FIELDS:
-                raise TraceError(f"{path}: line {number}: {len(fields)} fields; a diskstats recording line holds the time, "
-                                 f"major, minor, device name and at least {_BASIC_FIELDS} counters (Linux 2.6 or later)")
-            t = non_negative(fields[0], path, number, "time", "the Unix time in seconds")
-            major = whole_number(fields[1], path, number, "major")
-            minor = whole_number(fields[2], path, number, "minor")
-            name = fields[3]
-            values = line_counters(fields[4:], path, number, name)
+        for number, t, major, minor, name, values in recording_lines(f, path):
             if not snapshots or snapshots[-1][0] != t:
                 snapshots.append((t, number))
             entry = devices.setdefault(name, (major, minor, [], [], []))
@@ -161,56 +180,91 @@ def _check_fits(path: str, name: str, requests: int) -> None:
                          "or a recording to cut into parts")
 
 
-def _requests(path: str, name: str, times: np.ndarray, counters: np.ndarray, lines: np.ndarray, origin: float):
-    """Each interval's reads then writes, spread evenly over it; none across a reset; and the
-    time each kept the device busy (:func:`observed_service`)."""
+class Intervals:
+    """Intervals between snapshots, as columns (of one device or several, in any order): where
+    each starts and how long it is on the trace's time line, what its counters moved, the I/Os
+    in flight at its end, the line it ends on and its device's number. :meth:`requests` makes
+    the requests of any range of them, numbered across them all: the whole read makes them at
+    once, a streamed one a batch at a time, and both make the same (one home for the rule)."""
+
+    def __init__(self, start, length, delta, in_flight_after, line, device):
+        self.start, self.length, self.line, self.device = start, length, line, device
+        self.reads = delta[:, 0]
+        self.writes = delta[:, 2] + delta[:, 4]
+        self.read_sectors = delta[:, 1]
+        self.write_sectors = delta[:, 3] + delta[:, 5]
+        self.busy_ms = delta[:, 6]
+        self.in_flight_after = in_flight_after
+        self.count = self.reads + self.writes
+        self.first = np.cumsum(self.count) - self.count
+        self.total = int(self.count.sum())
+
+    def requests(self, g0: int = 0, g1: Optional[int] = None):
+        """Requests ``g0 .. g1`` of the intervals (all by default): each interval's reads then
+        writes, spread evenly over it (the j-th of n at (j + ½)/n of the way), each with an equal
+        share of its sectors, and the time each kept the device busy (:func:`observed_service`).
+        Returns (time_s, size_bytes, is_write, line, device, service_s)."""
+        g1 = self.total if g1 is None else g1
+        g = np.arange(g0, g1, dtype=np.int64)
+        interval = np.searchsorted(self.first + self.count, g, side="right")
+        j = g - self.first[interval]
+        n = self.count[interval]
+        time_s = self.start[interval] + (j + 0.5) * self.length[interval] / n
+        r = self.reads[interval]
+        is_write = j >= r
+        k = np.where(is_write, j - r, j)  # index among the interval's reads, or among its writes
+        count = np.where(is_write, self.writes[interval], r)
+        sectors = np.where(is_write, self.write_sectors[interval], self.read_sectors[interval])
+        safe = np.maximum(count, 1)
+        size = (sectors // safe + (k < sectors % safe)) * SECTOR_BYTES
+        service = observed_service(self.start, self.length, self.busy_ms, self.in_flight_after, self.count, interval, j, time_s)
+        return time_s, size.astype(np.int64), is_write, self.line[interval], self.device[interval], service
+
+
+def _intervals(path: str, name: str, times: np.ndarray, counters: np.ndarray, lines: np.ndarray, origin: float,
+               device: int = 0) -> Intervals:
+    """One device's intervals between consecutive snapshots; none across a reset; a rate no
+    disk reaches refused as a corrupted counter. Times are taken from ``origin`` first, so an
+    interval's start and length are the same floats whether the recording is read whole, as it
+    streams, or by the live manager a poll at a time (which knows times from its start only)."""
     delta = np.diff(counters[:, CUMULATIVE], axis=0)
     delta[_resets(counters)] = 0
-    rate = (delta[:, 0] + delta[:, 2] + delta[:, 4]) / np.diff(times)
+    times = times - origin
+    length = np.diff(times)
+    rate = (delta[:, 0] + delta[:, 2] + delta[:, 4]) / length
     if len(rate) and rate.max() > MAX_IOPS:
         i = int(np.argmax(rate))
         raise TraceError(f"{path}: line {lines[i + 1]}: {name} completed {int(delta[i, 0] + delta[i, 2] + delta[i, 4]):,} "
                          f"requests in {float(times[i + 1] - times[i]):g} s, more than {MAX_IOPS:.0e} a second: "
                          "a corrupted counter")
-    reads = delta[:, 0]
-    writes = delta[:, 2] + delta[:, 4]
-    read_sectors = delta[:, 1]
-    write_sectors = delta[:, 3] + delta[:, 5]
-    per_interval = reads + writes
-    total = int(per_interval.sum())
-    _check_fits(path, name, total)
-    interval = np.repeat(np.arange(len(per_interval)), per_interval)
-    first = np.repeat(np.cumsum(per_interval) - per_interval, per_interval)
-    j = np.arange(total, dtype=np.int64) - first
-    start, length = times[:-1] - origin, np.diff(times)
-    n = per_interval[interval]
-    time_s = start[interval] + (j + 0.5) * length[interval] / n
-    r = reads[interval]
-    is_write = j >= r
-    k = np.where(is_write, j - r, j)  # index among the interval's reads, or among its writes
-    count = np.where(is_write, writes[interval], r)
-    sectors = np.where(is_write, write_sectors[interval], read_sectors[interval])
-    safe = np.maximum(count, 1)
-    size = (sectors // safe + (k < sectors % safe)) * SECTOR_BYTES
-    service = observed_service(times - origin, delta[:, 6], counters[1:, IN_FLIGHT], per_interval, interval, time_s)
-    return time_s, size.astype(np.int64), is_write, lines[1:][interval], service
+    return Intervals(times[:-1], length, delta, counters[1:, IN_FLIGHT], lines[1:],
+                     np.full(len(length), device, dtype=np.int64))
 
 
-def observed_service(times: np.ndarray, busy_ms: np.ndarray, in_flight_after: np.ndarray, per_interval: np.ndarray,
-                     interval: np.ndarray, time_s: np.ndarray) -> np.ndarray:
+def _requests(path: str, name: str, times: np.ndarray, counters: np.ndarray, lines: np.ndarray, origin: float):
+    """Each interval's reads then writes, spread evenly over it; none across a reset; and the
+    time each kept the device busy (:func:`observed_service`)."""
+    intervals = _intervals(path, name, times, counters, lines, origin)
+    _check_fits(path, name, intervals.total)
+    time_s, size, is_write, line, _, service = intervals.requests()
+    return time_s, size, is_write, line, service
+
+
+def observed_service(start, length, busy_ms, in_flight_after, per_interval, interval, j, time_s) -> np.ndarray:
     """How long each request kept the device busy, as the counters say (the convention a live
     manager decides by, and ``simulate --service observed``): an interval's busy time (the
     kernel's ``io_ticks``, at most the interval) shared equally by its requests; and where I/O
-    was still in flight at an interval's end, the last request so far served until that end, so
-    the device is busy there as it was. Idle periods then begin where the device's did (to the
-    interval), whatever a device model would take to serve the same requests."""
-    length = np.diff(times)
+    was still in flight at an interval's end, its last request is served until that end, so the
+    device is busy there as it was. Idle periods then begin where the device's did (to the
+    interval), whatever a device model would take to serve the same requests. An interval's
+    requests are all it knows of: one with I/O in flight and none completed changes nothing,
+    as a live manager, which has fed the requests before it already, cannot either."""
     busy_s = np.minimum(busy_ms / 1e3, length)
     service = (busy_s / np.maximum(per_interval, 1))[interval]
-    last_so_far = np.cumsum(per_interval) - 1
-    held = np.nonzero((in_flight_after > 0) & (last_so_far >= 0))[0]
-    if len(held):
-        np.maximum.at(service, last_so_far[held], times[1:][held] - time_s[last_so_far[held]])
+    held = (j == per_interval[interval] - 1) & (in_flight_after[interval] > 0)
+    if held.any():
+        until = (start + length)[interval][held] - time_s[held]
+        service[held] = np.maximum(service[held], until)
     return service
 
 
@@ -254,8 +308,163 @@ def read_diskstats(path, *, disk: str | None = None, sort: bool = False, name: s
         t[order], size[order], is_write=is_write[order], name=name or os.path.basename(path), path=path,
         lines=line[order], sort=sort, skipped=skipped, records_read=lines_read,
         stream=None if disk is not None else stream[order], format="diskstats",
-        stream_names=names, end_time_s=end, service_s=service[order])
+        stream_names=names, end_time_s=end, service_s=service[order], start_unix_s=origin)
     return trace
 
 
-__all__ = ["read_diskstats", "SECTOR_BYTES"]
+#: Requests a streamed recording hands over at a time (about 40 MB of columns), and intervals
+#: it gathers before making them (a few MB).
+BATCH_RECORDS, BATCH_INTERVALS = 1 << 20, 1 << 16
+
+
+def recording_lines(f, path: str):
+    """A recording's non-blank lines, each checked: (line number, time, major, minor, device
+    name, :func:`line_counters`), errors naming the file and line."""
+    for number, raw in bounded_lines(f, path):
+        try:
+            text = raw.decode("ascii")
+        except UnicodeDecodeError:
+            raise TraceError(f"{path}: line {number}: not ASCII text; a diskstats recording holds lines of "
+                             "/proc/diskstats prefixed with the time") from None
+        fields = text.split()
+        if not fields:
+            continue
+        if len(fields) < 4 + _BASIC_FIELDS:
+            raise TraceError(f"{path}: line {number}: {len(fields)} fields; a diskstats recording line holds the time, "
+                             f"major, minor, device name and at least {_BASIC_FIELDS} counters (Linux 2.6 or later)")
+        t = non_negative(fields[0], path, number, "time", "the Unix time in seconds")
+        major = whole_number(fields[1], path, number, "major")
+        minor = whole_number(fields[2], path, number, "minor")
+        yield number, t, major, minor, fields[3], line_counters(fields[4:], path, number, fields[3])
+
+
+class DiskstatsBatches:
+    """A recording's requests made as they are consumed: its lines read one by one, each
+    device's intervals gathered, their requests made a batch at a time (an interval of 10^8
+    requests in many batches), as the whole read makes them, bit for bit (:class:`Intervals`).
+    Memory is a batch's and a few numbers a device, whatever the recording holds.
+
+    Iterating gives (time_s, offset_bytes, size_bytes, is_write as uint8, device numbers,
+    service_s, lines) per batch (a disk picked keeps its number, as one picked by number does;
+    each request's line is its interval's last snapshot's). Once iterated:
+    ``records_read`` (lines), ``skipped``, ``names`` (device number -> name), ``end_s`` (the last
+    snapshot, from the first), ``requests``. Errors are the whole read's, met where the line is."""
+
+    def __init__(self, path, disk: Optional[str] = None, batch_records: Optional[int] = None):
+        self.path, self.disk, self.batch_records = os.fspath(path), disk, batch_records or BATCH_RECORDS
+        self.records_read = self.requests = 0
+        self.skipped: dict = {}
+        self.names: dict = {}
+        self.end_s: Optional[float] = None
+        #: The recording's span on the trace's time line: from its first snapshot (0) to its last.
+        self.recording_start_s, self.recording_end_s = 0.0, None
+        #: The first snapshot's Unix time, the trace's time 0 (once the first line is read).
+        self.start_unix_s: Optional[float] = None
+        self._closed = False
+
+    def close(self) -> None:
+        self._closed = True
+
+    def __iter__(self):
+        path = self.path
+        devices: dict = {}  # name -> [major, minor, number, last time, last counters, last line, lines, pending missing]
+        pending: list = []  # intervals: (start, length, delta..., in flight after, line, number)
+        waiting = 0
+        origin = None
+        current, current_line, seen = None, 0, set()
+        resets = others = 0
+        snapshots = 0
+        with open_input(path) as f:
+            for number, t, major, minor, name, values in recording_lines(f, path):
+                if self._closed:
+                    return
+                self.records_read += 1
+                if t != current:
+                    # A snapshot ends: the devices seen before that have no line in it, for the
+                    # whole read's check (an error once the device shows again).
+                    if current is not None:
+                        for other, d in devices.items():
+                            if other not in seen and d[7] is None:
+                                d[7] = (current, current_line)
+                    current, current_line, seen = t, number, set()
+                    snapshots += 1
+                    if origin is None:
+                        origin = self.start_unix_s = t
+                seen.add(name)
+                if self.disk is not None and name != self.disk:
+                    others += 1
+                    devices.setdefault(name, [major, minor, None, None, None, None, 0, None])
+                    continue
+                d = devices.get(name)
+                if d is None:
+                    kernel = _core.makedev(major, minor)
+                    if kernel is None:
+                        raise TraceError(f"{path}: line {number}: device {name} is {major},{minor}; a Linux device has a "
+                                         "major below 2^31 and a minor below 2^32")
+                    d = devices[name] = [major, minor, kernel, None, None, None, 0, None]
+                    self.names[kernel] = name
+                elif (d[0], d[1]) != (major, minor):
+                    raise TraceError(f"{path}: line {number}: device {name} is {major},{minor} here but {d[0]},{d[1]} "
+                                     "before (was it re-attached?)")
+                if d[7] is not None:
+                    missing_t, missing_line = d[7]
+                    raise TraceError(f"{path}: line {missing_line}: the snapshot at {missing_t!r} has no line for {name} (was "
+                                     "the disk detached?); record it again or cut the file there")
+                if d[3] is not None and not t > d[3]:
+                    raise TraceError(f"{path}: line {number}: time {t!r} of {name} is not after the previous snapshot's "
+                                     f"{d[3]!r} (line {d[5]}); snapshots must be in time order (was the clock set back?)")
+                if d[3] is not None:
+                    # The interval as `_intervals` makes it, in plain floats and ints (the same
+                    # operations, so the same values): a numpy call an interval cost more than
+                    # the requests of a quiet one.
+                    delta = [a - b for a, b in zip(values[CUMULATIVE], d[4][CUMULATIVE])]
+                    if min(delta) < 0:
+                        delta = [0] * len(delta)
+                        resets += 1
+                    start, end = d[3] - origin, t - origin
+                    length = end - start
+                    requests = delta[0] + delta[2] + delta[4]
+                    if requests / length > MAX_IOPS:
+                        raise TraceError(f"{path}: line {number}: {name} completed {requests:,} requests in {t - d[3]:g} s, "
+                                         f"more than {MAX_IOPS:.0e} a second: a corrupted counter")
+                    pending.append((start, length, *delta, values[IN_FLIGHT], number, d[2]))
+                    waiting += requests
+                    if waiting >= self.batch_records or len(pending) >= BATCH_INTERVALS:
+                        yield from self._made(pending)
+                        pending, waiting = [], 0
+                d[3], d[4], d[5] = t, values, number
+                d[6] += 1
+        if not devices:
+            raise TraceError(f"{path}: the recording is empty")
+        if self.disk is not None and devices.get(self.disk, [None] * 3)[2] is None:
+            raise TraceError(f"{path}: no device '{self.disk}' in the recording; devices recorded: {', '.join(devices)}")
+        for name, d in devices.items():
+            if d[2] is not None and d[6] < 2:
+                raise TraceError(f"{path}: device {name} has a single snapshot (line {d[5]}); a recording needs two or more "
+                                 "to show what happened between them")
+        yield from self._made(pending)
+        self.end_s = self.recording_end_s = current - origin
+        if not self.requests:
+            chosen = [self.disk] if self.disk is not None else list(devices)
+            raise TraceError(f"{path}: no read or write completed on {', '.join(chosen)} in the {self.end_s:.3g} s recorded: "
+                             "the disk was idle throughout, so there is nothing to replay (and any timeout stops it for good)")
+        if others:
+            self.skipped[f"lines of other devices (not {self.disk})"] = others
+        if resets:
+            self.skipped["intervals across a counter reset (a reboot, a re-attached disk), replayed as idle"] = resets
+
+    def _made(self, pending: list):
+        """The requests of the gathered intervals, a batch at a time."""
+        if not pending:
+            return
+        columns = np.array(pending, dtype=object)
+        delta = columns[:, 2:9].astype(np.int64)
+        gathered = Intervals(columns[:, 0].astype(np.float64), columns[:, 1].astype(np.float64), delta,
+                             columns[:, 9].astype(np.int64), columns[:, 10].astype(np.int64), columns[:, 11].astype(np.int64))
+        for g0 in range(0, gathered.total, self.batch_records):
+            t, size, is_write, line, device, service = gathered.requests(g0, min(g0 + self.batch_records, gathered.total))
+            self.requests += len(t)
+            yield t, np.zeros(len(t), np.int64), size, is_write.astype(np.uint8), device, service, line
+
+
+__all__ = ["DiskstatsBatches", "SECTOR_BYTES", "disk_snapshots", "interval_requests", "read_diskstats", "recording_lines"]

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import os
 
+from ..._extras import need
 from ...errors import TraceError
 from ..trace import Trace
+
+#: The Parquet metadata key of a recording's wall-clock start (the Unix time of time 0).
+START_KEY = "idlewise.start_unix_s"
 
 #: The columns and their Arrow types (named, so Arrow loads only when a Parquet file is used).
 SCHEMA = {"time_s": "float64", "offset_bytes": "int64", "size_bytes": "int64", "is_write": "bool_"}
@@ -29,9 +33,11 @@ def write_parquet(trace: Trace, path) -> None:
     -----
     The columns are ``time_s``, ``offset_bytes``, ``size_bytes``, ``is_write`` (and ``stream``);
     the schema's metadata keeps what a replay needs beyond them: the trace's name and source
-    format, its device names (``idlewise.stream_names``) and a recording's end
-    (``idlewise.end_time_s``), so a converted diskstats recording replays as its source does.
+    format, its device names (``idlewise.stream_names``) and a recording's end and wall-clock
+    start (``idlewise.end_time_s``, ``idlewise.start_unix_s``), so a converted diskstats
+    recording replays, and is described, as its source is.
     """
+    need("parquet", f"{os.fspath(path)}: writing a Parquet trace")
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -40,7 +46,7 @@ def write_parquet(trace: Trace, path) -> None:
     if trace.stream is not None:
         columns["stream"] = trace.stream
     table = pa.table(columns).replace_schema_metadata(metadata_of(trace.name, trace.format, trace.stream_names, trace.end_time_s,
-                                                                  trace.skipped))
+                                                                  trace.skipped, trace.start_unix_s))
     from ...output import written_whole
 
     with written_whole(os.fspath(path)) as temporary:
@@ -77,7 +83,8 @@ def _skipped_kept(path: str, file) -> dict:
         raise TraceError(f"{path}: the file's idlewise metadata cannot be read ({e}); convert the trace again") from None
 
 
-def metadata_of(name: str, source_format: str, stream_names=None, end_time_s=None, skipped=None) -> dict:
+def metadata_of(name: str, source_format: str, stream_names=None, end_time_s=None, skipped=None,
+                start_unix_s=None) -> dict:
     """The schema metadata of a trace written to Parquet: where it came from, and what a replay
     needs beyond the columns (device names, a recording's end), and what its reader skipped."""
     import json
@@ -89,6 +96,8 @@ def metadata_of(name: str, source_format: str, stream_names=None, end_time_s=Non
         metadata["idlewise.stream_names"] = json.dumps({str(int(k)): v for k, v in stream_names.items()})
     if end_time_s is not None:
         metadata[END_KEY.decode()] = repr(float(end_time_s))
+    if start_unix_s is not None:
+        metadata[START_KEY] = repr(float(start_unix_s))
     return metadata
 
 
@@ -104,11 +113,12 @@ def _restored(path: str, meta: dict) -> dict:
         if b"idlewise.stream_names" in meta:
             names = json.loads(meta[b"idlewise.stream_names"])
             restored["stream_names"] = {int(k): str(v) for k, v in names.items()}
-        if END_KEY in meta:
-            end = float(meta[END_KEY])
-            if not math.isfinite(end):
-                raise ValueError(f"not finite: {end}")
-            restored["end_time_s"] = end
+        for key, field in ((END_KEY, "end_time_s"), (START_KEY.encode(), "start_unix_s")):
+            if key in meta:
+                value = float(meta[key])
+                if not math.isfinite(value):
+                    raise ValueError(f"not finite: {value}")
+                restored[field] = value
     except (ValueError, TypeError, AttributeError) as e:
         raise TraceError(f"{path}: the file's idlewise metadata cannot be read ({e}); convert the trace again") from None
     return restored
@@ -144,6 +154,7 @@ def _check_count(path: str, records: int, file) -> None:
 
 
 def _open(path: str, streaming: bool = False):
+    need("parquet", f"{path}: a Parquet trace")
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -208,7 +219,8 @@ def read_parquet(path, *, sort: bool = False, name: str | None = None) -> Trace:
     table = _checked(path, table)
     # The trace is this file; a conversion's origin (idlewise trace convert msr.csv msr.parquet)
     # is said in the read report, not taken as the name.
-    meta = table.schema.metadata or {}
+    # (What is known only once a file is read, as a streamed conversion's end, is in its footer.)
+    meta = {**(file.metadata.metadata or {}), **(table.schema.metadata or {})}
     origin = meta.get(b"idlewise.name", b"").decode("utf-8", "replace")
     source_format = meta.get(b"idlewise.source_format", b"").decode("utf-8", "replace")
     described = "parquet" + (f" (converted from {origin}" + (f", {source_format}" if source_format else "") + ")" if origin else "")
@@ -223,6 +235,17 @@ def read_parquet(path, *, sort: bool = False, name: str | None = None) -> Trace:
 
 #: Records a batch when a Parquet trace is replayed as it is read (about 30 MB of columns).
 BATCH_RECORDS = 1 << 20
+
+
+def recording_of(path) -> dict:
+    """What a Parquet trace converted from a recording keeps of it: ``stream_names``, its
+    ``end_time_s`` and ``start_unix_s`` (None where it was no recording), from the schema's
+    metadata or the footer's."""
+    file = _open(os.fspath(path))
+    meta = {**(file.metadata.metadata or {}), **(file.schema_arrow.metadata or {})}
+    restored = _restored(os.fspath(path), meta)
+    return {"stream_names": restored.get("stream_names", {}), "end_time_s": restored.get("end_time_s"),
+            "start_unix_s": restored.get("start_unix_s")}
 
 
 def iter_parquet_batches(path, batch_records: int | None = None):
