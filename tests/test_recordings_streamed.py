@@ -150,3 +150,23 @@ def test_a_recording_that_claims_a_hundred_million_requests_is_replayed_in_batch
     sizes = [len(b[0]) for b in batches]
     assert sum(sizes) == 10**8 and max(sizes) == diskstats.BATCH_RECORDS
     assert batches.end_s == 86400.0
+
+
+def test_the_command_line_s_observed_service_on_a_streamed_recording_is_the_manager_s(capsys):
+    # --service observed reaches the streamed replay (it once did not, and the model's service
+    # was used): its row is the live manager's replay of the same recording (the timeout's
+    # energy summed in the shared replay's order: to 1e-12; to the bit with a timeline kept).
+    from idlewise.manage.replay import replay
+
+    recording = str(TRACES / "diskstats" / "build-vm.diskstats")
+    assert main(["simulate", recording, "--stream", "vda", "--device", "hitachi-travelstar-5k320", "--policy", "timeout:10s",
+                 "--service", "observed", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    _, account = replay(recording, "timeout:10s", "hitachi-travelstar-5k320", disk="vda")
+    assert row["wakeups"] == account["wakeups"] and row["energy_j"] == pytest.approx(account["energy_j"], rel=1e-12)
+    kept = idlewise.simulate_file(recording, "hitachi-travelstar-5k320", ["timeout:10s"], stream="vda", progress=False,
+                                  service="observed", timeline_s=(0.0, 1e12)).to_dicts()[0]
+    assert kept["energy_j"] == account["energy_j"]
+    assert main(["simulate", recording, "--stream", "vda", "--device", "hitachi-travelstar-5k320", "--policy", "timeout:10s",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["energy_j"] != row["energy_j"]  # the model's service differs

@@ -19,7 +19,7 @@ from .simulate import simulate, simulate_file
 
 # Traces load NumPy and Arrow: on first use (PEP 562), so `import idlewise` and the command line
 # start fast.
-_LAZY = {"Trace": ".traces", "read_csv": ".traces", "read_srt": ".traces", "read_trace": ".traces",
+_LAZY = {"Policy": ".policy", "PolicyError": ".policy", "Trace": ".traces", "read_csv": ".traces", "read_srt": ".traces", "read_trace": ".traces",
          "write_parquet": ".traces", "sweep": ".sweeps", "TraceSource": ".sweeps", "advise": ".advisor",
          "report": ".reporting", "report_from_rows": ".reporting"}
 
@@ -45,7 +45,7 @@ def __dir__() -> list:
 
 
 __all__ = [
-    "Device", "IdlewiseError", "Results", "Trace", "TraceError", "TraceSource", "advise", "catalog_names", "hybrid", "hybrid_file",
+    "Device", "IdlewiseError", "Policy", "PolicyError", "Results", "Trace", "TraceError", "TraceSource", "advise", "catalog_names", "hybrid", "hybrid_file",
     "hybrid_names", "load_device", "load_hybrid", "policy_families", "read_csv", "read_srt", "read_trace", "report",
     "report_from_rows", "simulate", "simulate_file", "sweep", "write_parquet",
 ]

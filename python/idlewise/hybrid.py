@@ -112,7 +112,7 @@ class HybridSetup:
 
     disk: Device
     flash: Device
-    policy: str
+    policy: object  # a spec, or a Python policy's engine handle
     configs: tuple  # (nvcache_bytes or None, dram_bytes, flush_when, flush_algorithm)
     base_power_w: float
     name: str | None = None
@@ -135,9 +135,16 @@ def prepare(disk=None, flash=None, *, description=None, nvcache=None, dram=None,
     if flash.kind != "flash":
         raise IdlewiseError(f"flash: '{flash.name}' is a {flash.kind} device, not flash")
     policy = policy if policy is not None else (d.get("policy") or "experts")
-    if not isinstance(policy, str):
-        raise IdlewiseError(f"policy must be one spec string such as 'experts' or 'timeout:10s', got {policy!r}")
+    from .policy import Policy
+    from .simulate import engine_specs
+
+    if not isinstance(policy, (str, Policy, _core.PythonPolicy)):
+        raise IdlewiseError(f"policy must be one spec such as 'experts' or 'timeout:10s', or an idlewise.Policy; got {policy!r}")
     base_power_w = _power_w(base_power_w)
+    specs = engine_specs([policy], disk, base_power_w)
+    if len(specs) != 1:
+        raise IdlewiseError(f"policy '{policy}': a hybrid disk runs one policy, not a range of {len(specs)}")
+    policy = specs[0]
     _core.check_hybrid_policy(policy, disk, base_power_w)
     if nvcache is None:
         nvcache = d["nvcache_bytes"] if d else "64MiB"
@@ -160,7 +167,7 @@ def prepare(disk=None, flash=None, *, description=None, nvcache=None, dram=None,
 
 
 def hybrid(trace: "traces.Trace", disk=None, flash=None, *, description=None, nvcache=None, dram=None, flush_when=None,
-           flush_algorithm=None, policy: str | None = None, base_power_w: float = 0.0, initial_mode: str | None = None,
+           flush_algorithm=None, policy=None, base_power_w: float = 0.0, initial_mode: str | None = None,
            replay: str = "open", response_from: str = "issue", tail_s: float = 0.0,
            transition_seed: int | None = None, setup: HybridSetup | None = None, final_flush: bool = False) -> Results:
     """Replays a trace on a hybrid disk: a rotating disk under a policy with flash as its NVCache.

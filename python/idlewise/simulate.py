@@ -74,6 +74,32 @@ def check_replay_options(replay: str, response_from: str, tail_s, transition_see
         raise IdlewiseError(f"transition_seed must be a non-negative integer, got {transition_seed!r}")
 
 
+def engine_specs(policies, device, base_power_w: float = 0.0) -> list:
+    """Policies as the engine takes them on ``device``, each checked: built-in specs (ranges
+    expanded) and policies written in Python (:class:`idlewise.Policy` instances, or
+    ``python:FILE.py:Class`` specs) made into engine handles. :func:`spec_label` names each."""
+    from .policy import Policy, for_engine, resolved
+
+    if isinstance(policies, (str, Policy, _core.PythonPolicy)):
+        policies = [policies]
+    try:
+        given = list(policies)
+    except TypeError:
+        raise IdlewiseError(f"policies must be a spec or a list of specs, got {type(policies).__name__}") from None
+    if not given:
+        raise IdlewiseError("give one or more policies, e.g. 'timeout:2s' (see `idlewise policies`) or an idlewise.Policy")
+    expanded = [one for p in given for one in (expand_specs([p]) if isinstance(p, str) else [p])]
+    specs = [for_engine(p, device) for p in resolved(expanded)]
+    for spec in specs:
+        _core.check_policy(spec, device, base_power_w)
+    return specs
+
+
+def spec_label(spec) -> str:
+    """The rows' ``policy`` of an engine spec: the text of a built-in's, a Python policy's name."""
+    return spec if isinstance(spec, str) else spec.name
+
+
 def _checked_run(device, policies, base_power_w, initial_mode, replay, response_from, tail_s, transition_seed):
     """The device, expanded specs, base power and initial mode index of a run, every one checked
     before a trace is read or replayed."""
@@ -81,17 +107,7 @@ def _checked_run(device, policies, base_power_w, initial_mode, replay, response_
         raise IdlewiseError(f"simulate() needs a device (a catalog name, a TOML path or a Device), got {type(device).__name__}")
     device = load_device(device) if not isinstance(device, Device) else device
     base_power_w = _power_w(base_power_w)
-    if isinstance(policies, str):
-        policies = [policies]
-    try:
-        specs = list(policies)
-    except TypeError:
-        raise IdlewiseError(f"policies must be a spec or a list of specs, got {type(policies).__name__}") from None
-    if not specs or not all(isinstance(s, str) for s in specs):
-        raise IdlewiseError("give one or more policy specs as strings, e.g. 'timeout:2s' (see `idlewise policies`)")
-    specs = expand_specs(specs)
-    for spec in specs:
-        _core.check_policy(spec, device, base_power_w)
+    specs = engine_specs(policies, device, base_power_w)
     check_replay_options(replay, response_from, tail_s, transition_seed)
     if initial_mode is not None and not isinstance(initial_mode, str):
         raise IdlewiseError(f"initial_mode names a mode of device '{device.name}' ({', '.join(m['name'] for m in device.modes)}), "
@@ -253,7 +269,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     except IdlewiseError as e:
         if str(e).startswith(f"{path}: "):
             raise  # a reader's error names the file already
-        raise type(e)(f"{path}: {e}") from None
+        raise type(e)(f"{path}: {e}") from e.__cause__  # a Python policy's own exception kept
     from .traces.describe import describe_text, read_report_text
 
     report = read_report_text(path, records_read, format, kept["records"], dict(skipped), moved=source.get("moved", 0),
@@ -262,7 +278,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     records = []
     for volume, _, rows in volumes:
         for spec, r in zip_exact(specs, rows):
-            r["spec"] = spec
+            r["spec"] = spec_label(spec)
             # Streamed traces are not transformed: each row is normalised against its own always-on run.
             r.update(trace=name, stream=volume, transform="none", read_report=report,
                      records_skipped=sum(n for _, n in skipped), normalized_against="always-on" if references else None)
@@ -364,7 +380,7 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
     except IdlewiseError as e:
         if str(e).startswith(f"{path}: "):
             raise
-        raise type(e)(f"{path}: {e}") from None
+        raise type(e)(f"{path}: {e}") from e.__cause__  # a Python policy's own exception kept
     finally:
         if records_out is not None:
             records_out.discard()  # the temporary files (the output is whole or absent)
@@ -375,7 +391,7 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
     records = []
     for volume, _, rows in done[0]:
         for spec, r in zip_exact(specs, rows):
-            r["spec"] = spec
+            r["spec"] = spec_label(spec)
             r.update(trace=name, stream=volume, transform=transform, read_report=report,
                      records_skipped=sum(n for _, n in skipped), normalized_against="always-on" if references else None)
             if volume is not None:
@@ -428,7 +444,7 @@ class _PerRequestFiles:
 
         for volume, run, d in taken:
             if "policy" in d:
-                self.labels[run] = self.specs[run] if run < len(self.specs) else d["policy"]
+                self.labels[run] = spec_label(self.specs[run]) if run < len(self.specs) else d["policy"]
             if "response_s" not in d or not len(d["response_s"]):
                 continue
             self.activities = d["activity_labels"]
@@ -658,7 +674,7 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
         for r in records:
             r["normalized_against"] = None
     for spec, r in zip_exact(specs, records):
-        r["spec"] = spec  # as the user wrote it (a range expanded); "policy" is the engine's full label
+        r["spec"] = spec_label(spec)  # as the user wrote it (a range expanded); "policy" is the engine's full label
         r["trace"] = label
         r["transform"] = transform or "none"
         if "response_s" in r:

@@ -23,7 +23,8 @@ from .labels import distinct_labels
 from .results import Results
 from .traces import Trace, apply_transform, read_trace
 from .traces.transforms import split_selection
-from .simulate import normalize_to_untransformed
+from .simulate import engine_specs, normalize_to_untransformed, spec_label
+from .policy import Policy, is_python_spec
 from .traces.formats import reads_whole
 from .policies import expand_spec
 from .output import save_figure, written_whole
@@ -95,17 +96,18 @@ def run_task(task: Task, threads: int = 1) -> list[dict]:
     picked, transform = split_selection(task.transform)
     # A chain's stream:K picks the device (the other transforms work on each apart).
     parts = {picked: trace.select_stream(picked)} if picked is not None and task.source.stream is None else trace.split_streams()
+    specs = engine_specs(task.specs, device, task.base_power_w)  # Python policies loaded here, where the task runs
     for stream, part in parts.items():
         transformed = apply_transform(part, transform or "none")
         records = _core.evaluate(transformed.time_s, transformed.offset_bytes, transformed.size_bytes,
-                                 transformed.is_write, device, list(task.specs), base_power_w=task.base_power_w,
+                                 transformed.is_write, device, specs, base_power_w=task.base_power_w,
                                  original_time_s=transformed.original_time_s, response_from=task.response_from,
                                  tail_s=transformed.idle_tail_s, lead_s=transformed.idle_lead_s, threads=threads)
         normalize_to_untransformed(records, transformed, device, base_power_w=task.base_power_w, tail_s=transformed.idle_tail_s,
                                    lead_s=transformed.idle_lead_s,
                                    threads=threads)
-        for spec, r in zip_exact(task.specs, records):
-            r.update(spec=spec, trace=task.source.label, stream=stream, transform=task.transform, family=r["policy"].split(":")[0],
+        for spec, r in zip_exact(specs, records):
+            r.update(spec=spec_label(spec), trace=task.source.label, stream=stream, transform=task.transform, family=r["policy"].split(":")[0],
                      response_from=task.response_from, **read)
             if task.device_label is not None:
                 r["device"] = task.device_label
@@ -161,7 +163,11 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
     for s in sources:
         if s.path is not None and not os.path.exists(s.path):
             raise IdlewiseError(f"{s.path}: no such file")
-    specs = [e for p in policies for e in expand_spec(p)]
+    if isinstance(policies, (str, Policy)):
+        policies = [policies]
+    # Built-in specs and Python policies (instances, or python:FILE.py:Class specs, loaded where
+    # a task runs: a process or a Dask worker loads the file itself).
+    specs = [e for p in policies for e in (expand_spec(p) if isinstance(p, str) else [p])]
     if not specs:
         raise IdlewiseError("no policy given")
     device_refs = [d if isinstance(d, Device) or (isinstance(d, str) and not d.endswith(".toml")) else os.fspath(d) for d in devices]
@@ -169,8 +175,7 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
     device_labels = distinct_labels([d.name for d in loaded],
                                     [r if isinstance(r, str) and r.endswith(".toml") else None for r in device_refs])
     for d, device in zip(device_refs, loaded):
-        for spec in specs:
-            _core.check_policy(spec, device, float(base_power_w))
+        engine_specs(specs, device, float(base_power_w))  # each checked, before any work
     for t in transforms:
         if not t.strip():
             raise IdlewiseError("empty transform; use 'none' for the trace as it is")
@@ -266,7 +271,7 @@ def _progress_bar(total: int, show: bool):
     return bar
 
 
-def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, transforms: Sequence[str] = ("none",),
+def sweep(traces: Sequence, devices: Sequence, policies: Sequence, *, transforms: Sequence[str] = ("none",),
           base_power_w: float = 0.0, jobs: Optional[int] = None, scheduler: Optional[str] = None,
           progress: Optional[bool] = None, response_from: str = "issue", chunks: Optional[bool] = None,
           volume_parts: int = 1, stream=None) -> Results:
@@ -283,8 +288,10 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
         Trace files (any format, compressed or not) or traces in memory.
     devices : sequence of str or Device
         Catalog names, device files or :class:`Device` objects.
-    policies : sequence of str
-        Policy specs; ranges (``timeout:0s..600s/1s``) expand to every value.
+    policies : sequence of str or idlewise.Policy
+        Policy specs; ranges (``timeout:0s..600s/1s``, ``python:p.py:Mine:k=1..5/1``) expand to
+        every value. Policies written in Python (:class:`idlewise.Policy` instances, a parameter
+        grid of one class) run in processes, a chunk of them each, when ``jobs`` allows.
     transforms : sequence of str, default ("none",)
         Transform specs, each its own runs (``compress:64ops``, ``none``).
     base_power_w : float, default 0.0
@@ -326,8 +333,12 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
     if scheduler:
         client = _client(scheduler)
         workers = max(1, sum(client.nthreads().values()))
-    tasks = plan(traces, devices, policies, transforms, base_power_w, workers if scheduler else 1, response_from, chunks,
-                 volume_parts, stream)
+    # Policies written in Python hold the interpreter's lock in every call: the engine's threads
+    # would take turns, so their runs are spread over processes instead, a chunk of specs each.
+    in_processes = not scheduler and workers > 1 and any(_written_in_python(p) for p in
+                                                          ([policies] if isinstance(policies, (str, Policy)) else policies))
+    tasks = plan(traces, devices, policies, transforms, base_power_w, workers if scheduler or in_processes else 1, response_from,
+                 chunks, volume_parts, stream)
     bar = _progress_bar(sum(len(t.specs) for t in tasks), sys.stderr.isatty() if progress is None else progress)
     results: list[list[dict]] = [[] for _ in tasks]
     # A multi-device trace gives one run per device and spec; how many devices is known only once
@@ -352,6 +363,16 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
             for future in as_completed(futures):
                 done(index[future.key], future.result())
             client.close()
+        elif in_processes and len(tasks) > 1:
+            import concurrent.futures
+            import multiprocessing
+
+            # Forked, so a class defined in a notebook or loaded from a file is there already.
+            context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+            with concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=context) as pool:
+                futures = {pool.submit(run_task, task, 1): i for i, task in enumerate(tasks)}
+                for future in concurrent.futures.as_completed(futures):
+                    done(futures[future], future.result())
         else:
             for i, task in enumerate(tasks):
                 done(i, run_task(task, threads=workers))
@@ -364,6 +385,10 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence[str], *, trans
         if bar is not None:
             bar.stop()
     return Results(_in_volume_order(tasks, results))
+
+
+def _written_in_python(policy) -> bool:
+    return isinstance(policy, Policy) or is_python_spec(policy)
 
 
 def _in_volume_order(tasks: list, results: list) -> list[dict]:

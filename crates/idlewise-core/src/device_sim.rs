@@ -289,6 +289,8 @@ pub struct DeviceSim<'p> {
     serving_mode: usize,
     /// Checked once: whether any low-power mode can serve at all (skips work for disks).
     low_power_serving: bool,
+    /// Checked once: the policy watches every request (`Policy::observe_request`).
+    observes: bool,
     /// The last gap ended with a wake-up out of a low-power mode.
     woke_from_low_power: bool,
     /// The low-power mode the last gap reached, and when it got there (the start of a MEMS
@@ -509,6 +511,7 @@ impl<L: mems_segments::CallLog> MemsLedger<'_, '_, L> {
         if let (Some(activity), Some(all)) = (activity, sim.ledger.per_request.as_mut()) {
             all.at_arrival[incoming.slot - sim.per_request_handed] = activity;
         }
+        let gap_start_s = sim.gap.map(|gap| gap.start_s).filter(|_| idle.is_some());
         let start = idle.map(|(since_ms, pos)| {
             // A gap the policy may have spent in a low-power mode; none when the request came at
             // the very instant the sled fell idle.
@@ -521,6 +524,12 @@ impl<L: mems_segments::CallLog> MemsLedger<'_, '_, L> {
         });
         if incoming.arrival_s < sim.woken_at {
             sim.ledger.delayed_requests += 1;
+        }
+        if sim.observes {
+            // The request as the sled sees it: its blocks of 512 bytes, noticed after the command.
+            let (woke, idle_s) = (gap_start_s.is_some() && sim.woke_from_low_power, gap_start_s.map_or(0.0, |s| notice_s - s));
+            let size_bytes = incoming.blocks as f64 * 512.0;
+            sim.policy.observe_request(&crate::policy::Arrival { time_s: incoming.arrival_s, size_bytes, is_write: incoming.is_write, idle_s, woke });
         }
         start
     }
@@ -561,6 +570,7 @@ impl<'p> DeviceSim<'p> {
             last_start_s: f64::NAN,
             arrival_activity: Activity::Mode(READY),
             low_power_serving: device.serves_in_low_power(),
+            observes: policy.observes_requests(),
             device,
             policy,
             plan,
@@ -733,7 +743,7 @@ impl<'p> DeviceSim<'p> {
         let n = arrival_s.len();
         let (size_bytes, is_write, offset_bytes) = (&size_bytes[..n], &is_write[..n], &offset_bytes[..n]);
         let ready_service = ready_service.map(|s| &s[..n]);
-        let queued_path = self.mems.is_none() && !self.low_power_serving && self.ledger.per_request.is_none() && self.ledger.timeline.is_none();
+        let queued_path = self.mems.is_none() && !self.low_power_serving && !self.observes && self.ledger.per_request.is_none() && self.ledger.timeline.is_none();
         let mut i = 0;
         while i < n {
             let arrival = arrival_s[i];
@@ -1020,8 +1030,14 @@ impl<'p> DeviceSim<'p> {
             self.arrival_activity = self.activity_at(arrival_s);
             self.last_arrival_s = arrival_s;
         }
+        let gap_start_s = self.gap.map(|gap| gap.start_s);
         if self.gap.is_some() && !(self.low_power_serving && self.stay_to_serve(arrival_s)) {
             self.close_gap(arrival_s);
+        }
+        if self.observes {
+            let woke = gap_start_s.is_some() && (self.woke_from_low_power || self.serving_mode != READY);
+            let idle_s = gap_start_s.map_or(0.0, |start_s| arrival_s - start_s);
+            self.policy.observe_request(&crate::policy::Arrival { time_s: arrival_s, size_bytes, is_write, idle_s, woke });
         }
         let start_s = self.free_at.max(arrival_s);
         let (service_s, service_j) = if self.serving_mode == READY {

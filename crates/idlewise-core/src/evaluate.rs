@@ -158,7 +158,7 @@ fn shared_services(device: &Device, piece: &TraceView, head_bytes: &mut f64, out
 impl<'p> Runs<'p> {
     /// Builds every policy (a bad spec fails before any run) and the references.
     pub fn new(device: &Arc<Device>, specs: &[PolicySpec], opts: &ReplayOptions, first_arrival_s: f64, expected_requests: usize) -> Result<Self> {
-        let opts = &opts.from_first_arrival(first_arrival_s);
+        let opts = &opts.seen_from_first_arrival(first_arrival_s);
         let mut references = if opts.without_references { None } else { Some(References::new(device, opts, first_arrival_s)?) };
         // (Not when runs keep what the references do not: per-request records, a timeline.)
         let shares_oracle = references.is_some() && !opts.keep_per_request && opts.timeline_s.is_none();

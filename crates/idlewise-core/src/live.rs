@@ -75,11 +75,16 @@ impl LiveDisk {
     /// A device model under a policy, starting in its ready mode at `start_s`. An offline
     /// policy (the oracle reads each gap's length before it starts) cannot run live.
     pub fn new(device: Arc<Device>, spec: &str, base_power_w: f64, start_s: f64) -> Result<LiveDisk> {
-        let policy = PolicySpec::parse(spec)?.build(&device, &BuildContext { base_power_w })?;
+        LiveDisk::with_spec(device, &PolicySpec::parse(spec)?, base_power_w, start_s)
+    }
+
+    /// [`LiveDisk::new`] of a parsed spec (a policy made outside the engine too).
+    pub fn with_spec(device: Arc<Device>, spec: &PolicySpec, base_power_w: f64, start_s: f64) -> Result<LiveDisk> {
+        let policy = spec.build(&device, &BuildContext { base_power_w })?;
         if policy.reads_gap_lengths() {
             return Err(Error::Option {
                 option: "policy".into(),
-                message: format!("{spec} is offline: it knows each idle period's length before it starts, which no live manager does"),
+                message: format!("{} is offline: it knows each idle period's length before it starts, which no live manager does", spec.text),
             });
         }
         let opts = ReplayOptions { base_power_w, ..ReplayOptions::default() };

@@ -128,7 +128,7 @@ pub struct ReplayOptions {
 impl ReplayOptions {
     /// These options for a run whose first request arrives at `first_arrival_s`: a
     /// recording's span (`recording_s`) gives its lead.
-    pub(crate) fn from_first_arrival(&self, first_arrival_s: f64) -> ReplayOptions {
+    pub(crate) fn seen_from_first_arrival(&self, first_arrival_s: f64) -> ReplayOptions {
         match self.recording_start_s {
             Some(start_s) => ReplayOptions { lead_s: self.lead_s.max((first_arrival_s - start_s).max(0.0)), ..self.clone() },
             None => self.clone(),

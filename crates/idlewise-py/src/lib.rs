@@ -12,6 +12,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+mod python_policy;
+use python_policy::{raise_failures, PolicyArg};
+
 use idlewise_core::device::{Device as CoreDevice, Provenance};
 use idlewise_core::error::Error;
 use idlewise_core::metrics::Activity;
@@ -246,6 +249,35 @@ impl Device {
             return Ok(Some((0.0, 0.0)));
         }
         Ok(self.inner.route(a, b).map(|r| (r.time_s, r.energy_j)))
+    }
+
+    /// The ready mode's name (where requests are served).
+    #[getter]
+    fn ready_mode(&self) -> &str {
+        &self.inner.modes[idlewise_core::device::READY].name
+    }
+
+    /// The lowest-power mode's name (where `timeout:T` goes), or None for a device with one mode.
+    #[getter]
+    fn deepest_mode(&self) -> Option<&str> {
+        self.inner.deepest_mode().map(|m| self.inner.modes[m].name.as_str())
+    }
+
+    /// The idle time (s) from which a round trip to `mode` (by the policy routes) uses less
+    /// energy than staying ready, and no less than the round trip's own time; inf where the
+    /// mode saves no power.
+    fn break_even_s(&self, mode: &str) -> PyResult<f64> {
+        Ok(self.inner.break_even_s(self.mode_index(mode)?))
+    }
+
+    /// The mode in which an idle period of `gap_s` known in advance costs least (down at its
+    /// start, ready again exactly at its end, by the cheapest routes), and that energy (J).
+    fn best_mode_for_gap(&self, gap_s: f64) -> PyResult<(String, f64)> {
+        if !(gap_s.is_finite() && gap_s >= 0.0) {
+            return Err(IdlewiseError::new_err(format!("gap_s must be a non-negative number of seconds, got {gap_s}")));
+        }
+        let choice = self.inner.best_choice_for_gap(gap_s);
+        Ok((self.inner.modes[choice.mode].name.clone(), choice.energy_j))
     }
 
     fn mode_index(&self, name: &str) -> PyResult<usize> {
@@ -506,6 +538,8 @@ fn idle_gaps<'py>(
 struct LiveDisk {
     inner: Option<idlewise_core::live::LiveDisk>,
     policy: String,
+    /// The policy as given (a Python policy's failure is raised after the call it happened in).
+    given: [PolicyArg; 1],
 }
 
 impl LiveDisk {
@@ -558,17 +592,27 @@ fn seconds_text(s: f64) -> String {
 impl LiveDisk {
     #[new]
     #[pyo3(signature = (device, policy, base_power_w=0.0, start_s=0.0))]
-    fn new(device: &Device, policy: &str, base_power_w: f64, start_s: f64) -> PyResult<Self> {
-        let inner = idlewise_core::live::LiveDisk::new(Arc::new(device.inner.clone()), policy, base_power_w, start_s).map_err(to_py_err)?;
-        Ok(LiveDisk { inner: Some(inner), policy: policy.to_string() })
+    fn new(py: Python<'_>, device: &Device, policy: PolicyArg, base_power_w: f64, start_s: f64) -> PyResult<Self> {
+        let spec = policy.spec(py)?;
+        let made = idlewise_core::live::LiveDisk::with_spec(Arc::new(device.inner.clone()), &spec, base_power_w, start_s).map_err(to_py_err);
+        let given = [policy];
+        let inner = raise_failures(py, &given, made)?;
+        Ok(LiveDisk { inner: Some(inner), policy: spec.text, given })
+    }
+
+    /// The policy's name (its rows' `policy`).
+    #[getter]
+    fn policy_name(&self) -> &str {
+        &self.policy
     }
 
     /// The policy's mode changes by `now` since the last call.
     fn advance<'py>(&mut self, py: Python<'py>, now: f64) -> PyResult<Bound<'py, PyList>> {
         let live = self.live()?;
-        let list = live.advance(now);
+        let list = py.allow_threads(|| live.advance(now));
         let device = live.device().clone();
-        self.decisions(py, &device, list)
+        let made = self.decisions(py, &device, list);
+        raise_failures(py, &self.given, made)
     }
 
     /// Requests observed (arrival times in order, sizes, writes; and how long each kept the
@@ -589,7 +633,8 @@ impl LiveDisk {
         let live = self.live()?;
         let list = py.allow_threads(|| live.feed(a, s, w, busy));
         let device = live.device().clone();
-        self.decisions(py, &device, list)
+        let made = self.decisions(py, &device, list);
+        raise_failures(py, &self.given, made)
     }
 
     /// The hop planned at `planned_s` into `to_mode` did not happen (its command failed, or was
@@ -620,9 +665,10 @@ impl LiveDisk {
             return Err(PyValueError::new_err("knob must be from 0 to 100 and size_bytes finite and non-negative"));
         }
         let live = self.live()?;
-        let list = live.hint(now, size_bytes, knob);
+        let list = py.allow_threads(|| live.hint(now, size_bytes, knob));
         let device = live.device().clone();
-        self.decisions(py, &device, list)
+        let made = self.decisions(py, &device, list);
+        raise_failures(py, &self.given, made)
     }
 
     /// The device's mode now, since when, the energy so far and what an access would cost.
@@ -650,8 +696,9 @@ impl LiveDisk {
     /// Ends the run at `end_s`: the account `simulate` gives for the same requests.
     fn finish<'py>(&mut self, py: Python<'py>, end_s: f64) -> PyResult<Bound<'py, PyDict>> {
         let live = self.inner.take().ok_or_else(|| PyValueError::new_err("this live run has finished"))?;
-        let result = live.finish(end_s);
-        run_result_dict(py, &result)
+        let result = py.allow_threads(|| live.finish(end_s));
+        let made = run_result_dict(py, &result);
+        raise_failures(py, &self.given, made)
     }
 }
 
@@ -692,20 +739,22 @@ impl IdleGapStream {
 /// Parses a policy spec and builds it for a device, to fail fast on bad specs.
 #[pyfunction]
 #[pyo3(signature = (spec, device, base_power_w=0.0))]
-fn check_policy(spec: &str, device: &Device, base_power_w: f64) -> PyResult<()> {
-    build_policy(spec, device, base_power_w).map(|_| ())
+fn check_policy(py: Python<'_>, spec: PolicyArg, device: &Device, base_power_w: f64) -> PyResult<()> {
+    build_policy(py, &spec, device, base_power_w).map(|_| ())
 }
 
-fn build_policy(spec: &str, device: &Device, base_power_w: f64) -> PyResult<Box<dyn idlewise_core::Policy>> {
-    let parsed = PolicySpec::parse(spec).map_err(to_py_err)?;
-    parsed.build(&device.inner, &idlewise_core::policy::BuildContext { base_power_w }).map_err(to_py_err)
+fn build_policy(py: Python<'_>, spec: &PolicyArg, device: &Device, base_power_w: f64) -> PyResult<Box<dyn idlewise_core::Policy>> {
+    let parsed = spec.spec(py)?;
+    // Made with the GIL released, as a run makes it: a Python policy's factory takes it back.
+    let built = py.allow_threads(|| parsed.build(&device.inner, &idlewise_core::policy::BuildContext { base_power_w })).map_err(to_py_err);
+    raise_failures(py, std::slice::from_ref(spec), built)
 }
 
 /// As `check_policy`, and the policy must suit a hybrid disk (online: no gap lengths read ahead).
 #[pyfunction]
 #[pyo3(signature = (spec, device, base_power_w=0.0))]
-fn check_hybrid_policy(spec: &str, device: &Device, base_power_w: f64) -> PyResult<()> {
-    idlewise_core::hybrid::check_policy(build_policy(spec, device, base_power_w)?.as_ref()).map_err(to_py_err)
+fn check_hybrid_policy(py: Python<'_>, spec: PolicyArg, device: &Device, base_power_w: f64) -> PyResult<()> {
+    idlewise_core::hybrid::check_policy(build_policy(py, &spec, device, base_power_w)?.as_ref()).map_err(to_py_err)
 }
 
 /// The policy families with their parameters.
@@ -753,7 +802,7 @@ fn evaluate<'py>(
     size_bytes: PyReadonlyArray1<'py, i64>,
     is_write: PyReadonlyArray1<'py, u8>,
     device: &Device,
-    policies: Vec<String>,
+    policies: Vec<PolicyArg>,
     base_power_w: f64,
     initial_mode: usize,
     keep_per_request: bool,
@@ -770,7 +819,7 @@ fn evaluate<'py>(
     references: bool,
     service_s: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
+    let specs = python_policy::specs(py, &policies)?;
     let trace = trace_with_original(trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?, original_time_s.as_ref())?;
     let trace = match service_s.as_ref() {
         Some(observed) => trace.with_observed_service_s(observed.as_slice()?).map_err(to_py_err)?,
@@ -785,10 +834,8 @@ fn evaluate<'py>(
     };
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;
-    let reports = py
-        .allow_threads(|| idlewise_core::evaluate_on(&trace, core_device, &specs, &opts, counter.as_deref(), threads))
-        .map_err(to_py_err)?;
-
+    let reports = py.allow_threads(|| idlewise_core::evaluate_on(&trace, core_device, &specs, &opts, counter.as_deref(), threads)).map_err(to_py_err);
+    let reports = raise_failures(py, &policies, reports)?;
     reports_list(py, reports, core_device)
 }
 
@@ -863,7 +910,7 @@ fn evaluate_file<'py>(
     path: std::path::PathBuf,
     format: &str,
     device: &Device,
-    policies: Vec<String>,
+    policies: Vec<PolicyArg>,
     base_power_w: f64,
     initial_mode: usize,
     progress: Option<&Progress>,
@@ -880,18 +927,19 @@ fn evaluate_file<'py>(
     max_volumes: Option<usize>,
     references: bool,
 ) -> PyResult<Streamed<'py>> {
-    let (specs, opts) = streamed_setup(&policies, fold_offsets, ReplayOptions { timeline_s, max_volumes, without_references: !references, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)? })?;
+    let (specs, opts) = streamed_setup(py, &policies, fold_offsets, ReplayOptions { timeline_s, max_volumes, without_references: !references, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)? })?;
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;
     let done = py
         .allow_threads(|| idlewise_core::stream::evaluate_file(&path, format, core_device, &specs, &opts, volume, volume_part, threads, counter.as_deref()))
-        .map_err(to_py_err)?;
+        .map_err(to_py_err);
+    let done = raise_failures(py, &policies, done)?;
     streamed_list(py, done, core_device)
 }
 
 /// The specs and options of a streamed replay (a file read in chunks, or batches fed).
-fn streamed_setup(policies: &[String], fold_offsets: bool, opts: ReplayOptions) -> PyResult<(Vec<PolicySpec>, ReplayOptions)> {
-    let specs = policies.iter().map(|s| PolicySpec::parse(s)).collect::<Result<Vec<_>, _>>().map_err(to_py_err)?;
+fn streamed_setup(py: Python<'_>, policies: &[PolicyArg], fold_offsets: bool, opts: ReplayOptions) -> PyResult<(Vec<PolicySpec>, ReplayOptions)> {
+    let specs = python_policy::specs(py, policies)?;
     Ok((specs, ReplayOptions { fold_offsets, ..opts }))
 }
 
@@ -924,6 +972,8 @@ struct StreamedRuns {
     records: u64,
     /// The batch being fed, copied into the same memory batch after batch.
     batch: idlewise_core::readers::Columns,
+    /// The policies as given (a Python policy's failure is raised after the batch it came in).
+    policies: Vec<PolicyArg>,
 }
 
 #[pymethods]
@@ -932,8 +982,9 @@ impl StreamedRuns {
     #[pyo3(signature = (device, policies, base_power_w=0.0, initial_mode=0, replay="open", fold_offsets=false, response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, volume=None, threads=1, volume_part=None, timeline_s=None, keep_per_request=false, max_volumes=None, references=true, recording_start_s=None, positions="records"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
+        py: Python<'_>,
         device: &Device,
-        policies: Vec<String>,
+        policies: Vec<PolicyArg>,
         base_power_w: f64,
         initial_mode: usize,
         replay: &str,
@@ -958,6 +1009,7 @@ impl StreamedRuns {
             other => return Err(PyValueError::new_err(format!("positions must be 'records' or 'lines', got '{other}'"))),
         };
         let (specs, opts) = streamed_setup(
+            py,
             &policies,
             fold_offsets,
             ReplayOptions { timeline_s, keep_per_request, max_volumes, without_references: !references, recording_start_s, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)? },
@@ -969,7 +1021,7 @@ impl StreamedRuns {
         if let Some((index, of)) = volume_part {
             inner = inner.with_part(index, of).map_err(to_py_err)?;
         }
-        Ok(StreamedRuns { inner: Some(inner), device: device.inner.clone(), records: 0, batch: Default::default() })
+        Ok(StreamedRuns { inner: Some(inner), device: device.inner.clone(), records: 0, batch: Default::default(), policies })
     }
 
     /// Replays the next records (after every record fed before, in time order); `stream` is
@@ -1024,7 +1076,8 @@ impl StreamedRuns {
         }
         self.records += t.len() as u64;
         let stop = progress.map(|p| Arc::clone(&p.done));
-        py.allow_threads(|| runs.feed(columns, stop.as_deref())).map_err(to_py_err)?;
+        let fed = py.allow_threads(|| runs.feed(columns, stop.as_deref())).map_err(to_py_err);
+        raise_failures(py, &self.policies, fed)?;
         if !idlewise_core::progress::advance(progress.map(|p| &*p.done), t.len() as u64) {
             return Err(to_py_err(Error::Stopped));
         }
@@ -1059,7 +1112,8 @@ impl StreamedRuns {
         if let Some(end_s) = recording_end_s {
             runs.set_recording_end_s(end_s).map_err(to_py_err)?;
         }
-        let done = py.allow_threads(|| runs.finish("records", self.records, skipped)).map_err(to_py_err)?;
+        let done = py.allow_threads(|| runs.finish("records", self.records, skipped)).map_err(to_py_err);
+        let done = raise_failures(py, &self.policies, done)?;
         streamed_list(py, done, &self.device)
     }
 }
@@ -1114,6 +1168,8 @@ struct HybridRuns {
     inner: Option<idlewise_core::hybrid::HybridRuns>,
     disk: String,
     flash: String,
+    /// The disk's policy as given (a Python policy's failure is raised after the call).
+    policy: [PolicyArg; 1],
 }
 
 #[pymethods]
@@ -1122,9 +1178,10 @@ impl HybridRuns {
     #[pyo3(signature = (disk, flash, policy, configs, base_power_w=0.0, initial_mode=0, replay="open", response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, final_flush=false, recording_start_s=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
+        py: Python<'_>,
         disk: &Device,
         flash: &Device,
-        policy: &str,
+        policy: PolicyArg,
         configs: Vec<(Option<u64>, u64, String, u32)>,
         base_power_w: f64,
         initial_mode: usize,
@@ -1136,7 +1193,7 @@ impl HybridRuns {
         final_flush: bool,
         recording_start_s: Option<f64>,
     ) -> PyResult<Self> {
-        let spec = PolicySpec::parse(policy).map_err(to_py_err)?;
+        let spec = policy.spec(py)?;
         let ctx = idlewise_core::policy::BuildContext { base_power_w };
         let configs = configs
             .into_iter()
@@ -1147,8 +1204,10 @@ impl HybridRuns {
             })
             .collect::<PyResult<Vec<_>>>()?;
         let opts = ReplayOptions { recording_start_s, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)? };
-        let inner = idlewise_core::hybrid::HybridRuns::new(&disk.inner, &flash.inner, &spec, &ctx, &configs, &opts).map_err(to_py_err)?;
-        Ok(HybridRuns { inner: Some(inner), disk: disk.inner.name.clone(), flash: flash.inner.name.clone() })
+        let policy = [policy];
+        let made = py.allow_threads(|| idlewise_core::hybrid::HybridRuns::new(&disk.inner, &flash.inner, &spec, &ctx, &configs, &opts)).map_err(to_py_err);
+        let inner = raise_failures(py, &policy, made)?;
+        Ok(HybridRuns { inner: Some(inner), disk: disk.inner.name.clone(), flash: flash.inner.name.clone(), policy })
     }
 
     /// The next requests, after every one fed before; a bad record raises TraceRecordError with
@@ -1165,7 +1224,8 @@ impl HybridRuns {
     ) -> PyResult<()> {
         let runs = self.inner.as_mut().ok_or_else(|| IdlewiseError::new_err("these runs are finished"))?;
         let part = trace_with_original(trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?, original_time_s.as_ref())?;
-        py.allow_threads(|| runs.feed(&part)).map_err(to_py_err)
+        let fed = py.allow_threads(|| runs.feed(&part)).map_err(to_py_err);
+        raise_failures(py, &self.policy, fed)
     }
 
     /// One dict per configuration, in the order given. `recording_end_s`: where a recording whose
@@ -1176,7 +1236,8 @@ impl HybridRuns {
         if let Some(end_s) = recording_end_s {
             runs.set_recording_end_s(end_s);
         }
-        let (plain, runs) = py.allow_threads(|| runs.finish()).map_err(to_py_err)?;
+        let finished = py.allow_threads(|| runs.finish()).map_err(to_py_err);
+        let (plain, runs) = raise_failures(py, &self.policy, finished)?;
         let out = PyList::empty_bound(py);
         for (config, r) in &runs {
             let d = run_result_dict(py, &r.disk)?;
@@ -1311,12 +1372,11 @@ impl System {
     /// `RegisterDevice`: adds a device under `name`, managed by `policy`, in `initial_mode`
     /// (default: its ready mode) from `start_s`.
     #[pyo3(signature = (name, device, policy, start_s=0.0, initial_mode=None))]
-    fn register_device(&mut self, name: &str, device: &Device, policy: &str, start_s: f64, initial_mode: Option<&str>) -> PyResult<()> {
+    fn register_device(&mut self, py: Python<'_>, name: &str, device: &Device, policy: PolicyArg, start_s: f64, initial_mode: Option<&str>) -> PyResult<()> {
         if self.handles.get(name).is_some_and(|h| self.pm.is_registered(*h)) {
             return Err(IdlewiseError::new_err(format!("a device named '{name}' is already registered")));
         }
-        let spec = PolicySpec::parse(policy).map_err(to_py_err)?;
-        let built = spec.build(&device.inner, &idlewise_core::policy::BuildContext { base_power_w: self.base_power_w }).map_err(to_py_err)?;
+        let built = build_policy(py, &policy, device, self.base_power_w)?;
         let initial = match initial_mode {
             None => 0,
             Some(m) => device.inner.mode_index(m).ok_or_else(|| IdlewiseError::new_err(format!("device '{}' has no mode '{m}'", device.inner.name)))?,
@@ -1553,6 +1613,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TextBatches>()?;
     m.add_class::<IdleGapStream>()?;
     m.add_class::<LiveDisk>()?;
+    m.add_class::<python_policy::PythonPolicy>()?;
+    m.add_class::<python_policy::Request>()?;
+    m.add("PolicyError", m.py().get_type_bound::<python_policy::PolicyError>())?;
     m.add("SEED000_IO_CPU_POWER_W", idlewise_core::system::SEED000_IO_CPU_POWER_W)?;
     m.add_function(wrap_pyfunction!(validate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;

@@ -451,6 +451,14 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (IdlewiseError, OSError) as e:
+        from .._core import PolicyError
+
+        if isinstance(e, PolicyError) and e.__cause__ is not None:
+            # The one traceback a user wants: their policy's own, from where the engine called it.
+            import traceback
+
+            cause = e.__cause__
+            print("".join(traceback.format_exception(type(cause), cause, cause.__traceback__)).rstrip(), file=sys.stderr)
         print(f"idlewise: error: {printable(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:

@@ -52,9 +52,7 @@ def cmd_simulate(args) -> int:
     policies = [spec for policy in args.policy for spec in expand_spec(policy)]
     _say_where_references_wait(args, devices)
     if _streamable(args):
-        if args.service == "observed":
-            raise IdlewiseError(f"{args.trace}: --service observed needs a recording of busy times (a diskstats recording); "
-                                f"a {args.format} trace records none")
+        # (simulate_file refuses --service observed on a trace that records no busy times.)
         return _simulate_streamed(args, devices, policies)
     trace = _read_trace(args, args.trace)
     _report_read(trace, args.json)
@@ -156,7 +154,7 @@ def _simulate_streamed(args, devices, policies) -> int:
                                     transition_seed=args.transition_seed, columns=getattr(args, "columns", None),
                                     write_flag=getattr(args, "write_flag", None), transform=args.transform,
                                     per_request=per_request[-1] if args.per_request else None,
-                                    references=_references(args, device))
+                                    references=_references(args, device), service=args.service)
             records.extend(results)
         if not args.json:
             print(f"idlewise: {records[0]['read_report']}", file=sys.stderr)

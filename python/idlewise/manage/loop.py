@@ -6,7 +6,8 @@ Live idleness is the drive's: each interval's requests are served in the time th
 reported it busy (``/proc/diskstats``' ``io_ticks``; ``traces.readers.diskstats.observed_service``),
 so an idle period begins when the drive's did, never when a catalog model's own queue would
 drain; the model prices what the drive did (its energy is reported beside). A recording replayed
-through the same loop (``replay``) is ``simulate --service observed`` on it, to the bit.
+through the same loop (``replay``) is ``simulate --service observed`` on it (to the bit against
+a simulation keeping its timeline, which replays each policy on its own).
 
 What the loop books is what the drive did: a command that failed leaves the model in the mode
 the drive is in (and is tried again, with backoff); a drive found elsewhere than the model says
@@ -46,6 +47,18 @@ OWN_TIMERS = ("apst", "epc")
 #: A suspend is told from a pause of the loop by the boot clock running ahead of the monotonic
 #: one (which stops in a suspend) by more than this.
 SUSPEND_S = 1.0
+
+
+def live_spec(policy, model, base_power_w: float = 0.0):
+    """The policy a live manager runs, as the engine takes it: a built-in's spec, or one written
+    in Python (an :class:`idlewise.Policy`, or ``python:FILE.py:Class:key=value``), checked on
+    the model before anything is watched."""
+    from ..simulate import engine_specs
+
+    specs = engine_specs([policy], model, base_power_w)
+    if len(specs) != 1:
+        raise IdlewiseError(f"policy '{policy}': a manager runs one policy per disk, not a range of {len(specs)}")
+    return specs[0]
 
 
 def setup_command(policy: str, disk: str) -> Optional[list]:
@@ -407,7 +420,7 @@ def prepare(settings: list, *, force: bool = False, base_power_w: float = 0.0, s
             model = load_device(found.catalog)
         else:
             model = load_device(s.device)
-        live = _core.LiveDisk(model, s.policy, base_power_w=base_power_w, start_s=start_s)
+        live = _core.LiveDisk(model, live_spec(s.policy, model, base_power_w), base_power_w=base_power_w, start_s=start_s)
         why_not = ""
         if s.apply and not force and model.kind != "network":  # an interface holds no file system
             virtual = found.virtual if found else _virtual_reason(disk)
@@ -423,7 +436,7 @@ def prepare(settings: list, *, force: bool = False, base_power_w: float = 0.0, s
             notes.append((disk, f"behind {actuator.via}: ATA commands pass through it, or not; the drive's state is read "
                                 "back to see which"))
         managed.append(Managed(disk, model, live, actuator, act=s.apply and not why_not, why_not=why_not,
-                               actual_mode=model.modes[0]["name"], live_policy=s.policy, name=s.name))
+                               actual_mode=model.modes[0]["name"], live_policy=live.policy_name, name=s.name))
     return managed, notes
 
 

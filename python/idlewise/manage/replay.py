@@ -1,7 +1,9 @@
 """The manager's loop over a recording (``idlewise manage replay``): one poll a snapshot on a
 virtual clock, commands recorded instead of run. On the same recording and policy its model is
-``simulate --service observed``'s run, to the bit: the same device model and policy object, fed
-the same requests served in the same observed times, from the recording's start to its end."""
+``simulate --service observed``'s run (to the bit against a simulation keeping its timeline, which
+replays each policy on its own; within 1e-12 where timeouts share a replay): the same device model
+and policy object, fed the same requests served in the same observed times, from the recording's
+start to its end."""
 
 from __future__ import annotations
 
@@ -27,7 +29,9 @@ def replay(recording: str, policy: str, device: str, *, disk: Optional[str] = No
     model = load_device(device)
     # As a replay of the recording does (and a live manager started with it), the model's run
     # begins at the recording's start, the first snapshot, idle until the first request.
-    live = _core.LiveDisk(model, policy, start_s=0.0)
+    from .loop import live_spec
+
+    live = _core.LiveDisk(model, live_spec(policy, model), start_s=0.0)
     decisions: list = []
 
     def write(record):
@@ -45,7 +49,7 @@ def replay(recording: str, policy: str, device: str, *, disk: Optional[str] = No
         if m is None:
             disk = disk or _only_disk(recording)
             m = Managed(disk, model, live, choose_actuator(disk, model, "ata" if model.kind == "disk" else "auto"), act=True,
-                        actual_mode=model.modes[0]["name"], live_policy=policy, name=disk)
+                        actual_mode=model.modes[0]["name"], live_policy=live.policy_name, name=disk)
             # The drive's I/O in flight is the live loop's guard; a recording's replay follows its requests.
             manager = Manager([m], write, executor=Inline(lambda argv: ("recorded", "")), knob=knob,
                               wall=lambda now, origin=_first_time(recording): origin + now, hold_in_flight=False)

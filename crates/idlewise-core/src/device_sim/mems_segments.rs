@@ -228,6 +228,7 @@ impl<'p> DeviceSim<'p> {
 
     /// A copy of this run (its device's events too) with `policy` in place of its own.
     fn copy_with(&self, policy: Box<dyn Policy + 'p>) -> DeviceSim<'p> {
+        let policy_observes = policy.observes_requests();
         DeviceSim {
             device: Arc::clone(&self.device),
             policy,
@@ -242,6 +243,7 @@ impl<'p> DeviceSim<'p> {
             base_power_w: self.base_power_w,
             serving_mode: self.serving_mode,
             low_power_serving: self.low_power_serving,
+            observes: policy_observes,
             woke_from_low_power: self.woke_from_low_power,
             low_power_since: self.low_power_since,
             last_completion_s: self.last_completion_s,

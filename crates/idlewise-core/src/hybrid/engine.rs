@@ -364,7 +364,7 @@ impl<'p> HybridReplay<'p> {
                 self.completion_s = start;
                 self.run.insert(Run {
                     config: self.config,
-                    disk: DeviceSim::new(Arc::clone(&self.disk), policy, &self.opts.from_first_arrival(start), start, 0),
+                    disk: DeviceSim::new(Arc::clone(&self.disk), policy, &self.opts.seen_from_first_arrival(start), start, 0),
                     flash: Flash { device: Arc::clone(&self.flash), free_s: start, busy_s: 0.0, energy_j: 0.0 },
                     nvcache: NvCache::new(self.config.nvcache_bytes),
                     result_counts: Counts::default(),
@@ -471,7 +471,7 @@ impl HybridRuns {
         self.last_arrival_s = part.arrival_s[part.len() - 1];
         let (disk, opts, policy) = (&self.disk, &self.opts, &mut self.plain_policy);
         let plain = self.plain.get_or_insert_with(|| {
-            Replay::new(Arc::clone(disk), policy.take().expect("a policy until the run is made"), &opts.from_first_arrival(part.arrival_s[0]), part.arrival_s[0], 0)
+            Replay::new(Arc::clone(disk), policy.take().expect("a policy until the run is made"), &opts.seen_from_first_arrival(part.arrival_s[0]), part.arrival_s[0], 0)
         });
         for block in blocks(part) {
             plain.feed(&block);

@@ -72,6 +72,14 @@ impl Policy for FastPspPolicy<'_> {
     fn ghost_hint(&mut self, now_s: f64, mode: usize, benefit: f64) -> bool {
         self.inner.ghost_hint(now_s, mode, benefit)
     }
+
+    fn observes_requests(&self) -> bool {
+        self.inner.observes_requests()
+    }
+
+    fn observe_request(&mut self, request: &super::Arrival) {
+        self.inner.observe_request(request)
+    }
 }
 
 #[cfg(test)]

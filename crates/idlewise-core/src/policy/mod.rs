@@ -138,6 +138,49 @@ pub trait Policy: Send {
     fn replica(&self) -> Option<Box<dyn Policy>> {
         None
     }
+    /// True for a policy that watches every request ([`Policy::observe_request`]). The engine
+    /// then serves each request on its own rather than a queue's run at once, so it costs
+    /// only the policies that ask.
+    fn observes_requests(&self) -> bool {
+        false
+    }
+    /// A request, once the device is ready to serve it (after any wake-up it caused): what an
+    /// online policy may know then. Called only when [`Policy::observes_requests`] says so.
+    fn observe_request(&mut self, _request: &Arrival) {}
+}
+
+/// What a policy sees of a request ([`Policy::observe_request`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Arrival {
+    pub time_s: f64,
+    pub size_bytes: f64,
+    pub is_write: bool,
+    /// The idle period the request ended (0 when the device was busy: it queued).
+    pub idle_s: f64,
+    /// The request found the device in a low-power mode (resting, or on its way down) and woke it.
+    pub woke: bool,
+}
+
+/// Makes the policy of a spec the engine does not know (a policy written in Python, through the
+/// binding): one new policy per run, as a built-in family's spec builds one.
+pub trait PolicyMaker: Send + Sync {
+    fn make(&self, device: &Device, ctx: &BuildContext) -> Result<Box<dyn Policy>>;
+}
+
+/// A [`PolicyMaker`] held by a spec: specs are compared and printed, the maker by identity.
+#[derive(Clone)]
+pub struct External(pub std::sync::Arc<dyn PolicyMaker>);
+
+impl std::fmt::Debug for External {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("External(..)")
+    }
+}
+
+impl PartialEq for External {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// A borrowed policy is a policy: lets callers that own a policy lend it to a [`crate::device_sim::DeviceSim`].
@@ -171,6 +214,12 @@ impl<P: Policy + ?Sized> Policy for &mut P {
     }
     fn replica(&self) -> Option<Box<dyn Policy>> {
         (**self).replica()
+    }
+    fn observes_requests(&self) -> bool {
+        (**self).observes_requests()
+    }
+    fn observe_request(&mut self, request: &Arrival) {
+        (**self).observe_request(request)
     }
 }
 
@@ -240,6 +289,8 @@ pub struct PolicySpec {
     pub text: String,
     pub family: String,
     pub args: Vec<(Option<String>, String)>,
+    /// The maker of a policy from outside the engine (`text` its name, `family` its family).
+    pub external: Option<External>,
 }
 
 impl PolicySpec {
@@ -272,13 +323,30 @@ impl PolicySpec {
                 args.push((key, value));
             }
         }
-        Ok(PolicySpec { text: text.to_string(), family: family.to_string(), args })
+        Ok(PolicySpec { text: text.to_string(), family: family.to_string(), args, external: None })
+    }
+
+    /// The spec of a policy made outside the engine, named `text` (its rows' `policy`), of
+    /// `family`, which must not be a built-in family's name (the engine treats some by name).
+    pub fn external(text: &str, family: &str, maker: std::sync::Arc<dyn PolicyMaker>) -> Result<PolicySpec> {
+        if families().iter().any(|f| f.name == family) {
+            return Err(Error::spec(text, format!("'{family}' is a built-in policy's name; name yours otherwise")));
+        }
+        if text.trim().is_empty() || family.trim().is_empty() {
+            return Err(Error::spec(text, "a policy needs a name and a family"));
+        }
+        Ok(PolicySpec { text: text.to_string(), family: family.to_string(), args: Vec::new(), external: Some(External(maker)) })
     }
 
     /// Builds the policy for a device. Errors name the spec and say what was expected.
     pub fn build(&self, device: &Device, ctx: &BuildContext) -> Result<Box<dyn Policy>> {
-        let family = families().iter().find(|f| f.name == self.family).expect("family checked at parse");
-        let policy = (family.build)(self, device, ctx)?;
+        let policy = match &self.external {
+            Some(External(maker)) => maker.make(device, ctx)?,
+            None => {
+                let family = families().iter().find(|f| f.name == self.family).expect("family checked at parse");
+                (family.build)(self, device, ctx)?
+            }
+        };
         // A card whose firmware switches to CAM under traffic does so under any policy.
         Ok(match &device.fast_psp {
             Some(switch) => Box::new(fast_psp::FastPspPolicy::new(policy, switch.clone())),
