@@ -323,3 +323,29 @@ def test_a_hybrid_disk_runs_a_python_policy_as_the_built_in():
     for a, b in zip(python, builtin):
         assert (a["spinups"], a["writes_redirected"]) == (b["spinups"], b["writes_redirected"])
         assert a["energy_j"] == pytest.approx(b["energy_j"], rel=1e-12)
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+from properties import property_test  # noqa: E402
+
+
+@property_test(60)
+@given(gaps=st.lists(st.one_of(st.floats(0, 0.05), st.floats(0.05, 30), st.floats(30, 4000), st.just(0.0)), min_size=1,
+                     max_size=300),
+       sizes=st.lists(st.sampled_from([512, 4096, 65536, 1 << 20]), min_size=1, max_size=300),
+       timeout_s=st.one_of(st.floats(0, 120), st.sampled_from([0.0, 1.0, 2.0, 10.0])),
+       device=st.sampled_from(DEVICES),
+       tail_s=st.sampled_from([0.0, 5.0, 3600.0]))
+def test_python_policies_give_the_built_ins_rows_on_any_trace(gaps, sizes, timeout_s, device, tail_s):
+    # The property behind the hand-picked shapes: any arrivals (ties, queues, long gaps), any
+    # timeout, a tail or none; the Python timeout and lower envelope are their built-ins.
+    t = np.cumsum(gaps)
+    s = np.resize(np.asarray(sizes), len(t))
+    trace = idlewise.Trace.from_arrays(t, s, offset_bytes=(np.arange(len(t)) * 7919 % 100_000) * 4096,
+                                       is_write=np.arange(len(t)) % 3 == 0)
+    spec = f"timeout:{timeout_s!r}s"
+    rows = idlewise.simulate(trace, device, [Timeout(timeout_s), spec, LowerEnvelope(), "breakeven"], progress=False,
+                             tail_s=tail_s).to_dicts()
+    same(rows[0], rows[1])
+    same(rows[2], rows[3])
