@@ -30,6 +30,35 @@ def _row(trace, variant, **kw):
     return r
 
 
+#: Seed 000's Figure 3 reads: what, served by the disk (else the network), bytes, and the
+#: serving device's mode at the read (the other rests in its low-power mode: the card in PSM,
+#: the disk in standby).
+FIGURE3_READS = (
+    ("32 KB from the microdrive in performance idle", True, 32768, "performance-idle"),
+    ("32 KB from the server, card in CAM", False, 32768, "cam"),
+    ("32 KB from the microdrive in standby", True, 32768, "standby"),
+    ("512 KB from the microdrive in standby", True, 524288, "standby"),
+    ("512 KB from the server, card in CAM", False, 524288, "cam"),
+    ("32 KB from the server, card in PSM", False, 32768, "psm"),
+)
+
+
+def figure3(storage="hitachi-microdrive-1gb", network="cisco-350") -> list[dict]:
+    """Figure 3's reads, one at a time through the system engine (the static cache, no device's
+    power management acting): each read's response time and the whole system's energy, the
+    platform at its base power and, while a device serves, the fitted CPU power."""
+    rows = []
+    for what, from_disk, size, mode in FIGURE3_READS:
+        trace = AppTrace(np.array([0.0]), np.array(["object"]), np.array([size]), np.array([False]), np.array([from_disk]),
+                         name=what)
+        r = run_cache(trace, storage=storage, network=network, cache="static", storage_policy="always-on",
+                      network_policy="always-on", storage_initial_mode=mode if from_disk else "standby",
+                      network_initial_mode="psm" if from_disk else mode)
+        rows.append({"read": what, "from": "disk" if from_disk else "network", "size_bytes": size, "mode": mode,
+                     "response_s": r["mean_response_s"], "energy_j": r["energy_j"]})
+    return rows
+
+
 def static_vs_adaptive(workloads, plot=None):
     rows = []
     for path in workloads:

@@ -171,6 +171,30 @@ def doze_savings(phases=OTHER_PHASES) -> list[dict]:
     return rows
 
 
+#: Program phases on which Table 3's rows are run again (none of them a page's): a smaller product
+#: (n = 96 and 64), a larger one (256) and the same over 100 s, faults of one page each.
+TABLE3_PHASES = ({"n": 96}, {"n": 64}, {"n": 256}, {"n": 256, "compute_s": 100.0}, {"n": 128, "pages_per_fault": 1})
+
+
+def reshaping_on_phases(phases=TABLE3_PHASES) -> list[dict]:
+    """Table 3 on other phases of the matrix product: every DPM row, original and reshaped,
+    closed loop, starting ready, each at its device's mean wake-up time (one deterministic run a
+    cell). What the table's claims say beyond its one program."""
+    out = []
+    for kw in phases:
+        programs = {"original": matrix_product(False, **kw), "reshaped": matrix_product(True, **kw)}
+        row = {"phase": dict(kw), "faults": programs["original"].faults}
+        for device, dpm, entry, policy in TABLE3_ROWS:
+            if entry is None:
+                continue
+            cell = {}
+            for variant, w in programs.items():
+                cell[f"exec_time_s_{variant}"], cell[f"energy_j_{variant}"] = _run(w, entry, policy, None)
+            row[f"{device}/{dpm}"] = cell
+        out.append(row)
+    return out
+
+
 def plot_swap_reshaping(rows: list[dict], path: str) -> None:
     """Table 3 as bars: swapping energy (log scale) and execution time, original against reshaped,
     ours filled and the seed's outlined, one group per (device, DPM)."""

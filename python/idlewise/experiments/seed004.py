@@ -233,23 +233,57 @@ def mobile_workload(requests=3000, sub_ms_share=0.2, locality=0.9, block_bytes=4
 #: Up to the seed's 48 % within 0-10 ms (Figure 4a), then beyond it to find where 1 ms would win.
 SUB_MS_SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.48, 0.6, 0.7, 0.8)
 LOCALITIES = (0.0, 0.5, 0.9, 0.99)
+#: The bursty family's grid: finer in locality, three shares of sub-millisecond idle periods.
+BURSTY_LOCALITIES = (0.0, 0.25, 0.47, 0.5, 0.75, 0.9, 0.99)
+BURSTY_SUB_MS_SHARES = (0.2, 0.5, 0.8)
 
 
-def mems_optimum(traces=None, plot=None, device=None, requests=3000) -> list[dict]:
-    """Where the least energy lies, per shutdown policy, on :func:`mobile_workload` as the share
-    of sub-millisecond idle periods and the locality vary: one row per (workload, shutdown) with
-    the best timeout, the energy and response at 0, 1 and 10 ms, and the energy terms at 0 ms and
-    at 1 ms (shutdowns, service = seeks and media, idle sweeping, inactive)."""
+def bursty_workload(requests=3000, sub_ms_share=0.5, locality=0.75, burst=16, block_bytes=4096, seed=4, device=None) -> Trace:
+    """Requests in bursts, as an application's reads and writes come: a burst holds a geometric
+    number of requests (``burst`` on average) whose idle periods are under 1 ms (``sub_ms_share``
+    of them) or 1-10 ms; between bursts the device rests 10 ms-5 s (log-uniform). Blocks as
+    :func:`mobile_workload` places them (``locality``: the chance a request continues where the
+    previous one ended). Replay it ``closed``."""
+    if not 0.0 <= sub_ms_share <= 1.0 or not 0.0 <= locality <= 1.0 or burst < 1:
+        raise IdlewiseError(f"bursty workload: sub_ms_share and locality lie in 0-1 and burst is at least 1, got "
+                            f"{sub_ms_share}, {locality}, {burst}")
+    rng = np.random.default_rng(seed)
+    blocks = _mems_device(device).mems_blocks // (block_bytes // 512) - 1
+    ends_burst = rng.random(requests) < 1.0 / burst
+    within = np.where(rng.random(requests) < sub_ms_share, rng.uniform(0.0, 1e-3, requests), rng.uniform(1e-3, 10e-3, requests))
+    gaps = np.where(ends_burst, np.exp(rng.uniform(np.log(10e-3), np.log(5.0), requests)), within)
+    gaps[0] = 0.0
+    start = rng.integers(0, blocks, requests)
+    sequential = rng.random(requests) < locality
+    block = np.empty(requests, dtype=np.int64)
+    at = int(start[0])
+    for i in range(requests):
+        at = at + 1 if (i > 0 and sequential[i] and at + 1 < blocks) else int(start[i])
+        block[i] = at
+    name = f"bursty(sub-ms {sub_ms_share:.0%}, locality {locality:.0%}, bursts of {burst})"
+    return Trace.from_arrays(np.cumsum(gaps), np.full(requests, block_bytes), op=(rng.random(requests) < 1 / 3).astype(np.int8),
+                             offset_bytes=block * block_bytes, name=name)
+
+
+def mems_optimum(traces=None, plot=None, device=None, requests=3000, family="mobile") -> list[dict]:
+    """Where the least energy lies, per shutdown policy, on :func:`mobile_workload` (``family``
+    "mobile") or :func:`bursty_workload` ("bursty") as the share of sub-millisecond idle periods
+    and the locality vary: one row per (workload, shutdown) with the best timeout, the energy and
+    response at 0, 1 and 10 ms, and the energy terms at 0 ms and at 1 ms (shutdowns, service =
+    seeks and media, idle sweeping, inactive)."""
+    if family not in ("mobile", "bursty"):
+        raise IdlewiseError(f"family must be 'mobile' or 'bursty', got {family!r}")
     base = _mems_device(device)
     out = []
-    for locality in LOCALITIES:
-        for share in SUB_MS_SHARES:
-            trace = mobile_workload(requests, share, locality)
+    localities, shares = (LOCALITIES, SUB_MS_SHARES) if family == "mobile" else (BURSTY_LOCALITIES, BURSTY_SUB_MS_SHARES)
+    for locality in localities:
+        for share in shares:
+            trace = (mobile_workload if family == "mobile" else bursty_workload)(requests, share, locality)
             rows = _timeout_rows(trace, base, replay="closed")
             for shutdown in SHUTDOWNS:
                 mine = {round(r["timeout_s"] * 1e3): r for r in rows if r["shutdown"] == shutdown}
                 best = min(mine.values(), key=lambda r: r["energy_j"])
-                row = {"sub_ms_share": share, "locality": locality, "shutdown": shutdown, "requests": requests,
+                row = {"family": family, "sub_ms_share": share, "locality": locality, "shutdown": shutdown, "requests": requests,
                        "best_timeout_ms": round(best["timeout_s"] * 1e3), "least_energy_j": best["energy_j"]}
                 for ms in (0, 1, 10, 50):
                     row[f"energy_{ms}ms_j"] = mine[ms]["energy_j"]
