@@ -181,3 +181,34 @@ def test_every_claim_has_a_rule_the_page_states_and_the_summary_counts_every_row
         line = next(line for line in summary.splitlines() if line.startswith(f"| {claims_of[0].seed} |"))
         counts = [int(x) for x in line.strip("|").split("|")[1:]]
         assert counts[0] == len(claims_of) == sum(counts[1:])
+
+
+# --- numbers in the pages' sentences -----------------------------------------------------------
+
+import prose_numbers  # noqa: E402
+
+
+def test_a_number_in_a_sentence_must_be_generated_checked_or_an_input():
+    page = ("Intro.\n\nOurs saves 12.5 % of the energy (<!-- n:k.saving -->12.5 %<!-- /n -->), at 910 ms; the seed's 820 ms.\n\n"
+            "<!-- check-docs: t -->\n| 910 ms |\n<!-- /check-docs -->\n\n```\n99 ms in code\n```\n| 77 ms in a table |\n")
+    generated = "| 910 ms |"
+    _, failures, counts = prose_numbers.check("p.md", page, generated, {"820 ms"}, {"k.saving": "12.5 %"}, False)
+    # "12.5 %" outside the marker is a copy: only the marker's is generated.
+    assert [f for f in failures] == ["p.md:3: '12.5 %' in a sentence is neither generated, nor in a generated table, nor a declared input"]
+    assert counts == {"generated": 1, "checked": 1, "inputs": 1}
+
+
+def test_a_stale_marker_fails_and_is_rewritten():
+    page = "It saves <!-- n:k.saving -->12.5 %<!-- /n --> here.\n"
+    new, failures, _ = prose_numbers.check("p.md", page, "", set(), {"k.saving": "13.1 %"}, True)
+    assert failures == ["p.md: n:k.saving says '12.5 %', the runs give '13.1 %'"]
+    assert new == "It saves <!-- n:k.saving -->13.1 %<!-- /n --> here.\n"
+    _, failures, _ = prose_numbers.check("p.md", "<!-- n:unknown -->1 %<!-- /n -->\n", "", set(), {}, False)
+    assert failures == ["p.md: marker n:unknown is not computed by tools/claims.py's prose()"]
+
+
+def test_the_pages_markers_follow_the_runs():
+    # A number the runs no longer give changes a sentence: the headroom of §5.3.
+    data = changed(lambda d: [r.update(energy_j=r["energy_lower_bound_j"] * 1.5) for r in d["knob"] if r["knob"] == 50])
+    data.setdefault("mems_mobile", [])
+    assert claims.prose(data)["s000.headroom"] == "50.0 % (mail) and 50.0 % (web)"
