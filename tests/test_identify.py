@@ -80,7 +80,7 @@ def test_advice_without_a_disk_name_never_guesses_one():
     from idlewise.advisor import advise
 
     advice = advise(trace, "hitachi-travelstar-5k320", progress=False)
-    assert advice["commands"][0] == "hdparm -S 1 /dev/DISK" and "-a DISK" in advice["commands"][1]
+    assert advice["commands"][0]["command"] == "hdparm -S 1 /dev/DISK" and "-a DISK" in advice["commands"][1]["command"]
     assert any("does not name its disk" in w for w in advice["warnings"])
 
 
@@ -138,18 +138,25 @@ def test_the_advice_says_how_to_make_it_last_and_what_undoes_it(capsys, tmp_path
     advice = json.loads(capsys.readouterr().out)
     value = advice["hdparm_S"]
     assert advice["advised"] and value
-    assert any(f"spindown_time = {value}" in line and "/etc/hdparm.conf" in line for line in advice["persist"])
-    assert any(f'KERNEL=="sdb", RUN+="/usr/sbin/hdparm -S {value} /dev/%k"' in line for line in advice["persist"])
-    assert any("-n standby" in line for line in advice["defeated_by"]) and any("hdparm -B /dev/sdb" in line for line in advice["defeated_by"])
+    assert any(f"spindown_time = {value}" in step["command"] and "/etc/hdparm.conf" in step["what"] for step in advice["persist"])
+    assert any(f'KERNEL=="sdb", RUN+="/usr/sbin/hdparm -S {value} /dev/%k"' in step["command"] for step in advice["persist"])
+    assert any("-n standby" in step["what"] for step in advice["defeated_by"]) and any(step["command"] == "hdparm -B 127 /dev/sdb" for step in advice["defeated_by"])
     assert main(["advise", str(trace), "--disk", "sdb", "--device", "hitachi-travelstar-5k320"]) == 0
     out = capsys.readouterr().out
     assert "make it last" in out and "what commonly undoes it" in out and f"spindown_time = {value}" in out
 
 
-def test_nvme_advice_for_a_disk_that_is_not_an_nvme_namespace_names_no_controller(capsys):
-    build_vm = str(TRACES / "diskstats" / "build-vm.diskstats")
-    assert main(["advise", build_vm, "--stream", "vda", "--device", "samsung-pm981-1tb", "--json"]) == 0
+def test_nvme_advice_for_a_disk_that_is_not_an_nvme_namespace_names_no_controller(capsys, tmp_path):
+    # The build VM's recording with its disk called sdb (a SATA name, not an emulation's).
+    recording = tmp_path / "sdb.diskstats"
+    recording.write_text((TRACES / "diskstats" / "build-vm.diskstats").read_text().replace(" vda ", " sdb "))
+    assert main(["advise", str(recording), "--stream", "sdb", "--device", "samsung-pm981-1tb", "--json"]) == 0
     advice = json.loads(capsys.readouterr().out)
     assert advice["advised"] and advice["commands"] and advice["persist"]
-    assert not any("nvme0" in c for c in advice["commands"] + advice["persist"]), advice["commands"]
-    assert any("vda, which is not an NVMe namespace" in w for w in advice["warnings"])
+    assert not any("nvme0" in (c["command"] or "") + c["what"] for c in advice["commands"] + advice["persist"]), advice["commands"]
+    assert any("sdb, which is not an NVMe namespace" in w for w in advice["warnings"])
+    # Named vda, the recording's own name, it is a virtio disk: no command at all.
+    assert main(["advise", str(TRACES / "diskstats" / "build-vm.diskstats"), "--stream", "vda", "--device", "samsung-pm981-1tb",
+                 "--json"]) == 0
+    virtio = json.loads(capsys.readouterr().out)
+    assert virtio["emulated"] and virtio["commands"] == [] and virtio["persist"] == []

@@ -12,6 +12,7 @@ import time
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from screens import last_message
 
 import idlewise
 from idlewise import _core
@@ -95,7 +96,7 @@ def test_an_interrupted_sweep_exits_cleanly_and_writes_nothing_that_looks_comple
         if p.returncode == 0:  # it finished before the signal came
             assert left == ["runs.parquet"] and pq.read_table(out).num_rows == 600
             continue
-        last = err.strip().splitlines()[-1]
+        last = last_message(err)
         if last == "idlewise: interrupted":
             # The signal came before the sweep began (a machine under load can take longer than
             # the delay to start: seen at 0.5 s beside a test campaign on both cores): nothing

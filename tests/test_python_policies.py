@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from screens import last_message
 
 import idlewise
 from idlewise import IdlewiseError, Policy, PolicyError
@@ -287,7 +288,7 @@ def test_the_command_line_shows_the_policy_s_own_traceback(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert f'File "{policy}", line 5, in plan' in err and "ZeroDivisionError: division by zero" in err
-    assert err.rstrip().splitlines()[-1].startswith("idlewise: error: ") and "policy 'boom' failed in plan()" in err
+    assert last_message(err).startswith("idlewise: error: ") and "policy 'boom' failed in plan()" in err
     assert "idlewise/" not in err.replace(str(policy), "")  # no frame of idlewise's own
 
 

@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from screens import last_message
 
 import idlewise
 from conftest import DISKSIM
@@ -25,7 +26,7 @@ def _error(argv, capsys) -> str:
     err = capsys.readouterr().err
     assert code == 2, err
     assert "Traceback" not in err
-    return err.strip().splitlines()[-1]
+    return last_message(err)
 
 
 class _no_raise:

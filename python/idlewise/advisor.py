@@ -110,11 +110,17 @@ class Limits:
     max_added_delay_s: Optional[float] = None
     #: Price of a kWh, for the money saved.
     price_per_kwh: Optional[float] = 0.30
+    #: The currency of the price (a code or a sign: EUR, USD, £), said with every sum of money.
+    currency: str = "EUR"
     #: A best saving smaller than this share of the always-on energy is not worth the wear.
     min_saving_fraction: float = 0.01
 
     def check(self) -> None:
         for name, value in asdict(self).items():
+            if name == "currency":
+                if not isinstance(value, str) or not value.strip() or len(value) > 8 or any(c.isspace() for c in value):
+                    raise IdlewiseError(f"currency: expected a code or sign such as EUR, USD or £, got {value!r}")
+                continue
             if value is not None and not (math.isfinite(value) and value >= 0):
                 raise IdlewiseError(f"{name.replace('_', '-')}: expected a non-negative number, got {value!r}")
         if self.lifetime_years == 0:
@@ -190,13 +196,13 @@ def _breaks(figures: dict, limits: Limits, budgets) -> list[str]:
     """Which limits a candidate breaks, in words."""
     broken = []
     if limits.max_wakeups_per_day is not None and figures["wakeups_per_day"] > limits.max_wakeups_per_day:
-        broken.append(f"{figures['wakeups_per_day']:.1f} wake-ups a day > {limits.max_wakeups_per_day:g}")
+        broken.append(f"{figures['wakeups_per_day']:,.1f} wake-ups a day > {limits.max_wakeups_per_day:,g}")
     for kind, rated, figure, budget in budgets:
         if figures[figure] > budget:
-            broken.append(f"{figures[figure]:.1f} {kind} cycles a day > {budget:.1f} "
+            broken.append(f"{figures[figure]:,.1f} {kind} cycles a day > {budget:,.1f} "
                           f"({rated:,.0f} rated over {limits.lifetime_years:g} years)")
     if limits.max_delayed_per_hour is not None and figures["delayed_requests_per_hour"] > limits.max_delayed_per_hour:
-        broken.append(f"{figures['delayed_requests_per_hour']:.2f} delayed requests an hour > {limits.max_delayed_per_hour:g}")
+        broken.append(f"{figures['delayed_requests_per_hour']:,.2f} delayed requests an hour > {limits.max_delayed_per_hour:,g}")
     if limits.max_added_delay_s is not None and figures["mean_added_delay_s"] > limits.max_added_delay_s:
         broken.append(f"{figures['mean_added_delay_s']:.3g} s added per delayed request > {limits.max_added_delay_s:g} s")
     return broken
@@ -361,6 +367,13 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
                         f"drive {device.name} stands for; name its controller in place of nvmeX")
     if disk == "DISK":
         warnings.append("the trace does not name its disk: the commands say /dev/DISK; name it with --disk (sda, nvme0n1)")
+    from .identify import virtual_by_name
+
+    emulated = virtual_by_name(disk)
+    if emulated:
+        warnings.append(f"{disk} is {emulated}: hdparm and hd-idle reach the hypervisor's emulation, not a drive, so no "
+                        f"command is given; the figures say what a {device.name} would do on this workload, and spinning "
+                        "disks down is the host's to decide (record and advise there)")
     if recorded_s < RECOMMENDED_RECORDING_S:
         # Every yearly figure is this recording repeated: a short one misses the nightly backup,
         # the weekly scrub, the idle weekend.
@@ -390,10 +403,12 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
                 f'DISK_SPINDOWN_TIMEOUT_ON_BAT="{best["hdparm_S"]}"') if best and best.get("hdparm_S") else None,
         "ps_max_latency_us": best.get("ps_max_latency_us") if best else None,
         "devslp_idle_timeout_ms": best.get("devslp_idle_timeout_ms") if best else None,
-        "commands": _commands(best, disk) if advised else _keep_ready_commands(device, disk),
-        # How to make it last, and what commonly undoes it.
-        "persist": _lasting(best, device, disk)[0] if advised else [],
-        "defeated_by": _lasting(best, device, disk)[1] if advised else [],
+        # Why the disk is an emulation no command reaches, where it is one (vda, xvdb).
+        "emulated": emulated,
+        "commands": [] if emulated else _commands(best, disk) if advised else _keep_ready_commands(device, disk),
+        # How to make it last, and what commonly undoes it (steps: what, and its command apart).
+        "persist": _lasting(best, device, disk)[0] if advised and not emulated else [],
+        "defeated_by": _lasting(best, device, disk)[1] if advised and not emulated else [],
         "always_on_kwh_per_year": always_on_j_per_year / JOULES_PER_KWH,
         "oracle_kwh_saved_per_year": (reference["energy_j"] - oracle["energy_j"]) * SECONDS_PER_YEAR / seconds / JOULES_PER_KWH,
         "rated_start_stop_cycles": device.start_stop_cycles,
@@ -426,10 +441,10 @@ def _verdict(best, rows, always_on_j_per_year, limits: Limits, device) -> tuple[
     share = best["energy_j_saved_per_year"] / always_on_j_per_year if always_on_j_per_year else 0.0
     if share < limits.min_saving_fraction:
         return (f"{stop} is not advised: the best setting within the limits ({best['policy']}) saves only "
-                f"{best['kwh_saved_per_year']:.2f} kWh a year, {share:.1%} of the always-on energy, less than the "
-                f"{limits.min_saving_fraction:.0%} that pays for its {best['wakeups_per_day']:.1f} wake-ups a day"), False
-    return (f"{best['policy']} saves {best['kwh_saved_per_year']:.2f} kWh a year ({share:.0%}) at "
-            f"{best['wakeups_per_day']:.1f} wake-ups a day"), True
+                f"{best['kwh_saved_per_year']:,.2f} kWh a year, {share:.1%} of the always-on energy, less than the "
+                f"{limits.min_saving_fraction:.0%} that pays for its {best['wakeups_per_day']:,.1f} wake-ups a day"), False
+    return (f"{best['policy']} saves {best['kwh_saved_per_year']:,.2f} kWh a year ({share:.0%}) at "
+            f"{best['wakeups_per_day']:,.1f} wake-ups a day"), True
 
 
 def _nvme_controller(disk: str) -> str:
@@ -439,72 +454,84 @@ def _nvme_controller(disk: str) -> str:
     return match.group(0) if match else "nvmeX"
 
 
-def _lasting(best, device, disk: str) -> tuple[list[str], list[str]]:
+def _step(what: str, command: Optional[str] = None) -> dict:
+    """One thing to do or know: ``what`` in words, and the ``command`` (a line to type or put
+    in a file) where there is one, kept whole."""
+    return {"what": what, "command": command}
+
+
+def _lasting(best, device, disk: str) -> tuple[list[dict], list[dict]]:
     """How to make the advised setting survive a reboot (and a drive's own power cycle, which
     forgets hdparm -S), and what commonly defeats it: the files each tool reads, as the Debian
-    and Fedora packages install them."""
+    and Fedora packages install them. Each a step: what, and the command or line, apart."""
     if not best:
         return [], []
     if best.get("hdparm_S"):
         value = best["hdparm_S"]
-        return ([f"/etc/hdparm.conf (Debian, Ubuntu; applied at boot and on hot-plug): /dev/disk/by-id/<{disk}'s id> {{ spindown_time = {value} }}"
-                 f" (ls -l /dev/disk/by-id | grep {disk}$: sdX names can change between boots)",
-                 f'any distribution, a udev rule in /etc/udev/rules.d/69-spindown.rules: ACTION=="add|change", SUBSYSTEM=="block", '
-                 f'KERNEL=="{disk}", RUN+="/usr/sbin/hdparm -S {value} /dev/%k"',
-                 f'or hd-idle as a service: HD_IDLE_OPTS="{hd_idle_args(disk, best["timeout_s"])}" in /etc/default/hd-idle '
-                 "(Debian's package; START_HD_IDLE=true), then systemctl enable --now hd-idle"],
-                [f"APM: levels 128-254 do not permit spin-down (hdparm(8)); check hdparm -B /dev/{disk} and, if it is "
-                 "128 or more, add apm = 127 to the hdparm.conf stanza (hdparm -B 127)",
-                 "smartd: its checks (every 30 min by default) wake a disk in standby unless /etc/smartd.conf says -n standby "
-                 f"on the line for /dev/{disk} (or on DEVICESCAN)",
-                 "anything else that polls the disk: monitoring agents running smartctl or hddtemp, udisks2, updatedb, a "
-                 "file system mounted without noatime read by a backup or indexer"])
+        return ([_step(f"Debian, Ubuntu: in /etc/hdparm.conf (applied at boot and on hot-plug), naming the disk by its "
+                       f"/dev/disk/by-id link (ls -l /dev/disk/by-id | grep {disk}$), since sdX names can change between boots",
+                       f"/dev/disk/by-id/<{disk}'s id> {{ spindown_time = {value} }}"),
+                 _step("any distribution: a udev rule in /etc/udev/rules.d/69-spindown.rules",
+                       f'ACTION=="add|change", SUBSYSTEM=="block", KERNEL=="{disk}", RUN+="/usr/sbin/hdparm -S {value} /dev/%k"'),
+                 _step("or hd-idle as a service: in /etc/default/hd-idle (Debian's package; START_HD_IDLE=true), then "
+                       "systemctl enable --now hd-idle", f'HD_IDLE_OPTS="{hd_idle_args(disk, best["timeout_s"])}"')],
+                [_step("APM: levels 128-254 do not permit spin-down (hdparm(8)); if hdparm -B says 128 or more, add "
+                       "apm = 127 to the hdparm.conf stanza, or now:", f"hdparm -B 127 /dev/{disk}"),
+                 _step("smartd: its checks (every 30 min by default) wake a disk in standby unless /etc/smartd.conf says "
+                       f"-n standby on the line for /dev/{disk} (or on DEVICESCAN)"),
+                 _step("anything else that polls the disk: monitoring agents running smartctl or hddtemp, udisks2, updatedb, "
+                       "a file system mounted without noatime read by a backup or indexer")])
     if best.get("devslp_idle_timeout_ms") is not None:
         n = best["devslp_idle_timeout_ms"]
-        return ([f"/etc/modprobe.d/libahci.conf: options libahci devslp_idle_timeout={n} (then update-initramfs -u, or "
-                 "dracut -f, where libahci loads from the initramfs)",
-                 'a udev rule for the link: ACTION=="add", SUBSYSTEM=="scsi_host", KERNEL=="host*", '
-                 'ATTR{link_power_management_policy}="min_power"'],
-                ["a BIOS with DEVSLP or aggressive link power management disabled; a controller without DEVSLP "
-                 "(dmesg | grep -i devslp); power-profiles-daemon or TLP writing another link policy"])
+        return ([_step("in /etc/modprobe.d/libahci.conf (then update-initramfs -u, or dracut -f, where libahci loads from "
+                       "the initramfs)", f"options libahci devslp_idle_timeout={n}"),
+                 _step("a udev rule for the link",
+                       'ACTION=="add", SUBSYSTEM=="scsi_host", KERNEL=="host*", ATTR{link_power_management_policy}="min_power"')],
+                [_step("a BIOS with DEVSLP or aggressive link power management disabled; a controller without DEVSLP "
+                       "(dmesg | grep -i devslp); power-profiles-daemon or TLP writing another link policy")])
     if best.get("ps_max_latency_us") is not None:
         n = best["ps_max_latency_us"]
         controller = _nvme_controller(disk)
-        return ([f"/etc/modprobe.d/nvme.conf: options nvme_core default_ps_max_latency_us={n} (where nvme_core is a "
-                 f"module), or GRUB_CMDLINE_LINUX_DEFAULT=\"... nvme_core.default_ps_max_latency_us={n}\" in "
-                 "/etc/default/grub, then update-grub (grub2-mkconfig on Fedora)",
-                 f"check after a reboot: nvme get-feature /dev/{controller} -f 0x0c -H (APST enabled, its table)"],
-                ["the kernel's quirk list turns APST off for drives known to fail with it (dmesg | grep -i apst); a BIOS "
-                 "that leaves APST off; a latency tolerance of 0 set by another tool (TLP's NVMe settings)"])
+        return ([_step("where nvme_core is a module, in /etc/modprobe.d/nvme.conf", f"options nvme_core default_ps_max_latency_us={n}"),
+                 _step("else on the kernel command line: in /etc/default/grub, then update-grub (grub2-mkconfig on Fedora)",
+                       f'GRUB_CMDLINE_LINUX_DEFAULT="... nvme_core.default_ps_max_latency_us={n}"'),
+                 _step("check after a reboot (APST enabled, its table)", f"nvme get-feature /dev/{controller} -f 0x0c -H")],
+                [_step("the kernel's quirk list turns APST off for drives known to fail with it (dmesg | grep -i apst); a "
+                       "BIOS that leaves APST off; a latency tolerance of 0 set by another tool (TLP's NVMe settings)")])
     return [], []
 
 
-def _keep_ready_commands(device, disk: str) -> list[str]:
+def _keep_ready_commands(device, disk: str) -> list[dict]:
     """Where spinning down is not advised: the settings that keep the disk ready, naming it (the
     text and the JSON give the same)."""
     if device.kind != "disk":
         return []
-    return [f"hdparm -S 0 /dev/{disk}", f"hd-idle -i 0 (or leave {disk} out of its -a list)"]
+    return [_step("now, with hdparm", f"hdparm -S 0 /dev/{disk}"),
+            _step(f"with hd-idle: no -i for {disk}, or leave it out of its -a list", "hd-idle -i 0")]
 
 
-def _commands(best, disk: str) -> list[str]:
+def _commands(best, disk: str) -> list[dict]:
+    """How to apply the advised setting: what each way is, and its command, apart."""
     if not best:
         return []
     if best.get("hdparm_S"):
-        return [f"hdparm -S {best['hdparm_S']} /dev/{disk}",
-                f"hd-idle {hd_idle_args(disk, best['timeout_s'])}",
-                f'TLP: DISK_DEVICES="{disk}" DISK_SPINDOWN_TIMEOUT_ON_AC="{best["hdparm_S"]}" '
-                f'DISK_SPINDOWN_TIMEOUT_ON_BAT="{best["hdparm_S"]}"']
+        value = best["hdparm_S"]
+        return [_step("now, with hdparm", f"hdparm -S {value} /dev/{disk}"),
+                _step("or with hd-idle", f"hd-idle {hd_idle_args(disk, best['timeout_s'])}"),
+                _step("or with TLP, in /etc/tlp.conf",
+                      f'DISK_DEVICES="{disk}" DISK_SPINDOWN_TIMEOUT_ON_AC="{value}" DISK_SPINDOWN_TIMEOUT_ON_BAT="{value}"')]
     if best.get("devslp_idle_timeout_ms") is not None:
         n = best["devslp_idle_timeout_ms"]
-        return [f"kernel command line: libahci.devslp_idle_timeout={n} (and link power management min_power)",
-                f"now: echo {n} | sudo tee /sys/module/libahci/parameters/devslp_idle_timeout, then "
-                "echo min_power | sudo tee /sys/class/scsi_host/host*/link_power_management_policy",
-                'TLP: SATA_LINKPWR_ON_AC="min_power" SATA_LINKPWR_ON_BAT="min_power" (the idle timeout stays the module\'s)']
+        return [_step("on the kernel command line (with link power management min_power)", f"libahci.devslp_idle_timeout={n}"),
+                _step("now: the module's timeout, then the links' policy",
+                      f"echo {n} | sudo tee /sys/module/libahci/parameters/devslp_idle_timeout"),
+                _step("", "echo min_power | sudo tee /sys/class/scsi_host/host*/link_power_management_policy"),
+                _step("or with TLP, in /etc/tlp.conf (the idle timeout stays the module's)",
+                      'SATA_LINKPWR_ON_AC="min_power" SATA_LINKPWR_ON_BAT="min_power"')]
     if best.get("ps_max_latency_us") is not None:
         n = best["ps_max_latency_us"]
-        return [f"kernel command line: nvme_core.default_ps_max_latency_us={n}",
-                f"now, for one drive: echo {n} | sudo tee /sys/class/nvme/{_nvme_controller(disk)}/power/pm_qos_latency_tolerance_us"]
+        return [_step("on the kernel command line", f"nvme_core.default_ps_max_latency_us={n}"),
+                _step("now, for one drive", f"echo {n} | sudo tee /sys/class/nvme/{_nvme_controller(disk)}/power/pm_qos_latency_tolerance_us")]
     return []
 
 

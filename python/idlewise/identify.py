@@ -179,15 +179,21 @@ VIRTUAL_MODELS = ("QEMU HARDDISK", "QEMU DVD", "VBOX HARDDISK", "VIRTUAL DISK", 
                   "XEN VBD")
 
 
+def virtual_by_name(disk: str) -> Optional[str]:
+    """Why a disk is a hypervisor's paravirtual disk by its name alone (vda, xvdb), or None: what
+    a recording made elsewhere says of its disk."""
+    return "a paravirtual disk (virtio or Xen)" if re.fullmatch(r"(vd|xvd)[a-z]+", disk or "") else None
+
+
 def _virtual(disk: str, model: str, device_path: str) -> Optional[str]:
     """Why ``disk`` is a hypervisor's emulation rather than a drive, or None: a virtio or Xen
     paravirtual disk (its name, or virtio in its sysfs path), or an emulated model. Its
     ``rotational`` flag says nothing of a spindle (virtio reports 1)."""
-    if re.fullmatch(r"(vd|xvd)[a-z]+", disk) or "/virtio" in device_path:
+    if virtual_by_name(disk) or "/virtio" in device_path:
         return "a paravirtual disk (virtio or Xen)"
     upper = " ".join(model.split()).upper()
     hit = next((m for m in VIRTUAL_MODELS if m in upper), None)
     return f"a hypervisor's emulated disk (model '{model.strip()}')" if hit else None
 
 
-__all__ = ["Identified", "PROCFS_ENV", "SYSFS_ENV", "identify", "system_roles"]
+__all__ = ["Identified", "PROCFS_ENV", "SYSFS_ENV", "identify", "system_roles", "virtual_by_name"]

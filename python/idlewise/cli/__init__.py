@@ -29,6 +29,7 @@ from ..traces.formats import FORMATS
 from ._common import DEMO_DEVICE, DEMO_POLICIES, _fmt_time, results_table  # noqa: F401 - re-exported for scripts and tests
 from ..arguments import THREADS_MAX, VOLUME_PARTS_MAX
 from ..output import FIGURE_SUFFIXES
+from ._help import HelpFormatter, listed, parser_class
 from ._options import _count, _seed, _watts, _seconds, _response_option, _stream_key, _stream_option, _wide_option, _trace_options
 
 
@@ -82,9 +83,11 @@ class _Commands:
 def build_parser(running: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser; with ``running``, only that command's arguments are built (the
     others are listed by name and help)."""
-    parser = argparse.ArgumentParser(prog="idlewise", description="Replay I/O traces against power-managed devices and policies.")
+    parser = argparse.ArgumentParser(prog="idlewise", description="Replay I/O traces against power-managed devices and policies.",
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version", version=f"idlewise {__version__}")
-    sub = _Commands(parser.add_subparsers(dest="command", required=True), running)
+    sub = _Commands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=parser_class(),
+                                          title="commands (idlewise COMMAND --help for each)"), running)
 
     demo = sub.add_parser("demo", help="replay the bundled hplajw week on a catalog laptop disk under several policies")
     demo.add_argument("--device", default=DEMO_DEVICE, help=f"catalog name or TOML path (default {DEMO_DEVICE})")
@@ -169,7 +172,9 @@ def build_parser(running: str | None = None) -> argparse.ArgumentParser:
     hy.add_argument("--policy", help="the disk's spin-down policy (default experts, as seed 003)")
     hy.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power (policies that weigh delay)")
     hy.add_argument("--initial-mode", default=None, metavar="MODE", help="the disk's mode at the first request (default: ready)")
-    hy.add_argument("--replay", choices=("open", "closed", "sync"), default="open")
+    hy.add_argument("--replay", choices=("open", "closed", "sync"), default="open",
+                    help="open: requests at their trace times; closed: each its trace gap after the previous completes; "
+                         "sync: the later of the two (seed 001)")
     _response_option(hy)
     hy.add_argument("--tail", type=_seconds, default=0.0, metavar="DURATION", help="run on this long after the last request")
     hy.add_argument("--transition-seed", type=int, metavar="N", help="draw varying wake-up times from seed N")
@@ -179,19 +184,19 @@ def build_parser(running: str | None = None) -> argparse.ArgumentParser:
     hy.set_defaults(func=cmd_hybrid)
 
     tr = sub.add_parser("trace", help="convert traces and look at workloads")
-    trsub = tr.add_subparsers(dest="trace_command", required=True)
+    trsub = tr.add_subparsers(dest="trace_command", required=True, metavar="SUBCOMMAND", title="what to do")
     conv = trsub.add_parser("convert", help="convert a trace to Parquet, the native format")
-    conv.add_argument("input")
+    conv.add_argument("input", help="the trace file (any format idlewise reads; - for standard input)")
     conv.add_argument("output", help="OUT.parquet")
     _trace_options(conv, stream=False)
     conv.set_defaults(func=cmd_trace_convert)
     st = trsub.add_parser("stats", help="request mix, sizes and the idle-gap distribution")
-    st.add_argument("trace")
+    st.add_argument("trace", help="the trace file (any format idlewise reads; - for standard input)")
     st.add_argument("--device", help="catalog name or TOML path: gaps as that device sees them, and its break-even shares")
     _trace_options(st)
     st.add_argument("--transform", metavar="T", help="workload transform first")
     st.add_argument("--plot", metavar="FILE", help="draw the idle-gap histogram (PNG, PDF or SVG)")
-    st.add_argument("--json", action="store_true")
+    st.add_argument("--json", action="store_true", help="print the statistics as JSON")
     st.set_defaults(func=cmd_trace_stats)
     fm = trsub.add_parser("formats", help="list the trace formats idlewise reads")
     fm.set_defaults(func=cmd_trace_formats)
@@ -202,12 +207,13 @@ def build_parser(running: str | None = None) -> argparse.ArgumentParser:
     sw.add_argument("--policy", action="append", required=True, help="spec, with at most one range START..STOP/STEP, "
                     "e.g. timeout:0s..60s/2s or stpm:knob=0..100/10 (repeatable)")
     sw.add_argument("--transform", action="append", help="workload transform (repeatable; each is a separate set of runs; 'none' = as is)")
-    sw.add_argument("--format", default="auto", choices=("auto",) + FORMATS)
+    sw.add_argument("--format", default="auto", choices=("auto",) + FORMATS, metavar="FORMAT",
+                    help=f"the traces' format: {listed(('auto',) + FORMATS)} (default auto: recognised from the content)")
     _stream_option(sw)
     sw.add_argument("--chunks", action="store_true",
                     help="accepted for older scripts and ignored: each trace is replayed as it is read, every policy on the one "
                          "pass, wherever its format and the transform allow")
-    sw.add_argument("--base-power", type=_watts, default=0.0, metavar="W")
+    sw.add_argument("--base-power", type=_watts, default=0.0, metavar="W", help="platform base power added to system energy")
     _response_option(sw)
     sw.add_argument("--jobs", type=_count(THREADS_MAX), help=f"threads on this machine, 1 to {THREADS_MAX:,} (default: all cores)")
     sw.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on an existing Dask cluster instead")
@@ -217,12 +223,12 @@ def build_parser(running: str | None = None) -> argparse.ArgumentParser:
                          f"(thousands of volumes under many policies), at most {VOLUME_PARTS_MAX:,}. Same rows either way")
     sw.add_argument("--out", metavar="FILE", help="write one row per run to FILE.parquet or FILE.csv")
     sw.add_argument("--plot", metavar="FILE", help="draw energy against mean response, normalised to always-on")
-    sw.add_argument("--json", action="store_true")
+    sw.add_argument("--json", action="store_true", help="print a JSON list, one object per run")
     _wide_option(sw)
     sw.set_defaults(func=cmd_sweep)
 
     wl = sub.add_parser("workload", help="write an application trace: a mail session or a web stream (seed 000)")
-    wl.add_argument("kind", choices=("mail", "web"))
+    wl.add_argument("kind", choices=("mail", "web"), help="mail: a reader's session; web: one host's requests from a web server's log")
     wl.add_argument("--seed", type=_seed, default=0, help="random seed, 0 to 2^64 - 1 (sizes and think times for mail; the cached half for web)")
     wl.add_argument("--log", help="web: the NASA access log (TSV)")
     wl.add_argument("--all-cached", action="store_true", help="web: every object in the disk cache at the start")
@@ -233,22 +239,25 @@ def build_parser(running: str | None = None) -> argparse.ArgumentParser:
     ca.add_argument("workload", help="application trace CSV (time_s,object,size_bytes,op,cached)")
     ca.add_argument("--storage", default="hitachi-microdrive-1gb", help="catalog name or TOML path")
     ca.add_argument("--network", default="cisco-350", help="catalog name or TOML path")
-    ca.add_argument("--cache", choices=("adaptive", "static"), default="adaptive")
+    ca.add_argument("--cache", choices=("adaptive", "static"), default="adaptive",
+                    help="adaptive: seed 000's energy-aware choice per read; static: cached data always from the disk")
     ca.add_argument("--knob", type=float, default=50.0, help="0 = energy ... 100 = performance (default 50)")
-    ca.add_argument("--no-ghost-hints", action="store_true")
+    ca.add_argument("--no-ghost-hints", action="store_true", help="the adaptive cache without ghost hints")
     ca.add_argument("--base-power", type=_watts, default=1.44, metavar="W", help="platform base power (default 1.44 W, the iPAQ)")
     ca.add_argument("--io-cpu-power", type=_watts, default=_core.SEED000_IO_CPU_POWER_W, metavar="W",
                     help=f"what the platform draws above its base power while a device serves (default "
                          f"{_core.SEED000_IO_CPU_POWER_W:g} W, fitted to seed 000's Figure 3)")
     ca.add_argument("--storage-policy", help="override (default: stpm at the knob; static: timeout:10s)")
     ca.add_argument("--network-policy", help="override (default: stpm at the knob; static: psm)")
-    ca.add_argument("--json", action="store_true")
+    ca.add_argument("--json", action="store_true", help="print the run as JSON")
     ca.set_defaults(func=cmd_cache)
 
     ex = sub.add_parser("experiment", help="the seeds' experiments: static-vs-adaptive, static-baselines, knob, ghost-hints, ghost-hint-conditions (000), arm-power, purple-timeouts (001), "
                                            "swap-cost, swap-reshaping (002), nvcache-flushing (003), mems-timeout, mems-shutdown, mems-optimum (004)")
-    ex.add_argument("name", choices=("static-vs-adaptive", "static-baselines", "knob", "ghost-hints", "ghost-hint-conditions", "arm-power", "purple-timeouts", "swap-cost", "swap-reshaping",
-                                     "nvcache-flushing", "mems-timeout", "mems-shutdown", "mems-optimum"))
+    ex.add_argument("name", metavar="EXPERIMENT", help="which: one of those listed above",
+                    choices=("static-vs-adaptive", "static-baselines", "knob", "ghost-hints", "ghost-hint-conditions", "arm-power",
+                             "purple-timeouts", "swap-cost", "swap-reshaping", "nvcache-flushing", "mems-timeout", "mems-shutdown",
+                             "mems-optimum"))
     ex.add_argument("traces", nargs="*", metavar="TRACE", help="trace files (mems-timeout)")
     ex.add_argument("--device", help="catalog name or TOML path (mems-timeout, mems-shutdown; default ibm-mems-seed004)")
     ex.add_argument("--probe-power", choices=("per-tip", "all-tips"),
@@ -256,15 +265,15 @@ def build_parser(running: str | None = None) -> argparse.ArgumentParser:
                          "(seed 004's 1 W); default: the device's")
     _trace_options(ex)
     ex.add_argument("--workload", action="append", help="application trace CSV (repeatable; seed 000's experiments)")
-    ex.add_argument("--plot", metavar="FILE")
-    ex.add_argument("--json", action="store_true")
+    ex.add_argument("--plot", metavar="FILE", help="draw the experiment's figure (PNG, PDF or SVG)")
+    ex.add_argument("--json", action="store_true", help="print the experiment's rows as JSON")
     ex.set_defaults(func=cmd_experiment)
 
     dev = sub.add_parser("devices", help="list catalog devices, or show one")
     dev.add_argument("name", nargs="?", help="catalog name or TOML path; or 'validate' followed by a device file")
     dev.add_argument("file", nargs="?", help=argparse.SUPPRESS)
     dev.add_argument("--toml", action="store_true", help="print the device's file, to start a new device from it")
-    dev.add_argument("--json", action="store_true")
+    dev.add_argument("--json", action="store_true", help="print the entries as JSON")
     dev.set_defaults(func=cmd_devices)
 
     rec = sub.add_parser("record", help="record /proc/diskstats snapshots of this machine's disks, for advise and simulate")
@@ -289,12 +298,13 @@ def build_parser(running: str | None = None) -> argparse.ArgumentParser:
     adv.add_argument("--max-delayed-per-hour", type=float, metavar="N", help="at most N requests an hour wait for a wake-up")
     adv.add_argument("--max-added-delay", type=_seconds, metavar="DURATION", help="at most this mean wait for a delayed request")
     adv.add_argument("--price-per-kwh", type=float, default=0.30, metavar="P", help="electricity price (default 0.30)")
+    adv.add_argument("--currency", default="EUR", metavar="CODE", help="the price's currency, said with every sum (default EUR)")
     adv.add_argument("--plot", metavar="FILE", help="draw energy against wake-ups a day (PNG, PDF or SVG)")
-    adv.add_argument("--json", action="store_true")
+    adv.add_argument("--json", action="store_true", help="print the advice as JSON (every setting tried, its figures and commands)")
     adv.set_defaults(func=cmd_advise)
 
     mg = sub.add_parser("manage", help="the power manager, live: run a policy on this machine's devices (dry run by default)")
-    mgsub = mg.add_subparsers(dest="manage_command", required=True)
+    mgsub = mg.add_subparsers(dest="manage_command", required=True, metavar="SUBCOMMAND", title="what to do")
     # The socket's default is the manager's runtime directory's, taken when the command runs:
     # building the parser does not import the power manager.
     socket_default = "/run/idlewise/manage.sock as root, else $XDG_RUNTIME_DIR/idlewise/manage.sock"
@@ -326,37 +336,38 @@ def build_parser(running: str | None = None) -> argparse.ArgumentParser:
     ms = mgsub.add_parser("status", help="each managed disk: mode, spin-ups, time since I/O, queue, energy so far")
     ms.add_argument("--socket", help=f"where the manager listens (default {socket_default})")
     ms.add_argument("--size", type=float, default=4096.0, metavar="BYTES", help="the access to price (default 4096)")
-    ms.add_argument("--json", action="store_true")
+    ms.add_argument("--json", action="store_true", help="print the state as JSON")
     ms.add_argument("--prometheus", action="store_true", help="Prometheus' text exposition format")
     ms.set_defaults(func=cmd_manage_status)
     mh = mgsub.add_parser("hint", help="a ghost hint: an application would have used DISK had it been ready")
     mh.add_argument("disk", help="a managed disk (its kernel name or the name it was given)")
     mh.add_argument("--size", type=float, default=4096.0, metavar="BYTES", help="the access it would have made (default 4096)")
     mh.add_argument("--socket", help=f"where the manager listens (default {socket_default})")
-    mh.add_argument("--json", action="store_true")
+    mh.add_argument("--json", action="store_true", help="print the manager's answer as JSON")
     mh.set_defaults(func=cmd_manage_hint)
     md = mgsub.add_parser("spin-down", help="spin DISK down now, once (a dry run unless --apply)")
     md.add_argument("disk", help="a kernel name (sdb), /dev path or /dev/disk/by-* link")
     md.add_argument("--apply", action="store_true", help="send the command (needs root)")
     md.add_argument("--force", action="store_true", help="act even on a virtual disk or one holding root or swap")
     md.add_argument("--device", default="auto", help="catalog name or TOML path of the model, or auto")
-    md.add_argument("--actuator", default="auto", choices=["auto", "ata", "scsi", "scsi-stop", "nvme"])
+    md.add_argument("--actuator", default="auto", choices=["auto", "ata", "scsi", "scsi-stop", "nvme"],
+                    help="how (default: from the device: hdparm -y, sg_start --pc=3, nvme)")
     md.set_defaults(func=cmd_manage_spin_down)
     mu = mgsub.add_parser("unit", help="print a hardened systemd service running the manager from a configuration")
     mu.add_argument("--config", default="/etc/idlewise/manage.toml", metavar="FILE", help="the configuration it runs")
     mu.set_defaults(func=cmd_manage_unit)
     mp = mgsub.add_parser("replay", help="the same loop over a diskstats recording, on a virtual clock")
     mp.add_argument("recording", help="a diskstats recording (idlewise record)")
-    mp.add_argument("--policy", required=True)
+    mp.add_argument("--policy", required=True, help="the live policy, as manage run takes it")
     mp.add_argument("--device", required=True, help="catalog name or TOML path of the model")
     mp.add_argument("--stream", "--disk", dest="stream", metavar="NAME", help="the disk of a recording of several")
     mp.add_argument("--log", metavar="FILE", help="write the decisions, one JSON line each (a file of its own, replaced)")
-    mp.add_argument("--knob", type=float, default=50.0)
+    mp.add_argument("--knob", type=float, default=50.0, help="weighs a ghost hint's time against its energy (0-100, default 50)")
     mp.add_argument("--quiet", action="store_true", help="no decisions on stdout")
     mp.set_defaults(func=cmd_manage_replay)
 
     pol = sub.add_parser("policies", help="list policies and their parameters")
-    pol.add_argument("--json", action="store_true")
+    pol.add_argument("--json", action="store_true", help="print the families as JSON")
     pol.set_defaults(func=cmd_policies)
     return parser
 
@@ -370,7 +381,9 @@ def _terminate(signum, frame):
 
 def _print_warning(message, category, filename, lineno, file=None, line=None):
     """A warning on the terminal is one line of idlewise's, not Python's with a source line."""
-    print(f"idlewise: warning: {message}", file=sys.stderr if file is None else file)
+    from ._common import say
+
+    say(f"warning: {message}", file=file)
 
 
 #: The longest error message shown: a message that quotes a file's line (a header of any length)
@@ -459,7 +472,9 @@ def main(argv: list[str] | None = None) -> int:
 
             cause = e.__cause__
             print("".join(traceback.format_exception(type(cause), cause, cause.__traceback__)).rstrip(), file=sys.stderr)
-        print(f"idlewise: error: {printable(str(e))}", file=sys.stderr)
+        from ._common import say
+
+        say(f"error: {printable(str(e))}")
         return 2
     except KeyboardInterrupt as e:
         # One line, what was finished, and the usual code: 130 for Ctrl-C, 143 for SIGTERM.

@@ -41,6 +41,34 @@ def _console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, width=int(columns) if columns.isdigit() and int(columns) >= 40 else 200)
 
 
+def stderr_width() -> int | None:
+    """The width lines to stderr wrap at: COLUMNS where set, the terminal's where it is one,
+    else none (a log keeps each line whole)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) >= 40:
+        return int(columns)
+    if sys.stderr.isatty():
+        import shutil
+
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def say(text: str, file=None) -> None:
+    """A line of idlewise's own on stderr (``idlewise: ...``), wrapped at spaces to the
+    terminal's width, continuations indented; a path or a name is never broken."""
+    import textwrap
+
+    stream = sys.stderr if file is None else file
+    line = f"idlewise: {text}"
+    width = stderr_width() if file is None else None
+    if width is None or len(line) <= width:
+        print(line, file=stream)
+        return
+    print("\n".join(textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)),
+          file=stream)
+
+
 def _working(what: str):
     """A spinner on a terminal's stderr while a step with no count of its own runs (nothing
     elsewhere)."""
@@ -118,6 +146,20 @@ def results_table(results: Results, title: str, wide: bool = False, keys: tuple 
                         more="--wide, or --json for every figure")
 
 
+def print_results_table(console: Console, results, title: str, wide: bool = False, keys: tuple = ()) -> None:
+    """A results table on ``console``: fitted to its width, or with ``wide`` every column, as
+    wide as the table is (the terminal then wraps what it cannot show; a pipe keeps it whole)."""
+    if not wide:
+        console.print(results_table(results, title, keys=keys, width=console.width))
+        return
+    from rich.measure import Measurement
+
+    table = results_table(results, title, wide=True, keys=keys, width=None)
+    natural = Measurement.get(console, console.options.update(width=100_000), table).maximum
+    Console(file=console.file, width=max(console.width, natural), force_terminal=console.is_terminal,
+            color_system=console.color_system, no_color=console.no_color).print(table)
+
+
 def fitted_table(title: str, keys: list, columns: list, drop_first, width: int | None, more: str = "--json for every figure",
                  caption: str | None = None) -> Table:
     """A table that fits ``width`` columns with nothing cut: ``keys`` (header, values), the
@@ -167,7 +209,7 @@ def _print_results(results: Results, args, title: str) -> None:
         shown, left_out = busiest_groups(rows, TERMINAL_ROWS_MAX)
         if left_out:
             title += f"\nthe {len(shown):,} rows of the busiest devices; {left_out:,} more are not shown (--json for every run)"
-        console.print(results_table(shown if left_out else results, title, wide=getattr(args, "wide", False), width=console.width))
+        print_results_table(console, shown if left_out else results, title, wide=getattr(args, "wide", False))
 
 
 def say_saturated(rows) -> None:
@@ -175,7 +217,7 @@ def say_saturated(rows) -> None:
     from ..results import saturation_notes
 
     for note in saturation_notes(rows):
-        print(f"idlewise: note: {note}", file=sys.stderr)
+        say(f"note: {note}")
 
 
 #: Rows a results table prints at most: a run of thousands of devices is read in its file or its
@@ -238,7 +280,7 @@ def _picked(args, trace) -> dict:
 
 def _report_read(trace, quiet: bool) -> None:
     if not quiet:
-        print(f"idlewise: {trace.read_report()}", file=sys.stderr)
+        say(trace.read_report())
 
 
 def _label_devices(records) -> str:
@@ -248,7 +290,8 @@ def _label_devices(records) -> str:
         r["policy"] = f"{device} {r['policy']}"
         if r.get("spec"):
             r["spec"] = f"{device} {r['spec']}"
-    return f", each of {len({r['stream'] for r in records}):,} devices as its own disk (policy column shows #device)"
+    devices = len({r["stream"] for r in records})
+    return f", each of its {devices:,} devices as its own disk (the policy column shows #device)"
 
 
 def _fmt_bytes(n) -> str:

@@ -73,7 +73,10 @@ def _wide_option(parser) -> None:
 
 
 def _trace_options(parser, stream: bool = True) -> None:
-    parser.add_argument("--format", default="auto", choices=("auto",) + FORMATS, help="trace format (default: recognise)")
+    from ._help import listed
+
+    parser.add_argument("--format", default="auto", choices=("auto",) + FORMATS, metavar="FORMAT",
+                        help=f"trace format: {listed(('auto',) + FORMATS)} (default auto: recognised from the content)")
     if stream:
         _stream_option(parser)
     parser.add_argument("--sort", action="store_true", help="sort records by time instead of refusing out-of-order times")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from rich.padding import Padding
+from rich.text import Text
+
 import json
 from dataclasses import asdict
 import sys
@@ -9,7 +12,7 @@ import sys
 from ..devices import load_device
 from ..errors import IdlewiseError
 from ..results import json_ready
-from ._common import _console, _fmt_time, _fmt_years, _read_trace, _report_read, _streamable
+from ._common import _console, _fmt_time, _fmt_years, _read_trace, _report_read, _streamable, say
 
 
 def cmd_record(args) -> int:
@@ -36,7 +39,7 @@ def cmd_advise(args) -> int:
     device = None if auto else load_device(args.device)
     limits = Limits(max_wakeups_per_day=args.max_wakeups_per_day, lifetime_years=args.lifetime_years,
                     max_delayed_per_hour=args.max_delayed_per_hour, max_added_delay_s=args.max_added_delay,
-                    price_per_kwh=args.price_per_kwh)
+                    price_per_kwh=args.price_per_kwh, currency=args.currency)
     limits.check()
     # A recording read whole names the disk --device auto looks up; streamed, --disk must.
     from ..traces.sources import NAMED_DEVICES
@@ -70,10 +73,10 @@ def cmd_advise(args) -> int:
     if auto:
         device = load_device(identified.catalog)
     if identified and not args.json:
-        print(f"idlewise: --device auto: {identified.describe()}", file=sys.stderr)
+        say(f"--device auto: {identified.describe()}")
     advice = advise(trace, device, limits=limits, disk=named, **read_options)
     if read_options and not args.json:
-        print(f"idlewise: {advice['read_report']}", file=sys.stderr)
+        say(advice["read_report"])
     if identified:
         advice["device_identified"] = asdict(identified)
         for role in identified.holds:
@@ -107,6 +110,8 @@ def cmd_advise(args) -> int:
 #: The advice table's columns give way in this order on a narrow terminal (the setting, what it
 #: saves and whether it keeps within the limits never do).
 _ADVICE_DROP_FIRST = ("delayed/hour", "money saved/yr", "wake-ups/day (any mode)", "added delay", "cycles last yr")
+#: The money column's header, with the currency in place of "money".
+MONEY = "money saved/yr"
 
 
 def _advice_table(advice: dict, width: int):
@@ -117,7 +122,7 @@ def _advice_table(advice: dict, width: int):
     settings = [("→ " if r["policy"] == advice["policy"] else "  ") + r["policy"] for r in rows]
     columns = [
         ("kWh saved/yr", [f"{r['kwh_saved_per_year']:,.2f}" for r in rows]),
-        ("money saved/yr", ["" if r["money_saved_per_year"] is None else f"{r['money_saved_per_year']:,.2f}" for r in rows]),
+        (MONEY, ["" if r["money_saved_per_year"] is None else f"{r['money_saved_per_year']:,.2f}" for r in rows]),
         ("wake-ups/day (any mode)", [f"{r['wakeups_per_day']:,.1f}" for r in rows]),
         ("cycles last yr", [_fmt_years(r["years_to_rated_cycles"]) for r in rows]),
         ("delayed/hour", [f"{r['delayed_requests_per_hour']:,.2f}" for r in rows]),
@@ -125,7 +130,8 @@ def _advice_table(advice: dict, width: int):
         ("in limits", ["yes" if r["meets_limits"] else f"no ({i + 1})" for i, r in enumerate(rows)]),
     ]
     broken = [f"({i + 1}) {r['policy']}: {'; '.join(r['breaks'])}" for i, r in enumerate(rows) if not r["meets_limits"]]
-    caption = "\n".join(([f"money at {price:g} per kWh"] if price is not None else []) + broken)
+    currency = advice["limits"]["currency"]
+    caption = "\n".join(([f"money in {currency}, at {price:.2f} {currency} per kWh"] if price is not None else []) + broken)
     from ._common import fitted_table
 
     return fitted_table("every setting tried (→ the one advised)", [("setting", settings)], columns, _ADVICE_DROP_FIRST,
@@ -138,49 +144,59 @@ def _cycles_last(years: float) -> str:
     return ", the rated cycles never run out" if not math.isfinite(years) else f", the rated cycles last {_fmt_years(years)} years"
 
 
+def _steps(console, steps: list, indent: str = "  ") -> None:
+    """Steps as the advice gives them: what, wrapped to the terminal, then its command on a line
+    of its own, never broken (it is copied as it is)."""
+    for step in steps:
+        if step["what"]:
+            console.print(Padding(Text(step["what"]), (0, 0, 0, len(indent))), highlight=False)
+        if step["command"]:
+            console.print(Text(indent + "  " + step["command"]), highlight=False, soft_wrap=True)
+
+
 def _print_advice(advice: dict, args) -> None:
     console = _console()
     from ..traces.trace import span_text
 
     console.print(f"[bold]{advice['device']}[/bold] on {advice['trace']}: {advice['requests']:,} requests recorded over "
                   f"{span_text(advice['recorded_s'])}; extrapolated to a year, always on it draws "
-                  f"{advice['always_on_kwh_per_year']:.1f} kWh, the offline optimum saves "
-                  f"{advice['oracle_kwh_saved_per_year']:.1f} kWh")
+                  f"{advice['always_on_kwh_per_year']:,.1f} kWh, the offline optimum saves "
+                  f"{advice['oracle_kwh_saved_per_year']:,.1f} kWh")
     from ..activity import described
 
     for line in described(advice["activity"]):
         console.print(line, highlight=False)
     console.print(_advice_table(advice, console.width))
     for warning in advice["warnings"]:
-        console.print(f"[yellow]note: {warning}[/yellow]")
+        console.print(Text(f"note: {warning}", style="yellow"))
     if not advice["advised"]:
-        keep = "Leave the disk spinning, with one of:" if advice["commands"] else "Keep the drive in its ready state"
+        keep = ("Leave the disk spinning:" if advice["commands"] else
+                "No command: the disk is an emulation (the note above)." if advice.get("emulated") else "Keep the drive in its ready state.")
         console.print(f"[bold red]{advice['verdict']}[/bold red]. {keep}")
-        for command in advice["commands"]:
-            console.print(f"  {command}", highlight=False, soft_wrap=True)
+        _steps(console, advice["commands"])
         return
-    price = advice["limits"]["price_per_kwh"]
+    price, currency = advice["limits"]["price_per_kwh"], advice["limits"]["currency"]
     setting = f" (hdparm -S {advice['hdparm_S']})" if advice["hdparm_S"] else ""
     console.print(f"[bold green]Recommended: {advice['policy']}{setting}[/bold green]")
-    money = "" if price is None else f", worth {advice['money_saved_per_year']:.2f} a year at {price:.2f} per kWh"
-    console.print(f"  saves {advice['kwh_saved_per_year']:.2f} kWh a year{money}; "
-                  f"{advice['wakeups_per_day']:.1f} wake-ups a day"
-                  + (_cycles_last(advice["years_to_rated_cycles"]) if advice["years_to_rated_cycles"] else "")
-                  + f"; {advice['delayed_requests_per_hour']:.2f} requests an hour wait for a wake-up, "
-                  f"{_fmt_time(advice['mean_added_delay_s'])} each on average")
+    money = "" if price is None else f", worth {advice['money_saved_per_year']:,.2f} {currency} a year at {price:.2f} {currency} per kWh"
+    console.print(Padding(Text(f"saves {advice['kwh_saved_per_year']:,.2f} kWh a year{money}; "
+                               f"{advice['wakeups_per_day']:,.1f} wake-ups a day"
+                               + (_cycles_last(advice["years_to_rated_cycles"]) if advice["years_to_rated_cycles"] else "")
+                               + f"; {advice['delayed_requests_per_hour']:,.2f} requests an hour wait for a wake-up, "
+                               f"{_fmt_time(advice['mean_added_delay_s'])} each on average"), (0, 0, 0, 2)))
     if advice.get("hd_idle"):
         h = advice["hd_idle"]
-        console.print(f"  with hd-idle instead (it polls, so the disk stops a little later): saves "
-                      f"{h['kwh_saved_per_year']:.2f} kWh a year at {h['wakeups_per_day']:.1f} wake-ups a day")
-    console.print("apply it with one of:")
-    for command in advice["commands"]:
-        # A command is never broken across lines: it is copied as it is.
-        console.print(f"  {command}", highlight=False, soft_wrap=True)
+        console.print(Padding(Text(f"with hd-idle instead (it polls, so the disk stops a little later): saves "
+                                   f"{h['kwh_saved_per_year']:,.2f} kWh a year at {h['wakeups_per_day']:,.1f} wake-ups a day"),
+                              (0, 0, 0, 2)))
+    if advice.get("emulated"):
+        console.print("No command: the disk is an emulation (the note above).")
+        return
+    console.print("apply it:")
+    _steps(console, advice["commands"])
     if advice.get("persist"):
-        console.print("make it last (these commands last until a reboot, or the drive's own power cycle):")
-        for line in advice["persist"]:
-            console.print(f"  {line}", highlight=False, soft_wrap=True)
+        console.print("make it last (the commands above last until a reboot, or the drive's own power cycle):")
+        _steps(console, advice["persist"])
     if advice.get("defeated_by"):
         console.print("what commonly undoes it:")
-        for line in advice["defeated_by"]:
-            console.print(f"  {line}", highlight=False, soft_wrap=True)
+        _steps(console, advice["defeated_by"])

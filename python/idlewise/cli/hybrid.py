@@ -8,7 +8,7 @@ import sys
 
 from .. import traces
 from ..results import Results
-from ._common import Table, _console, _fmt_bytes, _fmt_time, _picked, _read_trace, _report_read, _streamable
+from ._common import Table, _console, _fmt_bytes, _fmt_time, _picked, _read_trace, _report_read, _streamable, say
 
 
 def hybrid_table(results: Results, title: str) -> Table:
@@ -51,7 +51,7 @@ def cmd_hybrid(args) -> int:
         results, read = hybrid_file(args.trace, format=args.format, stream=getattr(args, "stream", None), transform=args.transform,
                                     columns=args.columns, write_flag=args.write_flag, **options)
         if not args.json:
-            print(f"idlewise: {read.report()}", file=sys.stderr)
+            say(read.report())
         name, described = results.trace_name, describe_text(os.path.basename(args.trace), read.records, read.writes,
                                                             read.last_s - read.first_s if read.records else 0.0)
         rows = list(results)

@@ -11,7 +11,7 @@ from ..devices import load_device
 from ..policies import expand_spec
 from ..errors import IdlewiseError
 from ..results import Results
-from ._common import DEMO_POLICIES, _label_devices, _picked, _print_results, _read_trace, _report_read, _streamable
+from ._common import DEMO_POLICIES, _label_devices, _picked, _print_results, _read_trace, _report_read, _streamable, say
 
 
 def cmd_demo(args) -> int:
@@ -157,7 +157,7 @@ def _simulate_streamed(args, devices, policies) -> int:
                                     references=_references(args, device), service=args.service)
             records.extend(results)
         if not args.json:
-            print(f"idlewise: {records[0]['read_report']}", file=sys.stderr)
+            say(records[0]["read_report"])
         if args.per_request:
             _join_per_request(per_request, args.per_request, args.json)
     finally:
@@ -168,7 +168,7 @@ def _simulate_streamed(args, devices, policies) -> int:
                 os.remove(part)
     title = f"{results.trace_description}" + (f" [{args.transform}]" if args.transform else "") + \
         f"\nreplayed on {', '.join(d.name for d in devices)}"
-    if any(r["stream"] is not None for r in records) and not args.json:
+    if len({r["stream"] for r in records if r["stream"] is not None}) > 1 and not args.json:
         title += _label_devices(records)
     _print_results(Results(records, os.path.basename(args.trace)), args, title)
     return 0

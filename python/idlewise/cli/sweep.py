@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..output import check_destination
 from ..results import Results
-from ._common import TERMINAL_ROWS_MAX, _console, busiest_groups, results_table, say_saturated
+from ._common import TERMINAL_ROWS_MAX, _console, busiest_groups, print_results_table, say_saturated
 
 
 def cmd_sweep(args) -> int:
@@ -61,15 +61,14 @@ def cmd_sweep(args) -> int:
         for r in shown:
             groups.setdefault(tuple(str(r.get(k)) for k in grouped), []).append(r)
         if not grouped or len(groups) > HEADED_TABLES_MAX:
-            console.print(results_table(shown, title, wide=args.wide, keys=keys, width=console.width))
+            print_results_table(console, shown, title, wide=args.wide, keys=keys)
             return 0
         # A few traces, devices or transforms: a table each, headed by what it is, so that the
         # figures, not the long names repeated on every row, have the terminal's width.
         console.print(title)
         for values, members in groups.items():
             heading = ", ".join(f"{k} {v}" for k, v in zip(grouped, values))
-            console.print(results_table(members, heading, wide=args.wide, keys=tuple(k for k in keys if k == "why"),
-                                        width=console.width))
+            print_results_table(console, members, heading, wide=args.wide, keys=tuple(k for k in keys if k == "why"))
     return 0
 
 

@@ -9,7 +9,7 @@ from .. import traces
 from ..errors import IdlewiseError
 from ..traces.formats import DESCRIPTIONS
 from ..traces.trace import counted, span_text
-from ._common import Table, _console, _fmt_time, _picked, _read_trace, _report_read, _streamable
+from ._common import Table, _console, _fmt_time, _picked, _read_trace, _report_read, _streamable, say
 
 
 def cmd_trace_convert(args) -> int:
@@ -40,7 +40,7 @@ def cmd_trace_stats(args) -> int:
                                    columns=getattr(args, "columns", None), write_flag=getattr(args, "write_flag", None),
                                    stream=args.stream)
         if not args.json:
-            print(f"idlewise: {report}", file=sys.stderr)
+            say(report)
     else:
         trace = _read_trace(args, args.trace)
         _report_read(trace, args.json)
