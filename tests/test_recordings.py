@@ -127,15 +127,40 @@ def test_record_on_a_schedule(tmp_path):
         record(str(out), disks=["sdc"], source=str(source))
 
 
+def test_record_without_disk_keeps_the_physical_disks(tmp_path):
+    """Without --disk a recording holds the machine's disks, not its loop, zram or device-mapper
+    devices nor its partitions (sysfs: a whole disk with a device of its own)."""
+    source = tmp_path / "diskstats"
+    names = ["loop0", "loop1", "sda", "sda1", "zram0", "dm-0", "nvme0n1", "nvme0n1p1"]
+    source.write_text("".join(f"   8 {i} {name} 1 0 8 0 0 0 0 0 0 0 0\n" for i, name in enumerate(names)))
+    sys_block = tmp_path / "sys" / "block"
+    for name in ("sda", "nvme0n1"):
+        (sys_block / name / "device").mkdir(parents=True)
+    for name in ("loop0", "loop1", "zram0", "dm-0"):
+        (sys_block / name).mkdir(parents=True)
+    told = []
+    out = tmp_path / "all.diskstats"
+    assert record(str(out), source=str(source), interval_s=1.0, duration_s=0.0, sys_block=str(sys_block),
+                  chosen=told.append, clock=lambda: 5.0, sleep=lambda s: None) == 1
+    assert told == [["nvme0n1", "sda"]]
+    assert sorted(line.split()[3] for line in out.read_text().splitlines()) == ["nvme0n1", "sda"]
+    only_virtual = tmp_path / "virtual"
+    only_virtual.write_text("   7 0 loop0 1 0 8 0 0 0 0 0 0 0 0\n")
+    with pytest.raises(idlewise.IdlewiseError, match="no physical disk among loop0 .*--disk NAME"):
+        record(str(tmp_path / "v.diskstats"), source=str(only_virtual), sys_block=str(sys_block), duration_s=0.0)
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/diskstats"), reason="records the machine's own /proc/diskstats: Linux only")
 def test_record_this_machine_and_read_it_back(tmp_path, capsys):
     out = tmp_path / "host.diskstats"
     assert main(["record", "--interval", "0.05s", "--duration", "0.2s", "--out", str(out)]) == 0
     assert "5 snapshots" in capsys.readouterr().err  # at 0, 0.05, 0.1, 0.15 and 0.2 s
-    devices = [ln.split()[2] for ln in open("/proc/diskstats")]
+    from idlewise.record import physical_disks
+
+    devices = physical_disks({ln.split()[2] for ln in open("/proc/diskstats")})
     lines = out.read_text().splitlines()
     times = sorted({float(ln.split()[0]) for ln in lines})
-    assert len(times) == 5 and len(lines) == 5 * len(devices)  # every device in every snapshot
+    assert len(times) == 5 and len(lines) == 5 * len(devices)  # every physical disk in every snapshot
     assert 0.15 < times[-1] - times[0] < 1.0
     assert detect_format(str(out)) == "diskstats"
     # Whatever I/O the machine did in those 0.2 s: every completed read, write and discard

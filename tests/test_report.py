@@ -51,7 +51,7 @@ def test_the_report_is_one_file_that_needs_no_network(hplajw_report):
     assert len(re.findall(r"<tr><td", html)) == 4 + 1 + 2
     for label in (">2 s<", ">12 s<", ">22 s<", ">32 s<", ">stpm 50<", ">oracle<"):
         assert label in html, label
-    assert "always-on: 1.025 MJ (off the top)" in html
+    assert "always-on: 1.025 MJ, above the axes" in html
 
 
 def test_the_same_runs_give_the_same_bytes(toy, tmp_path):
@@ -149,21 +149,43 @@ def test_the_default_window_is_where_policies_differ(toy):
 
 def test_point_labels_are_the_swept_value():
     assert point_label({"policy": "timeout:2s", "family": "timeout", "timeout_s": 2.0}) == "2 s"
-    assert point_label({"policy": "timeout:600s", "family": "timeout", "timeout_s": 600.0}) == "10 min"
+    assert point_label({"policy": "timeout:600s", "family": "timeout", "timeout_s": 600.0}) == "600 s"
+    assert point_label({"policy": "timeout:0s", "family": "timeout", "timeout_s": 0.0}) == "0 s"  # not "0 µs"
+    assert point_label({"policy": "timeout:7200s", "family": "timeout", "timeout_s": 7200.0}) == "7,200 s"
     assert point_label({"policy": "stpm:knob=50,base=0W", "family": "stpm", "knob": 50.0}) == "stpm 50"
     assert point_label({"policy": "experts:n=25", "family": "experts"}, alone=True) == "experts"
     assert point_label({"policy": "experts:n=25", "family": "experts"}) == "experts:n=25"
 
 
-def test_every_run_of_a_long_sweep_is_labelled():
+@pytest.mark.parametrize("count, step", [(30, 2), (601, 1)])
+def test_a_sweep_s_labels_are_thinned_to_what_fits_and_never_collide(count, step):
+    """A sweep's points are labelled where a label fits (the ends always): the labels drawn
+    never overlap one another, and the title counts those left to the table."""
+    import matplotlib.backends.backend_agg
+
+    from idlewise.plotting import place_labels, spread_order, subplots
     from idlewise.reporting import tradeoff_figure
 
     trace = idlewise.read_trace(SRT, stream=0)
-    timeouts = [f"timeout:{t}s" for t in range(1, 61, 2)]  # 30 runs in one family
+    timeouts = [f"timeout:{t}s" for t in range(0, count * step, step)]
     rows = idlewise.simulate(trace, "hitachi-travelstar-5k320", timeouts, progress=False).to_pandas()
     svg = tradeoff_figure(rows)
-    for t in range(1, 61, 2):
-        assert f">{t} s<" in svg, t
+    shown = [t for t in rows["timeout_s"] if f">{point_label({'policy': '', 'family': 'timeout', 'timeout_s': t})}<" in svg]
+    left_out = re.search(r"\(([\d,]+) runs not labelled where labels would overlap", svg)
+    assert len(shown) + (int(left_out.group(1).replace(",", "")) if left_out else 0) == count
+    assert rows["timeout_s"].min() in shown and rows["timeout_s"].max() in shown
+    assert 5 <= len(shown) <= 80  # a few spread along the line, never a blot
+    # Drawn, the labels' own boxes are apart.
+    fig, ax = subplots(figsize=(9, 4.6))
+    order = rows.sort_values("timeout_s").to_dict("records")
+    ax.plot([r["mean_response_s"] for r in order], [r["energy_j"] for r in order], marker="o")
+    labels = [(order[k]["mean_response_s"], order[k]["energy_j"], point_label(order[k]), "k") for k in spread_order(count)]
+    place_labels(ax, labels[:2], optional=labels[2:])
+    renderer = matplotlib.backends.backend_agg.FigureCanvasAgg(fig).get_renderer()
+    boxes = [text.get_window_extent(renderer) for text in ax.texts]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert a.intersection(a, b) is None or a.intersection(a, b).width * a.intersection(a, b).height < 2.0
 
 
 def test_the_wakeups_figure_draws_each_rating(tmp_path):

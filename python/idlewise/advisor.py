@@ -544,13 +544,10 @@ def _short_label(row: dict) -> str:
 
 def plot_advice(advice: dict, path: str) -> None:
     """Energy a year against wake-ups a day for every candidate, the recommendation marked."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from .plotting import place_labels, subplots
 
     rows = advice["candidates"]
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = subplots(figsize=(8, 5))
     always_on = advice["always_on_kwh_per_year"]
     xs = [r["wakeups_per_day"] for r in rows]
     ys = [always_on - r["kwh_saved_per_year"] for r in rows]
@@ -582,11 +579,8 @@ def plot_advice(advice: dict, path: str) -> None:
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    from .reporting import _place_labels
-
-    _place_labels(ax, point_labels)  # beside each point, where it overlaps no other (the report's placer)
+    place_labels(ax, point_labels)  # beside each point, where it overlaps no other (the report's placer)
     save_figure(fig, path)
-    plt.close(fig)
 
 
 __all__ = ["DEFAULT_TIMEOUTS_S", "Limits", "advise", "hd_idle_args", "hdparm_standby_timeout_s",

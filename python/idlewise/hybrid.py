@@ -18,6 +18,7 @@ from .errors import IdlewiseError, TraceRecordError
 from .results import Results
 from .simulate import _power_w, check_replay_options
 from . import traces
+from .traces.inputs import trace_name
 
 if TYPE_CHECKING:
     from .traces.streaming import FileRead
@@ -305,7 +306,7 @@ def hybrid_file(path: str | os.PathLike, disk=None, flash=None, *, format: str =
         feed(device, part)
     if not devices:
         raise IdlewiseError(f"{path}: no records{'' if stream is None else f' of device {stream}'} found in {read.records_read} records")
-    name = os.path.basename(path)
+    name = trace_name(path)
     rows = []
     for device in sorted(devices, key=lambda d: (d is not None, d)):
         # Named as a whole read's split and transform name each device's trace.

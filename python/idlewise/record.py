@@ -16,6 +16,19 @@ from typing import Callable, Optional
 from .errors import IdlewiseError
 
 DISKSTATS = "/proc/diskstats"
+SYS_BLOCK = "/sys/block"
+
+
+def physical_disks(names: set, sys_block: str = SYS_BLOCK) -> Optional[list[str]]:
+    """The whole disks among ``names`` that are hardware: those under ``sys_block`` with a
+    ``device`` of their own. Loop, RAM and zram devices, device-mapper and md volumes (which sit
+    on disks already counted) and partitions are left out. None where ``sys_block`` cannot be
+    read (not Linux's sysfs): then nothing is left out."""
+    import os
+
+    if not os.path.isdir(sys_block):
+        return None
+    return sorted(name for name in names if os.path.exists(os.path.join(sys_block, name, "device")))
 
 
 def _snapshot(source: str, disks: Optional[set]) -> list[str]:
@@ -42,10 +55,13 @@ MIN_INTERVAL_S = 0.01
 
 def record(out: str, *, disks: Optional[list[str]] = None, interval_s: float = 1.0, duration_s: Optional[float] = None,
            source: str = DISKSTATS, clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
-           progress: Optional[Callable[[int, float], None]] = None, append: bool = False) -> int:
+           progress: Optional[Callable[[int, float], None]] = None, append: bool = False,
+           sys_block: Optional[str] = None, chosen: Optional[Callable[[list[str]], None]] = None) -> int:
     """Records snapshots of ``source`` every ``interval_s`` for ``duration_s`` (None: until
-    interrupted) into ``out``; keeps only ``disks`` when given; ``append`` adds to an existing
-    recording. Returns the snapshots written."""
+    interrupted) into ``out``; keeps only ``disks`` when given, else every physical disk
+    (:func:`physical_disks` under ``sys_block``, by default this machine's sysfs when ``source``
+    is its /proc/diskstats; ``chosen`` is told which); ``append`` adds to an existing recording.
+    Returns the snapshots written."""
     if not (math.isfinite(interval_s) and interval_s >= MIN_INTERVAL_S):
         raise IdlewiseError(f"--interval must be at least {MIN_INTERVAL_S * 1e3:g} ms (the kernel's counters do not move "
                             f"faster, and each snapshot is a line per disk), got {interval_s!r} s")
@@ -57,6 +73,15 @@ def record(out: str, *, disks: Optional[list[str]] = None, interval_s: float = 1
     missing = sorted((wanted or set()) - present)
     if missing:
         raise IdlewiseError(f"{source}: no disk {', '.join(missing)}; disks present: {', '.join(sorted(present))}")
+    if wanted is None:
+        physical = physical_disks(present, sys_block or (SYS_BLOCK if source == DISKSTATS else ""))
+        if physical == []:
+            raise IdlewiseError(f"{source}: no physical disk among {', '.join(sorted(present))} (loop, zram, "
+                                f"device-mapper and the like are left out); name one with --disk NAME")
+        if physical is not None:
+            wanted = set(physical)
+    if chosen is not None:
+        chosen(sorted(wanted) if wanted is not None else sorted(present))
     start = clock()
     snapshots = 0
     import os
@@ -95,4 +120,4 @@ def shell_loop(disk: str = "sda", interval_s: float = 1.0) -> str:
             f"sleep {interval_s:g}; done > {disk}.diskstats")
 
 
-__all__ = ["DISKSTATS", "record", "shell_loop"]
+__all__ = ["DISKSTATS", "physical_disks", "record", "shell_loop"]

@@ -20,6 +20,8 @@ import numpy as np
 from . import __version__
 from .devices import WEAR_RATINGS
 from .errors import IdlewiseError
+from .plotting import lay_out, place_labels, seconds_label, spread_order, subplots, unit_axis
+from .traces.inputs import trace_name
 
 #: Lifetime over which rated start/stop cycles are spread in the wake-ups figure (the advisor's).
 LIFETIME_YEARS = 5.0
@@ -51,26 +53,15 @@ class ReportContent:
     rows: list[list[tuple[str, object]]] = field(default_factory=list)
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _svg(fig, name: str) -> str:
     """The figure as inline SVG markup: text stays text (small, searchable), ids salted by the
     figure's name so several SVGs in one page never share a clip path, no date (reports of the
     same runs are byte-identical)."""
     import matplotlib
 
-    plt = _pyplot()
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": name}):
         fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight", dpi=150)
-    plt.close(fig)
     text = buffer.getvalue()
     return text[text.index("<svg"):]
 
@@ -78,6 +69,8 @@ def _svg(fig, name: str) -> str:
 def _fmt_time(seconds) -> str:
     if seconds is None or not math.isfinite(seconds):
         return "-"
+    if seconds == 0:
+        return "0 s"
     if seconds < 1e-3:
         return f"{seconds * 1e6:.3g} µs"
     if seconds < 1.0:
@@ -104,7 +97,8 @@ def point_label(row, alone: bool = False) -> str:
     timeout = _finite(row.get("timeout_s"))
     knob = _finite(row.get("knob"))
     if timeout is not None:
-        return _fmt_time(timeout) if family == "timeout" else f"{family} {_fmt_time(timeout)}"
+        # In the trade-off's axis style: 562 s, not 9.37 min.
+        return seconds_label(timeout) if family == "timeout" else f"{family} {seconds_label(timeout)}"
     if knob is not None:
         return f"{family} {knob:g}"
     return family if alone else str(row["policy"])
@@ -157,37 +151,34 @@ def _references(group) -> dict:
     return out
 
 
-#: Points of one policy family labelled at most on the energy-response figure.
-LABELS_PER_FAMILY = 40
-
-
 def tradeoff_figure(rows) -> str:
-    """Energy against mean response, one panel per (trace, device); the runs labelled (up to
-    :data:`LABELS_PER_FAMILY` a family, spread along it), the runs of one swept family joined in
-    parameter order, always-on and the oracle marked."""
+    """Energy against mean response, one panel per (trace, device); the runs of one swept
+    family joined in parameter order, always-on and the oracle marked. The references and each
+    family's two ends are always labelled; the other runs where a label fits, spread along
+    their line (the rest are in the table): a sweep of 601 timeouts reads like one of 12."""
     from matplotlib.ticker import EngFormatter
 
-    plt = _pyplot()
+    import matplotlib
+
     panels = _panels(rows)
-    fig, axes = plt.subplots(len(panels), 1, figsize=(9, 4.6 * len(panels)), squeeze=False)
-    cmap = plt.get_cmap("tab10")
+    fig, axes = subplots(len(panels), 1, figsize=(9, 4.6 * len(panels)), squeeze=False)
+    cmap = matplotlib.colormaps["tab10"]
     for ax, (name, group) in zip(axes[:, 0], panels):
         policies = group[~group["policy"].isin(["always-on", "oracle"])]
         families = list(dict.fromkeys(policies["family"])) if "family" in policies else [None]
-        labels = []
+        labels, optional = [], []
         for i, family in enumerate(families):
             runs = policies if family is None else policies[policies["family"] == family]
             order = [c for c in ("timeout_s", "knob") if c in runs and runs[c].notna().any()]
             runs = runs.sort_values(order[0]) if order else runs
             color = cmap(i % 10)
-            ax.plot(runs["mean_response_s"], runs["energy_j"], marker="o", color=color, linewidth=1 if order else 0,
-                    label=family or "policies")
-            # Every run is labelled, up to LABELS_PER_FAMILY a family: a finer sweep (601 timeouts)
-            # labels every k-th run along its line, its two ends included, so the labels stay legible.
-            step = max(1, math.ceil((len(runs) - 1) / (LABELS_PER_FAMILY - 1))) if len(runs) > LABELS_PER_FAMILY else 1
-            for k, (_, r) in enumerate(runs.iterrows()):
-                if k % step == 0 or k == len(runs) - 1:
-                    labels.append((r["mean_response_s"], r["energy_j"], point_label(r, alone=len(runs) == 1), color))
+            ax.plot(runs["mean_response_s"], runs["energy_j"], marker="o", markersize=4 if len(runs) > 40 else 6,
+                    color=color, linewidth=1 if order else 0, label=family or "policies")
+            records = runs.to_dict("records")
+            for place, k in enumerate(spread_order(len(records))):
+                r = records[k]
+                label = (r["mean_response_s"], r["energy_j"], point_label(r, alone=len(records) == 1), color)
+                (labels if place < 2 else optional).append(label)
         refs = _references(group)
         # The axes fit the policies and the oracle; always-on usually spends several times more
         # and would flatten them against the floor, so past the top it is an arrow with its value.
@@ -204,79 +195,27 @@ def tradeoff_figure(rows) -> str:
                 ax.scatter([x], [y], marker="s", s=70, color="#c0392b", zorder=4, label="always-on")
                 labels.append((x, y, "always-on", "#c0392b"))
             else:
-                ax.annotate(f"always-on: {EngFormatter(unit='J', places=3)(y)} (off the top)", xy=(x, top), xytext=(x, top * 0.86),
-                            fontsize=8, color="#c0392b", ha="left",
-                            arrowprops={"arrowstyle": "->", "color": "#c0392b"})
+                # A marker on the top edge at its response, its energy in the legend: no text
+                # over the runs' labels.
+                ax.scatter([x], [top], marker="^", s=70, color="#c0392b", zorder=4, clip_on=False,
+                           label=f"always-on: {EngFormatter(unit='J', places=3)(y)}, above the axes")
                 fit_x = np.append(fit_x, x)
         if len(fit_x) and np.all(fit_x > 0) and fit_x.max() / fit_x.min() > 20:
             ax.set_xscale("log")
         if top is not None:
             ax.set_ylim(0, top)
-        ax.yaxis.set_major_formatter(EngFormatter(unit="J"))
-        ax.xaxis.set_major_formatter(EngFormatter(unit="s"))
+        unit_axis(ax.yaxis, "J")
+        unit_axis(ax.xaxis, "s")
         ax.set_xlabel("mean response time")
         ax.set_ylabel("device energy")
-        ax.set_title(name, fontsize=9)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="best")
-        _place_labels(ax, labels)
-    fig.tight_layout()
+        # Beside the axes, never over a point.
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        left_out = place_labels(ax, labels, optional=optional)
+        ax.set_title(name + (f" ({left_out:,} runs not labelled where labels would overlap: every run is in the table)"
+                             if left_out else ""), fontsize=9)
+    lay_out(fig, len(panels))
     return _svg(fig, "tradeoff")
-
-
-#: Where a point's label may go, in points from the point, in the order they are tried.
-_LABEL_SPOTS = [(5, 4), (5, -10), (-5, 4), (-5, -10), (5, 12), (5, -18), (-5, 12), (-5, -18), (12, -3), (-12, -3)]
-
-
-def _place_labels(ax, labels, fontsize: float = 7) -> None:
-    """Labels each point beside it, in the first of :data:`_LABEL_SPOTS` where it overlaps no
-    label placed before and no point (boxes estimated from the text's length); if none is
-    free, in the least crowded one. Call once the axes' limits and scales are final."""
-    fig = ax.figure
-    scale = fig.dpi / 72.0
-    char_w, line_h = 0.6 * fontsize * scale, 1.2 * fontsize * scale
-    points = [ax.transData.transform((x, y)) for x, y, _, _ in labels]
-    # The boxes taken so far, filed in a grid of cells a label wide: a candidate is tested only
-    # against the boxes in the cells it touches (a sweep of 601 timeouts made 5.3M tests of
-    # every label against every other).
-    cell = max(char_w * 12, line_h)
-    grid: dict = {}
-
-    def cells(box):
-        for i in range(int(box[0] // cell), int(box[2] // cell) + 1):
-            for j in range(int(box[1] // cell), int(box[3] // cell) + 1):
-                yield i, j
-
-    def take(box) -> None:
-        for c in cells(box):
-            grid.setdefault(c, []).append(box)
-
-    def crowd(box) -> float:
-        near = {id(t): t for c in cells(box) for t in grid.get(c, ())}
-        return sum(overlap(box, t) for t in near.values())
-
-    def overlap(a, b) -> float:
-        w = min(a[2], b[2]) - max(a[0], b[0])
-        h = min(a[3], b[3]) - max(a[1], b[1])
-        return w * h if w > 0 and h > 0 else 0.0
-
-    for px, py in points:
-        take((px - 4 * scale, py - 4 * scale, px + 4 * scale, py + 4 * scale))
-    for (x, y, text, color), (px, py) in zip(labels, points):
-        width = char_w * len(text)
-        best = None
-        for dx, dy in _LABEL_SPOTS:
-            left = px + dx * scale - (width if dx < 0 else 0)
-            box = (left, py + dy * scale, left + width, py + dy * scale + line_h)
-            crowded = crowd(box)
-            if best is None or crowded < best[0]:
-                best = (crowded, dx, dy, box)
-            if crowded == 0:
-                break
-        _, dx, dy, box = best
-        take(box)
-        ax.annotate(text, (x, y), textcoords="offset points", xytext=(dx, dy), fontsize=fontsize, color=color,
-                    ha="right" if dx < 0 else "left", va="bottom")
 
 
 #: Bars a panel draws at most: past this, the runs worth reading (sweeps.summary: the frontier,
@@ -284,22 +223,31 @@ def _place_labels(ax, labels, fontsize: float = 7) -> None:
 BARS_MAX = 40
 
 
-def _readable(group):
-    """A panel's runs, or, of a sweep of hundreds, those worth a bar, in the sweep's order."""
-    if len(group) <= BARS_MAX:
+def _readable(group, most: int = BARS_MAX):
+    """A panel's runs, or, of a sweep of more than ``most``, those worth reading (at most
+    ``most``), in the sweep's order."""
+    if len(group) <= most:
         return group
     from .sweeps import summary
 
     # Each row carries its place in the frame through the summary, which copies and reorders rows.
     chosen = {r["_row"] for r in summary([{**r, "_row": i} for i, r in enumerate(group.to_dict("records"))])}
-    return group.iloc[sorted(chosen)].head(BARS_MAX)
+    chosen = sorted(chosen)
+    if len(chosen) > most:
+        # Always-on and the oracle stay; the rest are spread along the sweep, its ends included.
+        policy = group["policy"].to_numpy()
+        references = [i for i in chosen if policy[i] in ("always-on", "oracle")]
+        rest = [i for i in chosen if policy[i] not in ("always-on", "oracle")]
+        room = max(most - len(references), 1)
+        rest = rest if len(rest) <= room else [rest[round(k * (len(rest) - 1) / max(room - 1, 1))] for k in range(room)]
+        chosen = sorted(set(references + rest))
+    return group.iloc[chosen]
 
 
 def _bar_panels(rows):
     """A figure of horizontal-bar panels, one per (trace, device), each as tall as its runs
     need (a panel of hundreds of runs shows those worth reading: :func:`_readable`); returns it
     and (axes, (name, rows)) pairs."""
-    plt = _pyplot()
     panels = []
     for name, group in _panels(rows):
         shown = _readable(group)
@@ -307,7 +255,7 @@ def _bar_panels(rows):
             name += f" (the {len(shown)} runs of the frontier and each family's least energy, of {len(group):,})"
         panels.append((name, shown))
     heights = [max(2.2, 0.32 * len(g) + 1.4) for _, g in panels]
-    fig, axes = plt.subplots(len(panels), 1, figsize=(9, sum(heights)), squeeze=False,
+    fig, axes = subplots(len(panels), 1, figsize=(9, sum(heights)), squeeze=False,
                              gridspec_kw={"height_ratios": heights})
     return fig, list(zip(axes[:, 0], panels))
 
@@ -321,7 +269,6 @@ def _label_bars(ax, labels) -> None:
 def energy_by_mode_figure(rows) -> str:
     """Each run's energy split into residency in each mode, transitions and service: stacked
     horizontal bars, one panel per (trace, device)."""
-    from matplotlib.ticker import EngFormatter
 
     fig, panels = _bar_panels(rows)
     for ax, (name, group) in panels:
@@ -338,12 +285,12 @@ def energy_by_mode_figure(rows) -> str:
             ax.barh(y, values, left=left, color=color, edgecolor="white", linewidth=0.5, label=part)
             left += values
         _label_bars(ax, labels)
-        ax.xaxis.set_major_formatter(EngFormatter(unit="J"))
+        unit_axis(ax.xaxis, "J")
         ax.set_xlabel("device energy")
         ax.set_title(name, fontsize=9)
-        ax.legend(fontsize=7, ncol=min(4, len(parts)), loc="lower right")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
         ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
+    lay_out(fig, len(panels))
     return _svg(fig, "energy-by-mode")
 
 
@@ -356,6 +303,8 @@ def wakeups_figure(rows) -> str | None:
     against the rate that uses up each rating in :data:`LIFETIME_YEARS` years."""
     if "cycle_wakeups_per_day" not in rows:
         return None
+    from matplotlib.ticker import StrMethodFormatter
+
     fig, panels = _bar_panels(rows)
     for ax, (name, group) in panels:
         labels = [str(p) for p in group["policy"]]
@@ -374,11 +323,12 @@ def wakeups_figure(rows) -> str | None:
         if not ratings:
             ax.barh(y, group["cycle_wakeups_per_day"].fillna(0), height=0.5, color=_WAKE, label="wake-ups out of a stopped spindle")
         _label_bars(ax, labels)
+        ax.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
         ax.set_xlabel("wake-ups per day")
         ax.set_title(name + ("" if ratings else " (the device rates no start/stop or load/unload cycles)"), fontsize=9)
-        ax.legend(fontsize=7, loc="lower right")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
         ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
+    lay_out(fig, len(panels))
     return _svg(fig, "wakeups")
 
 
@@ -391,50 +341,88 @@ def _activity_color(activity: str, modes: list[str]) -> str:
     return _READY if depth == 0 else _LOW[min(depth - 1, len(_LOW) - 1)]
 
 
+#: Policies a mode timeline draws at most (those worth reading, :func:`_readable`); a row
+#: each, so more would not be read.
+TIMELINE_ROWS = 12
+#: Columns of the picture a timeline's segments are painted into: a segment is at least one
+#: column wide, so a millisecond of service in a half-hour window still shows.
+_TIMELINE_PIXELS = 1800
+_SUB = 20
+
+
+def _rgba(color: str) -> np.ndarray:
+    from matplotlib.colors import to_rgba
+
+    return np.array(to_rgba(color))
+
+
+def _painted(spans: np.ndarray, width: int) -> np.ndarray:
+    """Which of ``width`` columns the ``(start, end)`` spans (in columns) cover, each span at
+    least one column wide: a running count of spans begun less spans ended."""
+    first = np.clip(np.floor(spans[:, 0]).astype(np.int64), 0, width - 1)
+    last = np.clip(np.maximum(np.ceil(spans[:, 1]).astype(np.int64), first + 1), 1, width)
+    counts = np.zeros(width + 1, np.int64)
+    np.add.at(counts, first, 1)
+    np.add.at(counts, last, -1)
+    return np.cumsum(counts[:-1]) > 0
+
+
 def timeline_figure(timeline, arrivals_s, window_s: tuple[float, float], modes: list[str], title: str) -> str:
     """What the device did in the window under each policy: one row per policy, a colour per
     mode (the deeper, the darker), wake-ups red, spin-downs amber, service blue; the requests'
-    arrivals as ticks above. Times from the window's start."""
+    arrivals as ticks above. Times from the window's start.
+
+    The rows are painted into one picture (thousands of segments drawn one by one took seconds
+    and made the page megabytes), transitions and service last so that a short one shows."""
     from matplotlib.patches import Patch
 
-    plt = _pyplot()
-    policies = list(dict.fromkeys(timeline["policy"]))
+    import pandas as pd
+
+    rows, policies = pd.factorize(timeline["policy"])
+    policies = [str(p) for p in policies]
+    codes, activities = pd.factorize(timeline["activity"])
     start, end = window_s
     scale, unit = (60.0, "min") if end - start > 600 else (1.0, "s")
-    fig, ax = plt.subplots(figsize=(10, 0.55 * len(policies) + 1.9))
+    fig, ax = subplots(figsize=(10, 0.55 * len(policies) + 1.9))
+    per_column = (end - start) / _TIMELINE_PIXELS
+    # Each policy's row: 14 of _SUB picture rows coloured, the rest a gap to the next.
+    picture = np.zeros((_SUB * (len(policies) + 1), _TIMELINE_PIXELS, 4), np.float32)
     seen = {}
-    for row, policy in enumerate(policies):
-        part = timeline[timeline["policy"] == policy]
-        for activity, segments in part.groupby("activity", sort=False):
-            color = _activity_color(activity, modes)
-            spans = [((a - start) / scale, (b - a) / scale) for a, b in zip(segments["start_s"], segments["end_s"])]
-            # Thousands of segments: drawn as an image inside the SVG, or the page grows to megabytes.
-            ax.broken_barh(spans, (row - 0.35, 0.7), facecolors=color, rasterized=True)
-            seen.setdefault(activity, color)
-    arrivals = (np.asarray(arrivals_s) - start) / scale
-    ax.eventplot([arrivals], lineoffsets=[len(policies)], linelengths=[0.6], colors=["#333333"], linewidths=0.6,
-                 rasterized=True)
-    ax.set_yticks(list(range(len(policies))) + [len(policies)], policies + [f"requests ({len(arrivals):,})"], fontsize=7)
-    ax.set_ylim(-0.6, len(policies) + 0.6)
-    ax.invert_yaxis()
-    ax.set_xlim(0, (end - start) / scale)
+    spans = np.column_stack([(timeline["start_s"].to_numpy(float) - start) / per_column,
+                             (timeline["end_s"].to_numpy(float) - start) / per_column])
+    for code in sorted(range(len(activities)), key=lambda c: (activities[c] == "serving" or "→" in activities[c], activities[c])):
+        name = str(activities[code])
+        color = seen[name] = _activity_color(name, modes)
+        of_it = codes == code
+        for row in np.unique(rows[of_it]):
+            covered = _painted(spans[of_it & (rows == row)], _TIMELINE_PIXELS)
+            picture[_SUB * row + 3: _SUB * row + 17, covered] = _rgba(color)
+    arrivals = np.asarray(arrivals_s, dtype=float)
+    if len(arrivals):
+        at = (arrivals - start) / per_column
+        covered = _painted(np.column_stack([at, at]), _TIMELINE_PIXELS)
+        picture[_SUB * len(policies) + 4: _SUB * len(policies) + 16, covered] = _rgba("#333333")
+    length = (end - start) / scale
+    ax.imshow(picture, aspect="auto", interpolation="nearest", extent=(0, length, len(policies) + 0.5, -0.5))
+    ax.set_yticks(list(range(len(policies))) + [len(policies)],
+                  policies + [f"requests ({len(arrivals):,})"], fontsize=7)
+    ax.set_ylim(len(policies) + 0.6, -0.6)
+    ax.set_xlim(0, length)
     ax.set_xlabel(f"time from {_fmt_time(start)} into the trace ({unit})")
     ax.set_title(title, fontsize=9)
     order = sorted(seen, key=lambda a: (a != "serving", "→" in a, modes.index(a) if a in modes else 99, a))
     ax.legend(handles=[Patch(color=seen[a], label=a) for a in order], fontsize=7, ncol=min(4, len(order)),
               loc="upper center", bbox_to_anchor=(0.5, -0.28 if len(policies) < 4 else -0.12))
-    fig.tight_layout()
     return _svg(fig, "timeline")
 
 
 def gap_histogram_figure(stats_list: list[dict]) -> str:
     from .traces.stats import draw_gap_histogram
 
-    plt = _pyplot()
-    fig, axes = plt.subplots(len(stats_list), 1, figsize=(9, 3.4 * len(stats_list)), squeeze=False)
+    fig, axes = subplots(len(stats_list), 1, figsize=(9, 3.4 * len(stats_list)), squeeze=False)
     for ax, stats in zip(axes[:, 0], stats_list):
         draw_gap_histogram(ax, stats)
-    fig.tight_layout()
+    lay_out(fig, len(stats_list))
     return _svg(fig, "gaps")
 
 
@@ -500,8 +488,9 @@ def _results_sections(rows) -> list[Section]:
     sections = [
         Section("Energy and response", tradeoff_figure(rows),
                 caption="Each run's device energy against its mean response time; a swept family's runs are joined in "
-                        "parameter order and labelled with their value. Always-on (square) and the offline oracle (star) "
-                        "bound what a policy can reach." + shown),
+                        "parameter order and labelled with their value where a label fits (every run is in the table). "
+                        "Always-on (a square, or a triangle on the top edge when it spends far more) and the offline "
+                        "oracle (star) bound what a policy can reach." + shown),
         Section("Energy by mode", energy_by_mode_figure(rows),
                 caption="Where each run's energy went: residency in each mode, transitions, and serving requests." + shown),
     ]
@@ -612,7 +601,7 @@ def _survey_file(path: str, read: dict, transform, devices) -> _Survey:
     from .traces.streaming import device_parts
 
     # As a trace read whole, picked and transformed is named.
-    name = (os.path.basename(path) + (f"#{read['stream']}" if read.get("stream") is not None else "")
+    name = (trace_name(path) + (f"#{read['stream']}" if read.get("stream") is not None else "")
             + (f" [{transform}]" if transform else ""))
     stats = [TraceStats(name, d, fold_offsets=read.get("fold_offsets", False)) for d in devices]
     window = BusiestWindow(devices[0])
@@ -627,6 +616,29 @@ def _survey_file(path: str, read: dict, transform, devices) -> _Survey:
     if first is None:
         raise IdlewiseError(f"{path}: no records to report on")
     return _Survey(name, first, [st.result() for st in stats], window.result())
+
+
+def _listed(specs: list[str], most: int = 12) -> str:
+    """The policies run, or of a sweep of more, the first and last few and how many."""
+    if len(specs) <= most:
+        return ", ".join(specs)
+    return f"{', '.join(specs[:4])}, …, {', '.join(specs[-4:])} ({len(specs):,} in all; every one in the table)"
+
+
+def _import_in_background(*modules: str) -> None:
+    """Starts importing what the figures need while the trace is read and replayed (the engine
+    lets go of the interpreter as it runs): a third of a second of a small report's time."""
+    import importlib
+    import threading
+
+    def load() -> None:
+        for module in modules:
+            try:
+                importlib.import_module(module)
+            except ImportError:  # the figures will say what is missing, in the main thread
+                return
+
+    threading.Thread(target=load, name="idlewise-report-imports", daemon=True).start()
 
 
 def report(trace, devices, policies, out, *, window=None, base_power_w: float = 0.0, initial_mode=None,
@@ -664,6 +676,7 @@ def report(trace, devices, policies, out, *, window=None, base_power_w: float = 
     pathlib.Path
         The report written.
     """
+    _import_in_background("matplotlib.figure", "matplotlib.ticker", "matplotlib.patches", "pandas")
     import pandas as pd
 
     from .devices import load_device
@@ -726,11 +739,16 @@ def report(trace, devices, policies, out, *, window=None, base_power_w: float = 
         frame = pd.DataFrame(results._wide())
         frame["transform"] = transform or "none"
         frames.append(frame)
+        shown = _readable(frame, TIMELINE_ROWS)
+        timeline = results.timeline(set(shown["policy"])).to_pandas()
+        which = ("each policy" if len(shown) == len(frame) else
+                 f"the {len(shown)} policies worth reading of {len(frame):,} (the frontier and each family's least energy; "
+                 "every run is in the table)")
         sections_timeline.append(Section(
             f"Mode timeline: {device.name}",
-            timeline_figure(results.timeline().to_pandas(), in_window, window_s, [m["name"] for m in device.modes],
+            timeline_figure(timeline, in_window, window_s, [m["name"] for m in device.modes],
                             f"{survey.name} on {device.name}, {_fmt_time(offset[0])} to {_fmt_time(offset[1])} from the first request"),
-            caption="What the device did under each policy in this window (--window FROM..TO to choose another)."))
+            caption=f"What the device did under {which} in this window (--window FROM..TO to choose another)."))
     rows = pd.concat(frames, ignore_index=True)
     first = survey.stats[0]
     summary = [
@@ -738,7 +756,7 @@ def report(trace, devices, policies, out, *, window=None, base_power_w: float = 
         ("requests", f"{first['requests']:,} ({first['reads']:,} reads, {first['writes']:,} writes)"),
         ("span", f"{_fmt_time(first['span_s'])} ({first['span_s']:,.1f} s)"),
         ("devices", ", ".join(d.name for d in devices)),
-        ("policies", ", ".join(specs)),
+        ("policies", _listed(specs)),
     ]
     if transform:
         summary.append(("transform", transform))

@@ -215,7 +215,11 @@ class Results:
         """(run number, record) of each run that kept ``key``, of ``policy`` if given (as asked
         or the engine's name)."""
         def named(r):
-            return policy is None or policy in (r["policy"], r.get("spec"))
+            if policy is None:
+                return True
+            if isinstance(policy, str):
+                return policy in (r["policy"], r.get("spec"))
+            return r["policy"] in policy or r.get("spec") in policy
         runs = [(i, r) for i, r in enumerate(self._records) if key in r and named(r)]
         if not runs:
             have = [r.get("spec") or r["policy"] for r in self._records if key in r]
@@ -255,8 +259,8 @@ class Results:
 
         Parameters
         ----------
-        policy : str, optional
-            One run's policy, as asked or as the engine names it.
+        policy : str or collection of str, optional
+            One run's policy, as asked or as the engine names it, or several.
 
         Returns
         -------
@@ -264,25 +268,32 @@ class Results:
             ``run``, ``policy``, ``stream``, ``start_s``, ``end_s`` and ``activity`` (a mode, a
             transition ``standby→active``, or ``serving``).
         """
+        import numpy as np
         import pyarrow as pa
 
-        columns: dict = {"run": [], "policy": [], "stream": [], "start_s": [], "end_s": [], "activity": []}
+        parts = []
         for run, r in self._runs(policy, "timeline", "timeline"):
-            starts, ends, codes = r["timeline"]
-            labels = r["activity_labels"]
+            starts, ends, codes = (np.asarray(a) for a in r["timeline"])
+            labels = list(r["activity_labels"])
+            # A run that mirrors another's service (the oracle beside always-on) leaves its busy
+            # periods out: each gap between one segment's end and the next one's start was service,
+            # and goes in before the segment that follows it.
+            gap = np.flatnonzero(starts[1:] > ends[:-1]) + 1
+            order = np.argsort(np.concatenate([np.arange(len(starts)) * 2 + 1, gap * 2]), kind="stable")
+            seg_start = np.concatenate([starts, ends[gap - 1]])[order]
+            seg_end = np.concatenate([ends, starts[gap]])[order]
+            seg_code = np.concatenate([codes.astype(np.int32), np.full(len(gap), len(labels), np.int32)])[order]
+            n = len(seg_start)
             name, stream = r.get("spec") or r["policy"], r.get("stream")
-            last_end = None
-            for start, end, code in zip(starts.tolist(), ends.tolist(), codes.tolist()):
-                # A run that mirrors another's service (the oracle beside always-on) leaves its
-                # busy periods out: they are service.
-                segments = [(last_end, start, "serving")] if last_end is not None and start > last_end else []
-                for a, b, activity in segments + [(start, end, labels[code])]:
-                    for column, value in zip(columns, (run, name, stream, a, b, activity)):
-                        columns[column].append(value)
-                last_end = end
-        types = {"run": pa.int64(), "policy": pa.string(), "stream": pa.int64(), "start_s": pa.float64(),
-                 "end_s": pa.float64(), "activity": pa.string()}
-        return pa.table({k: pa.array(v, types[k]) for k, v in columns.items()})
+            parts.append(pa.table({
+                "run": pa.array(np.full(n, run, np.int64)),
+                "policy": pa.array([name] * n, pa.string()) if n else pa.array([], pa.string()),
+                "stream": pa.nulls(n, pa.int64()) if stream is None else pa.array(np.full(n, stream, np.int64)),
+                "start_s": pa.array(seg_start.astype(np.float64)),
+                "end_s": pa.array(seg_end.astype(np.float64)),
+                "activity": pa.DictionaryArray.from_arrays(pa.array(seg_code), pa.array(labels + ["serving"])).cast(pa.string()),
+            }))
+        return pa.concat_tables(parts) if len(parts) > 1 else parts[0]
 
 
 def per_request_table(run: int, policy: str, device, stream, first_request: int, arrival_s, start_s, finish_s, response_s,

@@ -18,6 +18,7 @@ from .progress import run_with_progress
 from .results import Results
 from . import traces
 from ._compat import zip_exact
+from .traces.inputs import trace_name
 
 def _power_w(value) -> float:
     """A base power: a number of watts or a string with its unit ('1.44W', '500mW')."""
@@ -258,7 +259,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                    references=bool(references))
 
     try:
-        volumes, records_read, skipped, kept = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}",
+        volumes, records_read, skipped, kept = run_with_progress(call, 0, show, f"replaying {trace_name(path)}",
                                                                 unit="replays")
         if source:  # what the file's own reader read and skipped, beside what the runs did
             records_read, skipped = source["records_read"], [*source["skipped"].items(), *skipped]
@@ -274,7 +275,7 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
 
     report = read_report_text(path, records_read, format, kept["records"], dict(skipped), moved=source.get("moved", 0),
                               zero_size=kept["zero_size"])
-    name = os.path.basename(path)
+    name = trace_name(path)
     records = []
     for volume, _, rows in volumes:
         for spec, r in zip_exact(specs, rows):
@@ -376,7 +377,7 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
         return done, reference.finish(recording_end_s=read.recording_end_s) if early else None, read
 
     try:
-        done, base, read = run_with_progress(call, 0, show, f"replaying {os.path.basename(path)}", unit="replays")
+        done, base, read = run_with_progress(call, 0, show, f"replaying {trace_name(path)}", unit="replays")
     except IdlewiseError as e:
         if str(e).startswith(f"{path}: "):
             raise
@@ -384,7 +385,7 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
     finally:
         if records_out is not None:
             records_out.discard()  # the temporary files (the output is whole or absent)
-    name = os.path.basename(path)
+    name = trace_name(path)
     report = read.report()
     skipped = read.skipped
     bases = {volume: rows[0] for volume, _, rows in base[0]} if base is not None else {}

@@ -21,6 +21,7 @@ from . import _core
 from ._extras import need
 from .devices import load_device
 from .errors import IdlewiseError, TraceError
+from .traces.inputs import trace_name
 
 COLUMNS = ("time_s", "object", "size_bytes", "op", "cached")
 DEFAULT_STORAGE = "hitachi-microdrive-1gb"
@@ -118,7 +119,7 @@ def read_app_trace(path) -> AppTrace:
     _fail_at(path, op, np.isin(op, tuple(OPS)), "op", "'R' (read), 'W' (send), 'D' (delete) or 'N' (rename)")
     _fail_at(path, cached, np.isin(cached, ("0", "1")), "cached", "0 or 1")
     return AppTrace(t, table.column("object").to_numpy(zero_copy_only=False).astype(str), size, op == "W", cached == "1",
-                    ops=op, name=os.path.basename(path))
+                    ops=op, name=trace_name(path))
 
 
 def mail_workload(seed: int = 0, messages: int = 41, duration_s: float = 900.0, send_every: int = 8) -> AppTrace:

@@ -80,14 +80,28 @@ class _Commands:
         return parser if self.running in (None, name) else _Unbuilt()
 
 
+def _lists(parser):
+    """What a command that needs a subcommand does when given none: it lists them (its help, on
+    stderr) and exits 2, as a missing argument does."""
+
+    def list_subcommands(args) -> int:
+        sys.stderr.write(parser.format_help())
+        return 2
+
+    # Named, so that two builds of the parser parse to equal namespaces (tests/test_fuzz_options.py).
+    list_subcommands.name = f"list the subcommands of {parser.prog}"
+    return list_subcommands
+
+
 def build_parser(running: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser; with ``running``, only that command's arguments are built (the
     others are listed by name and help)."""
     parser = argparse.ArgumentParser(prog="idlewise", description="Replay I/O traces against power-managed devices and policies.",
                                      formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version", version=f"idlewise {__version__}")
-    sub = _Commands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=parser_class(),
+    sub = _Commands(parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=parser_class(),
                                           title="commands (idlewise COMMAND --help for each)"), running)
+    parser.set_defaults(func=_lists(parser))
 
     demo = sub.add_parser("demo", help="replay the bundled hplajw week on a catalog laptop disk under several policies")
     demo.add_argument("--device", default=DEMO_DEVICE, help=f"catalog name or TOML path (default {DEMO_DEVICE})")
@@ -184,7 +198,8 @@ def build_parser(running: str | None = None) -> argparse.ArgumentParser:
     hy.set_defaults(func=cmd_hybrid)
 
     tr = sub.add_parser("trace", help="convert traces and look at workloads")
-    trsub = tr.add_subparsers(dest="trace_command", required=True, metavar="SUBCOMMAND", title="what to do")
+    trsub = tr.add_subparsers(dest="trace_command", metavar="SUBCOMMAND", title="what to do")
+    tr.set_defaults(func=_lists(tr))
     conv = trsub.add_parser("convert", help="convert a trace to Parquet, the native format")
     conv.add_argument("input", help="the trace file (any format idlewise reads; - for standard input)")
     conv.add_argument("output", help="OUT.parquet")
@@ -304,7 +319,8 @@ def build_parser(running: str | None = None) -> argparse.ArgumentParser:
     adv.set_defaults(func=cmd_advise)
 
     mg = sub.add_parser("manage", help="the power manager, live: run a policy on this machine's devices (dry run by default)")
-    mgsub = mg.add_subparsers(dest="manage_command", required=True, metavar="SUBCOMMAND", title="what to do")
+    mgsub = mg.add_subparsers(dest="manage_command", metavar="SUBCOMMAND", title="what to do")
+    mg.set_defaults(func=_lists(mg))
     # The socket's default is the manager's runtime directory's, taken when the command runs:
     # building the parser does not import the power manager.
     socket_default = "/run/idlewise/manage.sock as root, else $XDG_RUNTIME_DIR/idlewise/manage.sock"
@@ -479,7 +495,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as e:
         # One line, what was finished, and the usual code: 130 for Ctrl-C, 143 for SIGTERM.
         detail = getattr(e, "detail", None)
-        print("idlewise: interrupted" + (f": {detail}" if detail else ""), file=sys.stderr)
+        from ._common import say
+
+        say("interrupted" + (f": {detail}" if detail else ""))
         return 143 if getattr(e, "signal", None) == signal.SIGTERM else 130
 
 

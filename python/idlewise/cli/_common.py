@@ -54,19 +54,38 @@ def stderr_width() -> int | None:
     return None
 
 
+def wrapped(text: str, width: int, indent: str = "", hanging: str | None = None) -> list[str]:
+    """``text`` wrapped at spaces to ``width`` columns: the first line after ``indent``, the rest
+    after ``hanging`` (``indent`` unless given). A word longer than a line (a path, a command, a
+    URL) stands whole on a line of its own rather than being cut."""
+    import textwrap
+
+    rest = indent if hanging is None else hanging
+    return textwrap.wrap(text, max(width, 20), initial_indent=indent, subsequent_indent=rest, break_on_hyphens=False,
+                         break_long_words=False) or [indent.rstrip()]
+
+
+def paragraph(console, text: str, indent: str = "", hanging: str | None = None) -> None:
+    """Prints ``text`` on ``console`` wrapped as :func:`wrapped` does (rich would split a long
+    name at the margin)."""
+    from rich.text import Text
+
+    for line in wrapped(text, console.width, indent, hanging):
+        console.print(Text(line), soft_wrap=True, highlight=False)
+
+
 def say(text: str, file=None) -> None:
     """A line of idlewise's own on stderr (``idlewise: ...``), wrapped at spaces to the
     terminal's width, continuations indented; a path or a name is never broken."""
-    import textwrap
+    from ..traces.inputs import shown
 
     stream = sys.stderr if file is None else file
-    line = f"idlewise: {text}"
+    line = f"idlewise: {shown(text)}"
     width = stderr_width() if file is None else None
     if width is None or len(line) <= width:
         print(line, file=stream)
         return
-    print("\n".join(textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)),
-          file=stream)
+    print("\n".join(wrapped(line, width, hanging="  ")), file=stream)
 
 
 def _working(what: str):
@@ -97,6 +116,16 @@ def _fmt_years(years) -> str:
     if not math.isfinite(years):
         return "never"
     return f"{years:,.1f}"
+
+
+def _fmt_rate(value: float) -> str:
+    """A count per day or per hour as a reader takes it in: whole from 100 up (45,729, not
+    45728.9), three significant figures below."""
+    if value >= 99.95:
+        return f"{value:,.0f}"
+    if value >= 9.995:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
 
 
 def _fmt_ratio(value, digits: int = 3) -> str:

@@ -12,19 +12,24 @@ import sys
 from ..devices import load_device
 from ..errors import IdlewiseError
 from ..results import json_ready
-from ._common import _console, _fmt_time, _fmt_years, _read_trace, _report_read, _streamable, say
+from ._common import _console, _fmt_rate, _fmt_time, _fmt_years, _read_trace, _report_read, _streamable, paragraph, say
 
 
 def cmd_record(args) -> int:
     from ..record import record
 
     console = _console(stderr=True)
-    where = ", ".join(args.disk) if args.disk else "every disk"
     length = f" for {_fmt_time(args.duration)}" if args.duration is not None else " until Ctrl-C"
-    console.print(f"recording {where} every {_fmt_time(args.interval)}{length} "
-                  f"{'onto the end of' if args.append else 'into'} {args.out}")
-    snapshots = record(args.out, disks=args.disk, interval_s=args.interval, duration_s=args.duration, append=args.append)
-    console.print(f"{snapshots:,} snapshots in {args.out}; next: idlewise advise {args.out} --device NAME")
+
+    def chosen(disks: list[str]) -> None:
+        where = ", ".join(disks) + ("" if args.disk else " (every physical disk; --disk NAME for others)")
+        paragraph(console, f"recording {where} every {_fmt_time(args.interval)}{length} "
+                           f"{'onto the end of' if args.append else 'into'} {args.out}", hanging="  ")
+
+    snapshots = record(args.out, disks=args.disk, interval_s=args.interval, duration_s=args.duration, append=args.append,
+                       chosen=chosen)
+    paragraph(console, f"{snapshots:,} snapshots in {args.out}; next:")
+    console.print(f"  idlewise advise {args.out} --device auto", soft_wrap=True, highlight=False)
     return 0
 
 
@@ -123,9 +128,9 @@ def _advice_table(advice: dict, width: int):
     columns = [
         ("kWh saved/yr", [f"{r['kwh_saved_per_year']:,.2f}" for r in rows]),
         (MONEY, ["" if r["money_saved_per_year"] is None else f"{r['money_saved_per_year']:,.2f}" for r in rows]),
-        ("wake-ups/day (any mode)", [f"{r['wakeups_per_day']:,.1f}" for r in rows]),
+        ("wake-ups/day (any mode)", [_fmt_rate(r['wakeups_per_day']) for r in rows]),
         ("cycles last yr", [_fmt_years(r["years_to_rated_cycles"]) for r in rows]),
-        ("delayed/hour", [f"{r['delayed_requests_per_hour']:,.2f}" for r in rows]),
+        ("delayed/hour", [_fmt_rate(r['delayed_requests_per_hour']) for r in rows]),
         ("added delay", [_fmt_time(r["mean_added_delay_s"]) if r["mean_added_delay_s"] else "0" for r in rows]),
         ("in limits", ["yes" if r["meets_limits"] else f"no ({i + 1})" for i, r in enumerate(rows)]),
     ]
@@ -180,14 +185,14 @@ def _print_advice(advice: dict, args) -> None:
     console.print(f"[bold green]Recommended: {advice['policy']}{setting}[/bold green]")
     money = "" if price is None else f", worth {advice['money_saved_per_year']:,.2f} {currency} a year at {price:.2f} {currency} per kWh"
     console.print(Padding(Text(f"saves {advice['kwh_saved_per_year']:,.2f} kWh a year{money}; "
-                               f"{advice['wakeups_per_day']:,.1f} wake-ups a day"
+                               f"{_fmt_rate(advice['wakeups_per_day'])} wake-ups a day"
                                + (_cycles_last(advice["years_to_rated_cycles"]) if advice["years_to_rated_cycles"] else "")
-                               + f"; {advice['delayed_requests_per_hour']:,.2f} requests an hour wait for a wake-up, "
+                               + f"; {_fmt_rate(advice['delayed_requests_per_hour'])} requests an hour wait for a wake-up, "
                                f"{_fmt_time(advice['mean_added_delay_s'])} each on average"), (0, 0, 0, 2)))
     if advice.get("hd_idle"):
         h = advice["hd_idle"]
         console.print(Padding(Text(f"with hd-idle instead (it polls, so the disk stops a little later): saves "
-                                   f"{h['kwh_saved_per_year']:,.2f} kWh a year at {h['wakeups_per_day']:,.1f} wake-ups a day"),
+                                   f"{h['kwh_saved_per_year']:,.2f} kWh a year at {_fmt_rate(h['wakeups_per_day'])} wake-ups a day"),
                               (0, 0, 0, 2)))
     if advice.get("emulated"):
         console.print("No command: the disk is an emulation (the note above).")

@@ -94,61 +94,102 @@ def _provenance(item: dict) -> str:
     return "; ".join(parts) or "(no source given)"
 
 
+class _Notes:
+    """The numbered notes a device's tables point to: each distinct provenance once, so a table
+    keeps to what fits a terminal and a source reads whole, however narrow the screen."""
+
+    def __init__(self):
+        self.texts: list[str] = []
+
+    def mark(self, item: dict) -> str:
+        text = _provenance(item)
+        if text not in self.texts:
+            self.texts.append(text)
+        return f"[{self.texts.index(text) + 1}]"
+
+
 def _print_device(console, d, shown_as: str) -> None:
+    from .._compat import tomllib
+
     from rich.markup import escape
 
+    from ..references import cited, strings_of
+    from ._common import paragraph
+
     origin = "" if shown_as == d.name else f" (from {shown_as})"
-    console.print(f"[bold]{escape(d.name)}[/bold]{escape(origin)} ({d.kind}): {escape(d.description)}")
-    console.print(f"source: {escape(d.source)}" if d.source else "source: (none given)", highlight=False)
+    paragraph(console, f"{d.name}{origin} ({d.kind}): {d.description}", hanging="  ")
+    paragraph(console, f"source: {d.source}" if d.source else "source: (none given)", hanging="  ")
+    notes = _Notes()
+    epc = any("epc_timer_s" in m for m in d.modes)
     modes = Table(title="modes (the first serves requests)", title_justify="left")
-    for column in ("mode", "power W", "break-even", "EPC timer", "source"):
-        modes.add_column(column)
+    for column in ("mode", "power W", "break-even", *(["EPC timer"] if epc else []), "note"):
+        modes.add_column(column, no_wrap=column in ("mode", "note"))
     for m in d.modes:
+        timer = [_fmt_time(m["epc_timer_s"]) if "epc_timer_s" in m else ""] if epc else []
         modes.add_row(escape(m["name"]), f"{m['power_w']:g}", _fmt_time(m["break_even_s"]) if m["break_even_s"] else "-",
-                      _fmt_time(m["epc_timer_s"]) if "epc_timer_s" in m else "", escape(_provenance(m)))
+                      *timer, notes.mark(m))
     console.print(modes)
     transitions = Table(title="transitions", title_justify="left")
-    for column in ("from", "to", "time", "energy J", "source"):
-        transitions.add_column(column)
+    for column in ("from", "to", "time", "energy J", "note"):
+        transitions.add_column(column, no_wrap=column in ("from", "to", "note"))
     for t in d.transitions:
         time = _fmt_time(t["time_s"]) + (f" ± {_fmt_time(t['time_std_s'])} ({t['time_distribution']})" if "time_std_s" in t else "")
-        transitions.add_row(escape(t["from"]), escape(t["to"]), time, f"{t['energy_j']:g}", escape(_provenance(t)))
+        transitions.add_row(escape(t["from"]), escape(t["to"]), time, f"{t['energy_j']:g}", notes.mark(t))
     console.print(transitions)
     s = d.service
-    console.print(escape(f"service: {s['overhead_s'] * 1e3:g} ms + size / ({s['read_bandwidth_bytes_per_s']:g} B/s read, "
-                         f"{s['write_bandwidth_bytes_per_s']:g} B/s write) at {s['read_power_w']:g} W read, "
-                         f"{s['write_power_w']:g} W write\n  {_provenance(s)}"), highlight=False)
+    paragraph(console, f"service: {s['overhead_s'] * 1e3:g} ms + size / ({s['read_bandwidth_bytes_per_s']:,.0f} B/s read, "
+                       f"{s['write_bandwidth_bytes_per_s']:,.0f} B/s write) at {s['read_power_w']:g} W read, "
+                       f"{s['write_power_w']:g} W write {notes.mark(s)}", hanging="  ")
     if s.get("seek"):
         k = s["seek"]
-        console.print(escape(
-            f"seek curve: {k['sqrt_intercept_s'] * 1e3:g} ms + {k['sqrt_coeff_s'] * 1e3:g} ms·√d up to "
-            f"{k['boundary_cylinders']:,.0f} cylinders, then {k['linear_intercept_s'] * 1e3:g} ms + "
-            f"{k['linear_coeff_s'] * 1e3:g} ms·d; {k['bytes_per_cylinder']:,.0f} B a cylinder"
-            + (f", {k['capacity_bytes'] / 1e9:,.4g} GB in all; " if k.get("capacity_bytes") else " (capacity not given: offsets unchecked); ")
-            + f"+ {k['half_rotation_s'] * 1e3:g} ms half a rotation; {k['seek_power_w']:g} W extra while seeking\n"
-            f"  seek time at " + ", ".join(f"{d_:,.0f} cyl: {t * 1e3:.2f} ms" for d_, t in k["curve_s"])
-            + f"\n  {_provenance(k)}"), highlight=False)
+        paragraph(console,
+                  f"seek curve: {k['sqrt_intercept_s'] * 1e3:g} ms + {k['sqrt_coeff_s'] * 1e3:g} ms·√d up to "
+                  f"{k['boundary_cylinders']:,.0f} cylinders, then {k['linear_intercept_s'] * 1e3:g} ms + "
+                  f"{k['linear_coeff_s'] * 1e3:g} ms·d; {k['bytes_per_cylinder']:,.0f} B a cylinder"
+                  + (f", {k['capacity_bytes'] / 1e9:,.4g} GB in all; " if k.get("capacity_bytes") else " (capacity not given: offsets unchecked); ")
+                  + f"+ {k['half_rotation_s'] * 1e3:g} ms half a rotation; {k['seek_power_w']:g} W extra while seeking "
+                  + notes.mark(k), hanging="  ")
+        paragraph(console, "seek time at " + ", ".join(f"{d_:,.0f} cyl: {t * 1e3:.2f} ms" for d_, t in k["curve_s"]),
+                  indent="  ")
     if d.stated_capacity:
         c = d.stated_capacity
-        console.print(escape(f"capacity: {c['bytes']:,.0f} bytes; a request larger than the device is refused\n  {_provenance(c)}"),
-                      highlight=False)
+        paragraph(console, f"capacity: {c['bytes']:,.0f} bytes; a request larger than the device is refused "
+                           f"{notes.mark(c)}", hanging="  ")
     for kind, n, counted in wear_ratings(d):
-        console.print(f"rated {kind} cycles: {n:,.0f} (the wake-ups that use one are counted as {counted} in results)")
+        paragraph(console, f"rated {kind} cycles: {n:,.0f} (the wake-ups that use one are counted as {counted} in "
+                           f"results)", hanging="  ")
     for note in d.assumptions:
-        console.print(f"assumption: {escape(note)}", highlight=False)
+        paragraph(console, f"assumption: {note}", hanging="  ")
+    console.print("notes:", highlight=False)
+    for number, text in enumerate(notes.texts, 1):
+        mark = f"[{number}] "
+        paragraph(console, text, indent="  " + mark, hanging=" " * (2 + len(mark)))
+    refs = cited(strings_of(tomllib.loads(_device_toml(shown_as))))
+    if refs:
+        console.print("references:", highlight=False)
+        for ref in refs:
+            paragraph(console, f"{ref.key}: {ref.cite}", indent="  ", hanging="    ")
 
 
 def cmd_policies(args) -> int:
+    from ._common import paragraph
+
     families = _core.policy_families()
     if args.json:
         json.dump(families, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    table = Table(title="policies (durations take a unit: ns, us, ms, s, min, h, d, w; powers W, mW or none)", title_justify="left", show_lines=True)
-    for column in ("policy", "what it does", "parameters (default)", "example"):
-        table.add_column(column)
+    # A list, not a table: a family's parameters and examples are read whole at any width, and
+    # an example (a spec to copy) is never cut.
+    console = _console()
+    paragraph(console, "policies (durations take a unit: ns, us, ms, s, min, h, d, w; powers W, mW or none; "
+                       "idlewise policies --json for all of it as data)")
     for f in families:
-        params = "\n".join(f"{p['name']}" + (f" ({p['default']})" if p["default"] else "") + f": {p['help']}" for p in f["params"])
-        table.add_row(f["name"], f["summary"], params or "-", f["example"])
-    _console().print(table)
+        console.print()
+        console.print(f"[bold]{f['name']}[/bold]", highlight=False)
+        paragraph(console, f["summary"], indent="  ")
+        for p in f["params"]:
+            default = "" if not p["default"] else " (required)" if p["default"] == "required" else f" (default {p['default']})"
+            paragraph(console, f"{p['name']}{default}: {p['help']}", indent="  - ", hanging="    ")
+        paragraph(console, f"e.g. {f['example']}", indent="  ")
     return 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ._common import _console, _fmt_time
+from ._common import _console, _fmt_time, say
 
 
 def _print_line(record: dict) -> None:
@@ -18,8 +18,8 @@ def cmd_manage_run(args) -> int:
     from ..manage import run
 
     if not args.apply:
-        print("idlewise: a dry run unless the configuration says apply = true: decisions are logged, no command is run "
-              "(--apply to act)", file=sys.stderr)
+        say("a dry run unless the configuration says apply = true: decisions are logged, no command is run "
+              "(--apply to act)")
     run(args.disks or None, args.policy, config=args.config, device=args.device, interval_s=args.interval,
         duration_s=args.duration, log=args.log, socket_path=args.socket, apply=args.apply, force=args.force,
         actuator=args.actuator, base_power_w=args.base_power, knob=args.knob, emit=_print_line, textfile=args.textfile,
@@ -82,7 +82,7 @@ def cmd_manage_spin_down(args) -> int:
     done = spin_down(args.disk, apply=args.apply, force=args.force, device=args.device, actuator=args.actuator)
     _print_line(done)
     if done["outcome"] == "dry-run":
-        print(f"idlewise: a dry run: {done['command']} was not sent (--apply to send it)", file=sys.stderr)
+        say(f"a dry run: {done['command']} was not sent (--apply to send it)")
     return 0 if done["outcome"] in ("done", "dry-run") else 1
 
 
@@ -95,8 +95,7 @@ def cmd_manage_unit(args) -> int:
         disks = read_config(args.config).disks
     else:
         disks = []
-        print(f"idlewise: {args.config} does not exist yet: write it (docs/manage.md) before starting the service",
-              file=sys.stderr)
+        say(f"{args.config} does not exist yet: write it (docs/manage.md) before starting the service")
     wifi = any(s.actuator == "wifi" or s.name.startswith(("wl", "wlan")) for s in disks)
     nvme = any(s.policy.startswith("apst") for s in disks)
     sys.stdout.write(unit_text(args.config, wifi=wifi, nvme=nvme))
@@ -120,7 +119,7 @@ def cmd_manage_replay(args) -> int:
         if log:
             log.close()
     late = [d["acted_s"] - d["time_s"] for d in decisions if d.get("outcome") == "recorded"]
-    print(f"idlewise: {len(decisions):,} decisions; the model used {result['energy_j']:,.1f} J with {result['wakeups']:,} "
-          f"wake-ups (as idlewise simulate --service observed on the same recording); acted at most "
-          f"{_fmt_time(max(late) if late else 0.0)} after the policy decided (one poll interval)", file=sys.stderr)
+    say(f"{len(decisions):,} decisions; the model used {result['energy_j']:,.1f} J with {result['wakeups']:,} "
+        f"wake-ups (as idlewise simulate --service observed on the same recording); acted at most "
+        f"{_fmt_time(max(late) if late else 0.0)} after the policy decided (one poll interval)")
     return 0

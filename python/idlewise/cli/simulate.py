@@ -11,7 +11,10 @@ from ..devices import load_device
 from ..policies import expand_spec
 from ..errors import IdlewiseError
 from ..results import Results
-from ._common import DEMO_POLICIES, _label_devices, _picked, _print_results, _read_trace, _report_read, _streamable, say
+from rich.text import Text
+
+from ._common import (DEMO_POLICIES, _console, _label_devices, _picked, _print_results, _read_trace, _report_read,
+                      _streamable, paragraph, say)
 
 
 def cmd_demo(args) -> int:
@@ -23,6 +26,16 @@ def cmd_demo(args) -> int:
              + (f", base power {args.base_power} W" if args.base_power else "")
              + "\n(HP Labs trace, DiskSim licence: idlewise/data/hplajw/COPYRIGHT.disksim)")
     _print_results(results, args, title)
+    if not args.json:
+        # A first run ends with where to go from here: the same on one's own trace, then the
+        # question most users come with. Commands on lines of their own, to be copied whole.
+        console = _console(stderr=True)
+        paragraph(console, "next, on a trace of your own (any format `idlewise trace formats` lists; "
+                           "NAME from `idlewise devices`):")
+        for command in ("idlewise simulate TRACE --device NAME --policy timeout:10s --policy oracle",
+                        "idlewise sweep TRACE --device NAME --policy timeout:5s..600s/5s",
+                        "idlewise advise TRACE --device auto"):
+            console.print(Text("  " + command), soft_wrap=True, highlight=False)
     return 0
 
 
@@ -40,8 +53,8 @@ def _say_where_references_wait(args, devices) -> None:
         return
     sleds = [d.name for d in devices if not _references(args, d)]
     if sleds and not args.json:
-        print(f"idlewise: {', '.join(sleds)}: vs always-on, vs oracle and the theoretical minima are replayed only "
-              "when asked (--references: two more event-by-event replays of the sled)", file=sys.stderr)
+        say(f"{', '.join(sleds)}: vs always-on, vs oracle and the theoretical minima are replayed only "
+              "when asked (--references: two more event-by-event replays of the sled)")
 
 
 def cmd_simulate(args) -> int:
@@ -107,7 +120,7 @@ def _write_per_request(tables, path: str, quiet: bool) -> None:
     except OSError as e:
         raise IdlewiseError(f"--per-request {path}: cannot write it ({e.strerror or e})") from None
     if not quiet:
-        print(f"idlewise: wrote {table.num_rows:,} per-request rows ({', '.join(table.column_names)}) to {path}", file=sys.stderr)
+        say(f"wrote {table.num_rows:,} per-request rows ({', '.join(table.column_names)}) to {path}")
 
 
 def _join_per_request(parts: list, path: str, quiet: bool) -> None:
@@ -137,7 +150,7 @@ def _join_per_request(parts: list, path: str, quiet: bool) -> None:
             if os.path.exists(part):
                 os.remove(part)
     if not quiet:
-        print(f"idlewise: wrote {rows:,} per-request rows ({', '.join(columns)}) to {path}", file=sys.stderr)
+        say(f"wrote {rows:,} per-request rows ({', '.join(columns)}) to {path}")
 
 
 def _simulate_streamed(args, devices, policies) -> int:

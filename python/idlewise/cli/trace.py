@@ -49,8 +49,7 @@ def cmd_trace_stats(args) -> int:
         picked = _picked(args, trace).get("stream")  # a device picked is named
         for (stream, _), st in zip(parts.items(), stats):
             st["stream"] = picked if stream is None else stream
-    if args.plot:
-        plot_gap_histogram(stats, args.plot)
+    drawn = plot_gap_histogram(stats, args.plot) if args.plot else 0
     if args.json:
         json.dump(stats, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -82,7 +81,8 @@ def cmd_trace_stats(args) -> int:
             console.print(f"  {m['mode']}: break-even {_fmt_time(m['break_even_s'])}; {m['gaps_longer']:,} gaps longer, "
                           f"holding {m['idle_share_longer']:.1%} of idle time (the most any policy could use)")
     if args.plot:
-        console.print(f"wrote {args.plot}")
+        which = "" if drawn == len(stats) else f" (the {drawn} busiest of {len(stats)} devices; --stream K for another)"
+        console.print(f"wrote {args.plot}{which}")
     return 0
 
 

@@ -108,8 +108,29 @@ def format_of_head(head: bytes, path: str) -> str:
             hint += ("; with that header, an op column of 0/1 flags reads with --columns "
                      "time_s=time_s,offset_bytes=offset_bytes,size_bytes=size_bytes,op=op --write-flag 1")
         raise TraceError(hint)
+    web = _web_log_kind(lines)
+    if web:
+        raise TraceError(f"{path}: line 1: {web}, not a block I/O trace: a web workload for a device comes from it "
+                         f"with idlewise workload web --log {path} --out web.csv, replayed by idlewise cache web.csv"
+                         + ("" if web.startswith("a NASA") else "; workload web reads the log as tab-separated "
+                            "columns host, logname, time (Unix seconds), method, url, response, bytes"))
     raise TraceError(f"{path}: line 1: not a trace format idlewise recognises; pass --format "
                      f"({', '.join(FORMATS)})")
+
+
+#: A web server's access log in the Common Log Format: host ident user [time] "request" status bytes.
+COMMON_LOG_LINE = re.compile(r'^\S+ \S+ \S+ \[[^\]]+\] "[A-Z]+ [^"]*" \d{3} (\d+|-)')
+
+
+def _web_log_kind(lines: list[str]) -> str | None:
+    """What kind of web server log ``lines`` begin, if they begin one (users try them: the NASA
+    log is the best known public workload of its era)."""
+    header = [h.strip().lower() for h in lines[0].split("\t")]
+    if header[:5] == ["host", "logname", "time", "method", "url"]:
+        return "a NASA-format web access log (tab-separated)"
+    if all(COMMON_LOG_LINE.match(line) for line in lines[:5]):
+        return "a web server's access log (Common Log Format)"
+    return None
 
 
 __all__ = ["BLKPARSE_EVENT", "detect_format", "format_of_head", "head_bytes"]

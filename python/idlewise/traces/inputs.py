@@ -141,6 +141,36 @@ def local_path(path, *, seekable: bool = False, fresh: bool = False, format: str
     return path
 
 
+def given_path(path) -> str:
+    """The path a user gave for ``path``, a copy :func:`local_path` made or a file itself:
+    ``-`` for standard input, the pipe's own path (``/dev/fd/63`` for a shell's ``<(...)``)."""
+    path = str(path)
+    for (given, _), copy in _COPIES.items():
+        if copy == path:
+            return given
+    return path
+
+
+def trace_name(path) -> str:
+    """What a trace read from ``path`` is called in rows and tables: its file's name; ``stdin``
+    for standard input; a pipe's path whole where its name alone is a number (``/dev/fd/63``,
+    which a shell's ``<(...)`` passes), not the temporary copy it was read from."""
+    given = given_path(path)
+    if given == STDIN:
+        return "stdin"
+    name = os.path.basename(given)
+    return given if name.isdigit() else name
+
+
+def shown(text: str) -> str:
+    """``text`` (an error or a report) with every temporary copy's path replaced by the path the
+    user gave (``-`` said as standard input)."""
+    for (given, _), copy in list(_COPIES.items()):
+        if copy in text:
+            text = text.replace(copy, "standard input" if given == STDIN else given)
+    return text
+
+
 def _is_stream(path: str) -> bool:
     """Standard input, a named pipe, a character device or a socket: bytes that come once."""
     if path == STDIN:
@@ -179,4 +209,4 @@ def _copy(source, name: str, what: str) -> str:
     return copy
 
 
-__all__ = ["STDIN", "bounded_lines", "compression_of", "local_path", "open_input"]
+__all__ = ["STDIN", "bounded_lines", "compression_of", "given_path", "local_path", "open_input", "shown", "trace_name"]

@@ -18,8 +18,9 @@ from ..devices import load_device
 from ..errors import TraceRecordError
 from .trace import Trace
 from ..output import save_figure
+from .inputs import trace_name
 
-#: Log-spaced gap bins, 10 per decade from 1 ms to 10^4 s (ALGORITHMS.md 8.1).
+#: Log-spaced gap bins, 10 per decade from 1 ms to 10^4 s.
 BIN_EDGES_S = np.logspace(-3, 4, 71)
 
 
@@ -442,7 +443,7 @@ def file_stats(path, device=None, *, format: str = "auto", transform: str | None
     read = FileRead(path, format, keep=keep, mapping=mapping, write_flag=write_flag)
     if device is None and transform is None:
         # Inter-arrival gaps: every device at once, over whole batches (100k devices in seconds).
-        grouped = GroupedStats(os.path.basename(path))
+        grouped = GroupedStats(trace_name(path))
         for batch in read.batches():
             grouped.push(batch)
         _found_kept(path, keep, read)
@@ -450,7 +451,7 @@ def file_stats(path, device=None, *, format: str = "auto", transform: str | None
     devices: dict = {}
     for stream, part in transformed_parts(read, transform):
         if stream not in devices:
-            name = os.path.basename(path) + (f"#{stream}" if stream is not None else "") + (f" [{transform}]" if transform else "")
+            name = trace_name(path) + (f"#{stream}" if stream is not None else "") + (f" [{transform}]" if transform else "")
             devices[stream] = TraceStats(name, device)
         if part is not None:
             devices[stream].push(part)
@@ -474,7 +475,7 @@ def draw_gap_histogram(ax, stats: dict) -> None:
     width = [h["to_s"] - h["from_s"] for h in hist]
     ax.bar(left, [h["count"] for h in hist], width=width, align="edge", color="#4c72b0", edgecolor="white", label="gaps")
     ax.set_xscale("log")
-    ax.set_xlabel("idle gap length (s)")
+    ax.set_xlabel("idle gap length")
     ax.set_ylabel("number of gaps")
     share = ax.twinx()
     total = stats["gaps"]["idle_total_s"] or 1.0
@@ -486,24 +487,33 @@ def draw_gap_histogram(ax, stats: dict) -> None:
         if np.isfinite(m["break_even_s"]):
             ax.axvline(m["break_even_s"], color="#55a868", linestyle="--")
             ax.text(m["break_even_s"], ax.get_ylim()[1] * (0.95 - 0.17 * stats["modes"].index(m)), f" {m['mode']} break-even\n {m['idle_share_longer']:.0%} of idle time beyond",
-                    fontsize=7, va="top", color="#2d6a3e")
+                    fontsize=7, va="top", color="#2d6a3e",
+                    bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "none", "pad": 1})
+    from ..plotting import unit_axis
+
+    unit_axis(ax.xaxis, "s")
     ax.set_title(f"{stats['trace']}: {stats['gaps']['count']:,} idle gaps ({stats['gaps']['definition']})"
                  + (f", {stats['device']}" if "device" in stats else ""), fontsize=9)
 
 
-def plot_gap_histogram(stats_list: list[dict], path: str) -> None:
-    """Idle-gap histograms, one panel per stream (:func:`draw_gap_histogram`), to an image file."""
-    import matplotlib
+#: Panels an idle-gap figure draws at most: the busiest devices of a multi-device trace (22
+#: panels took 4 s to draw and were not read); ``--stream K`` plots any one.
+PLOT_PANELS_MAX = 6
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(stats_list), 1, figsize=(8, 3.2 * len(stats_list)), squeeze=False)
-    for ax, stats in zip(axes[:, 0], stats_list):
+def plot_gap_histogram(stats_list: list[dict], path: str) -> int:
+    """Idle-gap histograms, one panel per stream (:func:`draw_gap_histogram`), the busiest
+    :data:`PLOT_PANELS_MAX` of them, to an image file. Returns how many panels it drew."""
+    from ..plotting import lay_out, subplots
+
+    shown = sorted(stats_list, key=lambda st: -st["requests"])[:PLOT_PANELS_MAX]
+    shown = [st for st in stats_list if any(st is s for s in shown)]  # in the trace's order
+    fig, axes = subplots(len(shown), 1, figsize=(8, 3.2 * len(shown)), squeeze=False)
+    for ax, stats in zip(axes[:, 0], shown):
         draw_gap_histogram(ax, stats)
-    fig.tight_layout()
-    save_figure(fig, path, dpi=120)
-    plt.close(fig)
+    lay_out(fig, len(shown))
+    save_figure(fig, path, dpi=120, bbox_inches="tight")
+    return len(shown)
 
 
 __all__ = ["BIN_EDGES_S", "draw_gap_histogram", "idle_gaps_s", "plot_gap_histogram", "trace_stats"]

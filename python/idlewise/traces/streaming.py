@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import IdlewiseError
 from .sources import BATCHED, batches_of, engine_format, file_format, picked_device, read_ahead, skipped_at_source, text_batches  # noqa: F401 - their home is sources
+from .inputs import trace_name
 
 
 def raw_batches(format: str, path: str, mapping, write_flag, disk: str | None = None):
@@ -167,7 +168,7 @@ class FileRead:
         from .trace import Trace
 
         last: dict = {}
-        name = os.path.basename(self.path)
+        name = trace_name(self.path)
         for item in raw_batches(self.format, self.path, self.mapping, self.write_flag, self.disk):
             if len(item) == 3:
                 self.records_read, self.skipped, extra = item
@@ -237,14 +238,14 @@ def convert_to_parquet(read: "FileRead", out: str) -> None:
                            "is_write": np.asarray(batch.is_write).astype(bool)}
                 if batch.stream is not None:
                     columns["stream"] = batch.stream
-                table = pa.table(columns).replace_schema_metadata(metadata_of(os.path.basename(read.path), read.format))
+                table = pa.table(columns).replace_schema_metadata(metadata_of(trace_name(read.path), read.format))
                 writer = writer or pq.ParquetWriter(temporary, table.schema)
                 writer.write_table(table)
             if writer is None:
                 raise IdlewiseError(f"{read.path}: no records to convert")
             # What is known once the file is read (what the reader skipped, a recording's device
             # names and end) is kept in the footer.
-            known = metadata_of(os.path.basename(read.path), read.format, read.names or None, read.recording_end_s,
+            known = metadata_of(trace_name(read.path), read.format, read.names or None, read.recording_end_s,
                                 dict(read.skipped), read.start_unix_s)
             writer.add_key_value_metadata({k: v for k, v in known.items() if not k.startswith(("idlewise.name", "idlewise.source"))})
         finally:

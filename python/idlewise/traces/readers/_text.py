@@ -13,6 +13,7 @@ from ...errors import TraceError
 from ..detect import head_bytes
 from ..inputs import local_path
 from ..trace import LineNumbers, Trace
+from ..inputs import trace_name
 
 
 def read_text_trace(path, format_name: str, *, sort: bool = False, name: str | None = None,
@@ -30,12 +31,12 @@ def read_text_trace(path, format_name: str, *, sort: bool = False, name: str | N
         size = 0
     try:
         c = run_with_progress(lambda counter: _core.read_text(path, format_name, progress=counter), size, show,
-                              f"reading {os.path.basename(path)}", unit="bytes")
+                              f"reading {trace_name(path)}", unit="bytes")
     except _core.IdlewiseError as e:
         raise TraceError(f"{path}: {e}") from None
     return Trace.from_arrays(
         c["time_s"], c["size_bytes"], offset_bytes=c["offset_bytes"], is_write=c["is_write"], stream=c["stream"],
-        name=name or os.path.basename(path), path=path, lines=LineNumbers(c["line_base"], c["line_steps"], c["line_long_steps"]), sort=sort,
+        name=name or trace_name(path), path=path, lines=LineNumbers(c["line_base"], c["line_steps"], c["line_long_steps"]), sort=sort,
         skipped={why: n for why, n in c["skipped"]}, records_read=c["records_read"], format=shown_as or format_name)
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from ...errors import TraceError
 from ..trace import Trace
+from ..inputs import trace_name
 
 #: Bytes into a tar header where its magic ``ustar`` stands (POSIX.1-1988 and GNU tar alike).
 TAR_MAGIC_OFFSET = 257
@@ -114,7 +115,7 @@ def read_archive(path, *, sort: bool = False, name: str | None = None) -> Trace:
         for device, (_, _, part) in zip(numbers, devices))))
     order = np.argsort(t, kind="stable")  # every member's times from its own origin, as a multi-device file's
     trace = Trace.from_arrays(t[order], s[order], offset_bytes=o[order], is_write=w[order], stream=v[order],
-                              name=name or os.path.basename(path), path=path, lines=None, sort=False, skipped=skipped,
+                              name=name or trace_name(path), path=path, lines=None, sort=False, skipped=skipped,
                               records_read=read, format="tar", stream_names=names)
     return trace if own else replace(trace, numbers_are_the_files=False)
 

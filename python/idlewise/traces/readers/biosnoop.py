@@ -27,6 +27,7 @@ from ...errors import TraceError
 from ..inputs import bounded_lines, open_input
 from ..trace import Trace
 from ._fields import non_negative, whole_number
+from ..inputs import trace_name
 
 _AFTER_COMM = ("PID", "DISK", "T", "SECTOR", "BYTES")
 
@@ -131,7 +132,7 @@ def read_biosnoop(path, *, sort: bool = True, name: str | None = None) -> Trace:
     origin = float(t.min())  # a request issued before the first completion would be negative
     return Trace.from_arrays(
         t - origin, np.asarray(sizes, dtype=np.int64), offset_bytes=np.asarray(offsets, dtype=np.int64),
-        is_write=np.asarray(writes), name=name or os.path.basename(path), path=path, lines=np.asarray(lines),
+        is_write=np.asarray(writes), name=name or trace_name(path), path=path, lines=np.asarray(lines),
         sort=True, skipped=requests.kept_skipped(), records_read=requests.records_read,
         stream=None if single else np.asarray(disks, dtype=np.int64), format="biosnoop", stream_names=names)
 

@@ -48,6 +48,7 @@ from ...errors import TraceError
 from ..inputs import bounded_lines, open_input
 from ..trace import Trace
 from ._fields import non_negative, whole_number
+from ..inputs import trace_name
 
 SECTOR_BYTES = 512
 #: The cumulative counters of a diskstats line after the name, by position.
@@ -305,7 +306,7 @@ def read_diskstats(path, *, disk: str | None = None, sort: bool = False, name: s
     if resets:
         skipped["intervals across a counter reset (a reboot, a re-attached disk), replayed as idle"] = resets
     trace = Trace.from_arrays(
-        t[order], size[order], is_write=is_write[order], name=name or os.path.basename(path), path=path,
+        t[order], size[order], is_write=is_write[order], name=name or trace_name(path), path=path,
         lines=line[order], sort=sort, skipped=skipped, records_read=lines_read,
         stream=None if disk is not None else stream[order], format="diskstats",
         stream_names=names, end_time_s=end, service_s=service[order], start_unix_s=origin)

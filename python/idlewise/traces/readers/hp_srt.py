@@ -18,6 +18,7 @@ import numpy as np
 from ...errors import TraceError
 from ..inputs import local_path
 from ..trace import Trace
+from ..inputs import trace_name
 
 
 #: Records per batch when a trace is streamed (56 MB of a version-4 trace).
@@ -119,7 +120,7 @@ def read_srt(path: str | os.PathLike, *, disk: int | None = None, sort: bool = F
     time_s, offset_bytes, size_bytes, is_write = _columns(records[keep], layout.sector_bytes)
     return Trace.from_arrays(
         time_s, size_bytes, offset_bytes=offset_bytes, is_write=is_write,
-        name=name or os.path.basename(path) + ("" if disk is None else f"#{disk}"),
+        name=name or trace_name(path) + ("" if disk is None else f"#{disk}"),
         path=path,
         sort=sort,
         skipped=skipped,

@@ -11,6 +11,7 @@ import os
 from ..._extras import need
 from ...errors import TraceError
 from ..trace import Trace
+from ..inputs import trace_name
 
 #: The Parquet metadata key of a recording's wall-clock start (the Unix time of time 0).
 START_KEY = "idlewise.start_unix_s"
@@ -229,7 +230,7 @@ def read_parquet(path, *, sort: bool = False, name: str | None = None) -> Trace:
         table.column("time_s").to_numpy(), table.column("size_bytes").to_numpy(),
         offset_bytes=table.column("offset_bytes").to_numpy(), is_write=table.column("is_write").to_numpy(zero_copy_only=False),
         stream=_stream(path, table),
-        name=name or os.path.basename(path), path=path, lines=None, sort=sort, format=described, skipped=skipped,
+        name=name or trace_name(path), path=path, lines=None, sort=sort, format=described, skipped=skipped,
         **_restored(path, meta))
 
 
