@@ -4,6 +4,7 @@ Accepted wherever a policy is given: ``simulate``, ``sweep``, the Python API."""
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -50,42 +51,31 @@ def expand_spec(spec: str) -> list[str]:
     return [spec[: m.start()] + _fmt(round(a + i * step, 9)) + suffix + spec[m.end():] for i in range(count)]
 
 
-def _number(text: str):
-    """A parameter's value as a number where it is one: plain (``50``), a duration in seconds
-    (``2s``, ``10min``), or watts (``1.44W``); otherwise the text (``off``, ``seed`` names)."""
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    if text.endswith("W"):
-        try:
-            return float(text[:-1])
-        except ValueError:
-            return text
-    try:
-        return parse_duration_s(text)
-    except (ValueError, IdlewiseError):  # not a duration either
-        return text
+@functools.lru_cache(maxsize=4096)
+def _engine_columns(label: str) -> tuple:
+    from . import _core
+
+    return _core.policy_columns(label)
 
 
 def policy_columns(spec: str) -> dict:
-    """The columns a result row gets from its (canonical) policy spec: ``family``, a numeric
-    ``timeout_s`` for a single-timeout policy, ``knob``, and ``param.<name>`` for every named
-    parameter (numbers where they are numbers)."""
-    family, _, rest = spec.partition(":")
-    columns = {"family": family, "timeout_s": None, "knob": None}
-    for item in filter(None, rest.split(",")):
-        name, eq, value = item.partition("=")
-        if not eq:  # a bare value: timeout:2s, hd-idle:60s
-            number = _number(name)
-            if family in ("timeout", "hd-idle") and isinstance(number, float):
-                columns["timeout_s"] = number
-            continue
-        number = _number(value)
-        columns[f"param.{name}"] = number
-        if name == "knob":
-            columns["knob"] = number
+    """The columns a result row gets from its (canonical) policy label, as the engine reads it
+    (``idlewise_core::policy::PolicyColumns``, the one home of that reading): ``family``, a
+    numeric ``timeout_s`` for a single-timeout policy, ``knob``, and ``param.<name>`` for every
+    named parameter (numbers where they are numbers). A sweep's rows share a few labels: each
+    is read once."""
+    family, timeout_s, knob, params = _engine_columns(str(spec))
+    columns = {"family": family, "timeout_s": timeout_s, "knob": knob}
+    columns.update((f"param.{name}", value) for name, value in params)
     return columns
+
+
+def family_of(row) -> str:
+    """A row's policy family: its ``family`` column where it has one, else its label's."""
+    family = row.get("family") if hasattr(row, "get") else None
+    if isinstance(family, str) and family:
+        return family
+    return policy_columns(str(row["policy"]))["family"]
 
 
 def expand_specs(specs) -> list[str]:
@@ -93,4 +83,4 @@ def expand_specs(specs) -> list[str]:
     return [one for spec in specs for one in expand_spec(spec)]
 
 
-__all__ = ["expand_spec", "expand_specs"]
+__all__ = ["expand_spec", "expand_specs", "family_of", "policy_columns"]

@@ -93,7 +93,9 @@ def _finite(value) -> float | None:
 def point_label(row, alone: bool = False) -> str:
     """A run's short label on a plot: a timeout's value, a knob, the family when it is the
     only run of its family (``alone``), else the policy."""
-    family = str(row.get("family") or str(row["policy"]).partition(":")[0])
+    from .policies import family_of
+
+    family = family_of(row)
     timeout = _finite(row.get("timeout_s"))
     knob = _finite(row.get("knob"))
     if timeout is not None:
@@ -855,7 +857,9 @@ def report_from_rows(path, out, *, title: str | None = None) -> Path:
     if missing or not len(rows):
         raise IdlewiseError(f"{path}: not the rows of idlewise sweep --out (missing {', '.join(missing) or 'rows'})")
     if "family" not in rows.columns:
-        rows["family"] = rows["policy"].astype(str).str.partition(":")[0]
+        from .policies import policy_columns
+
+        rows["family"] = [policy_columns(p)["family"] for p in rows["policy"].astype(str)]
     traces = sorted(set(rows["trace"].astype(str))) if "trace" in rows else []
     devices = sorted(set(rows["device"].astype(str))) if "device" in rows else []
     summary = [("runs", f"{len(rows):,} from {path.name}"), ("traces", ", ".join(traces) or "-"),

@@ -436,7 +436,9 @@ GROUP_KEYS = ("trace", "stream", "transform", "device")
 
 
 def _family(row: dict) -> str:
-    return row.get("family") or str(row["policy"]).split(":")[0]
+    from .policies import family_of
+
+    return family_of(row)
 
 
 def summary(rows: list[dict]) -> list[dict]:

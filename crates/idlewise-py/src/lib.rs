@@ -381,6 +381,21 @@ impl InputFile {
 
 /// A Linux device's stream number, as the engine's readers key devices
 /// (`idlewise_core::readers::makedev`); `None` for a part out of range.
+/// A result row's policy columns from its canonical label: `(family, timeout_s, knob, params)`,
+/// `params` a list of `(name, value)`, each value a float where it reads as a number, else its
+/// text (`idlewise_core::policy::PolicyColumns`, the one home of this reading).
+#[pyfunction]
+fn policy_columns(py: Python<'_>, label: &str) -> (String, Option<f64>, Option<PyObject>, Vec<(String, PyObject)>) {
+    use idlewise_core::policy::{ParamValue, PolicyColumns};
+    let value = |v: ParamValue| match v {
+        ParamValue::Number(x) => x.into_py(py),
+        ParamValue::Text(s) => s.into_py(py),
+    };
+    let columns = PolicyColumns::of_label(label);
+    let params = columns.params.into_iter().map(|(name, v)| (name, value(v))).collect();
+    (columns.family, columns.timeout_s, columns.knob.map(value), params)
+}
+
 #[pyfunction]
 fn makedev(major: i64, minor: i64) -> Option<i64> {
     ((0..1 << 31).contains(&major) && (0..1 << 32).contains(&minor)).then(|| idlewise_core::readers::makedev(major, minor))
@@ -1619,6 +1634,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SEED000_IO_CPU_POWER_W", idlewise_core::system::SEED000_IO_CPU_POWER_W)?;
     m.add_function(wrap_pyfunction!(validate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;
+    m.add_function(wrap_pyfunction!(policy_columns, m)?)?;
     m.add_function(wrap_pyfunction!(parse_power_w, m)?)?;
     m.add_function(wrap_pyfunction!(makedev, m)?)?;
     m.add_function(wrap_pyfunction!(read_text, m)?)?;

@@ -31,6 +31,7 @@ from typing import Callable, Optional
 from .. import _core
 from ..devices import load_device
 from ..errors import IdlewiseError, TraceError
+from ..policies import policy_columns
 from .actuators import Actuator, choose_actuator, stopped_modes
 from .commands import Inline, Threaded
 from .config import DEFAULT_CONFIG, DiskSetting, Settings, read_config, resolve_disk
@@ -67,9 +68,9 @@ def setup_command(policy: str, disk: str) -> Optional[list]:
     need a vendor tool (openSeaChest, SeaChest), which idlewise does not drive."""
     import re
 
-    family, _, rest = policy.partition(":")
-    if family == "apst":
-        bound = dict(p.split("=", 1) for p in rest.split(",") if "=" in p).get("ps_max_latency_us", "100000")
+    columns = policy_columns(policy)
+    if columns["family"] == "apst":
+        bound = columns.get("param.ps_max_latency_us", 100000)
         controller = re.match(r"nvme\d+", disk)
         name = controller.group(0) if controller else "nvmeX"
         return ["sh", "-c", f"echo {int(float(bound))} > /sys/class/nvme/{name}/power/pm_qos_latency_tolerance_us"]
@@ -156,7 +157,7 @@ class Manager:
                 m.spin_ups += 1
             self.write({**record, "outcome": outcome}, now)
             return
-        own = m.live_policy.partition(":")[0] in OWN_TIMERS and d["cause"] == "plan"
+        own = policy_columns(m.live_policy)["family"] in OWN_TIMERS and d["cause"] == "plan"
         argv = None if own else m.actuator.wake() if d["cause"] == "hint" else m.actuator.command(d["from_mode"], d["to_mode"])
         record["command"] = _shown(argv)
         if own or overtaken or argv is None or not m.act:

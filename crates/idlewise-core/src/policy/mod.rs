@@ -7,6 +7,7 @@
 
 mod always_on;
 mod breakeven;
+mod columns;
 mod apst;
 mod epc;
 mod fast_psp;
@@ -19,6 +20,8 @@ mod randomized;
 mod stpm;
 mod stpm_network;
 mod timeout;
+
+pub use columns::{ParamValue, PolicyColumns};
 
 use crate::device::{Device, RouteId, READY};
 use crate::error::{Error, Result};
