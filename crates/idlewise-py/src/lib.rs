@@ -381,6 +381,26 @@ impl InputFile {
 
 /// A Linux device's stream number, as the engine's readers key devices
 /// (`idlewise_core::readers::makedev`); `None` for a part out of range.
+/// The trace formats' table (`idlewise_core::readers::table`): one dict per format, in the order
+/// `idlewise trace formats` lists them.
+#[pyfunction]
+fn trace_formats(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let list = PyList::empty_bound(py);
+    for f in idlewise_core::readers::TRACE_FORMATS.iter() {
+        let d = PyDict::new_bound(py);
+        d.set_item("name", f.name)?;
+        d.set_item("description", f.description)?;
+        d.set_item("fields", f.fields.to_vec())?;
+        d.set_item("magic", f.magic.map(|m| pyo3::types::PyBytes::new_bound(py, m)))?;
+        d.set_item("recognised_by", f.recognised_by)?;
+        d.set_item("time_field", f.time_field.map(|t| (t.field, t.separator.to_string(), t.header_lines)))?;
+        d.set_item("reading", f.reading.as_str())?;
+        d.set_item("whole_read_bytes_per_record", f.whole_read_bytes_per_record)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
 /// A result row's policy columns from its canonical label: `(family, timeout_s, knob, params)`,
 /// `params` a list of `(name, value)`, each value a float where it reads as a number, else its
 /// text (`idlewise_core::policy::PolicyColumns`, the one home of this reading).
@@ -1635,6 +1655,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;
     m.add_function(wrap_pyfunction!(policy_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
     m.add_function(wrap_pyfunction!(parse_power_w, m)?)?;
     m.add_function(wrap_pyfunction!(makedev, m)?)?;
     m.add_function(wrap_pyfunction!(read_text, m)?)?;

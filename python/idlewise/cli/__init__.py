@@ -214,6 +214,8 @@ def build_parser(running: str | None = None) -> argparse.ArgumentParser:
     st.add_argument("--json", action="store_true", help="print the statistics as JSON")
     st.set_defaults(func=cmd_trace_stats)
     fm = trsub.add_parser("formats", help="list the trace formats idlewise reads")
+    fm.add_argument("--json", action="store_true",
+                    help="every format's fields, recognition, time field, reading and memory, as JSON")
     fm.set_defaults(func=cmd_trace_formats)
 
     sw = sub.add_parser("sweep", help="run every trace x transform x device x policy, in parallel")

@@ -7,7 +7,6 @@ import sys
 
 from .. import traces
 from ..errors import IdlewiseError
-from ..traces.formats import DESCRIPTIONS
 from ..traces.trace import counted, span_text
 from ._common import Table, _console, _fmt_time, _picked, _read_trace, _report_read, _streamable, say
 
@@ -113,12 +112,26 @@ def _print_devices_summary(console, stats: list) -> None:
 
 
 def cmd_trace_formats(args) -> int:
-    table = Table(title="trace formats (--format; auto recognises each from its content)", title_justify="left")
-    table.add_column("format")
+    from ..traces.formats import TABLE
+
+    if args.json:
+        rows = [{**f, "magic": f["magic"].decode("ascii", "replace") if f["magic"] else None} for f in TABLE]
+        json.dump(rows, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    console = _console()
+    # How each is recognised takes a column of its own where the terminal has room for it.
+    recognised = console.width >= 140
+    table = Table(title="trace formats (--format; auto recognises each from its content)", title_justify="left",
+                  caption=None if recognised else "--json for each format's fields, how it is recognised, and more",
+                  caption_justify="left")
+    table.add_column("format", no_wrap=True)
     table.add_column("what it is")
-    for name, description in DESCRIPTIONS.items():
-        table.add_row(name, description)
-    _console().print(table)
+    if recognised:
+        table.add_column("recognised by")
+    for f in TABLE:
+        table.add_row(f["name"], f["description"], *([f["recognised_by"]] if recognised else []))
+    console.print(table)
     return 0
 
 

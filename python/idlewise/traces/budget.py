@@ -9,21 +9,13 @@ import os
 import shlex
 
 from ..errors import IdlewiseError
-from .formats import READ_WHOLE
+from .formats import READ_WHOLE, TIME_FIELDS, WHOLE_READ_BYTES_PER_RECORD
 
-#: Peak bytes a record takes while a trace is read whole and sorted: its columns, line numbers,
-#: the sort's order and the columns it gathers (measured: 77 bytes a record for a 2M-record CSV,
-#: ``python benchmarks/read_formats.py`` layouts alike), with room for the readers that build
-#: Python-side arrays first.
-BYTES_PER_RECORD = 100
+#: Peak bytes a record takes while a trace is read whole and sorted, the most of any format's
+#: (the formats' table, ``formats.WHOLE_READ_BYTES_PER_RECORD``).
+BYTES_PER_RECORD = max(WHOLE_READ_BYTES_PER_RECORD.values())
 #: A text file's first bytes, from which its records are counted.
 SAMPLE_BYTES = 1 << 20
-#: The time field of each text format, for the command that sorts it beyond memory: (field
-#: number from 1, separator, header lines).
-TIME_FIELDS = {
-    "csv": (1, ",", 1), "disksim": (1, " ", 0), "spc": (5, ",", 0), "spc-ascii": (1, " ", 0), "msr": (1, ",", 0),
-    "alibaba": (5, ",", 0), "tencent": (1, ",", 0), "fiu": (1, " ", 0), "blkparse": (4, " ", 0),
-}
 
 
 def memory_budget_bytes() -> int | None:
@@ -96,7 +88,7 @@ def check_whole_read_fits(path: str, format: str, sort: bool) -> None:
     if budget is None:
         return
     records = estimated_records(path, format)
-    need = records * BYTES_PER_RECORD
+    need = records * WHOLE_READ_BYTES_PER_RECORD.get(format, BYTES_PER_RECORD)
     if need <= budget:
         return
     if not sort:

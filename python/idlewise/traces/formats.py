@@ -1,32 +1,27 @@
 """The trace formats idlewise reads, by name, with one line each: light enough for the command
 line's start-up (the readers themselves, and NumPy and Arrow, load when a trace is read)."""
 
-#: Format name -> one-line description, in the order `idlewise trace formats` lists them.
-DESCRIPTIONS = {
-    "csv": "idlewise simple CSV with header time_s,offset_bytes,size_bytes,op",
-    "parquet": "idlewise native Parquet (time_s, offset_bytes, size_bytes, is_write[, stream])",
-    "srt": "HP SRT binary (hplajw, cello), as shipped with DiskSim",
-    "disksim": "DiskSim ASCII: arrival_ms devno blkno bcount flags",
-    "spc": "UMass/SPC CSV: ASU,LBA,Size,Opcode,Timestamp",
-    "spc-ascii": "SPC converted to ASCII: arrival_ns devno lsn size_sectors op",
-    "msr": "MSR Cambridge CSV: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime",
-    "blkparse": "blkparse default text output",
-    "alibaba": "Alibaba block CSV: device_id,opcode,offset,length,timestamp_us",
-    "tencent": "Tencent CBS CSV: Timestamp,Offset,Size,IOType,VolumeID",
-    "fiu": "FIU (SRCMap, I/O deduplication): ts_ns pid process lba size_sectors R|W major minor md5",
-    "diskstats": "/proc/diskstats snapshots, each line prefixed with its Unix time (idlewise record)",
-    "biosnoop": "biosnoop (BCC, libbpf-tools) output: TIME(s) COMM PID DISK T SECTOR BYTES [QUE(ms)] LAT(ms)",
-    "tar": "a tar archive of trace files (.tar, .tgz, .tar.gz, .tar.zst, ...): each file a device, in its own format",
-}
-#: Formats read whole into memory, never in chunks: biosnoop lists its requests in completion
-#: order, and a tar's members are read one after another. The binary formats (Parquet, SRT) and
-#: diskstats recordings (their requests made from the counters as they are consumed) are streamed
-#: a batch of records at a time, the others a chunk of lines at a time.
-READ_WHOLE = ("tar",)
+from .. import _core
+
+#: Every format as the engine's table describes it (``idlewise_core::readers::table``, the one
+#: home of a format's name, description, fields, recognition, time field, reading and memory):
+#: a dict each, in the order `idlewise trace formats` lists them.
+TABLE = tuple(_core.trace_formats())
+#: Format name -> one-line description.
+DESCRIPTIONS = {f["name"]: f["description"] for f in TABLE}
+#: Formats read whole into memory, never as they stream: a tar's members are read one after
+#: another. (Parquet, SRT, diskstats recordings and biosnoop stream a batch of records at a
+#: time, the others a chunk of lines at a time.)
+READ_WHOLE = tuple(f["name"] for f in TABLE if f["reading"] == "whole")
 FORMATS = tuple(DESCRIPTIONS)
 #: The bytes a file in a binary format begins with. A compressed one is checked against them as
 #: it is decompressed, before the rest: a .gz of anything else is refused at its first bytes.
-MAGIC = {"parquet": b"PAR1", "srt": b"$$TR_IOREC"}
+MAGIC = {f["name"]: f["magic"] for f in TABLE if f["magic"]}
+#: The time field of each text format, for the command that sorts it beyond memory: (field
+#: number from 1, separator, header lines).
+TIME_FIELDS = {f["name"]: tuple(f["time_field"]) for f in TABLE if f["time_field"]}
+#: Peak bytes a record takes while a file of the format is read whole and sorted.
+WHOLE_READ_BYTES_PER_RECORD = {f["name"]: f["whole_read_bytes_per_record"] for f in TABLE}
 #: The Parquet metadata key of a recording's end (a diskstats file converted): such a file is
 #: read whole as its source was, so every device's run lasts until the recording's end.
 END_KEY = b"idlewise.end_time_s"
@@ -39,4 +34,5 @@ def reads_whole(path, format: str) -> bool:
     return format in READ_WHOLE
 
 
-__all__ = ["DESCRIPTIONS", "END_KEY", "FORMATS", "MAGIC", "READ_WHOLE", "reads_whole"]
+__all__ = ["DESCRIPTIONS", "END_KEY", "FORMATS", "MAGIC", "READ_WHOLE", "TABLE", "TIME_FIELDS", "WHOLE_READ_BYTES_PER_RECORD",
+           "reads_whole"]

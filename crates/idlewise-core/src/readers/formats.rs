@@ -17,17 +17,6 @@ use super::{relative_times, trim, Columns, Field, Line, ReadError, ReadResult, S
 
 const SECTOR: i64 = 512;
 
-/// The formats this module reads, with their field names.
-pub const FORMATS: [(&str, &[&str]); 7] = [
-    ("disksim", &["arrival_ms", "devno", "blkno", "bcount", "flags"]),
-    ("spc-ascii", &["arrival_ns", "devno", "lsn", "size_sectors", "op"]),
-    ("spc", &["asu", "lba", "size", "opcode", "timestamp"]),
-    ("msr", &["timestamp", "hostname", "disk", "type", "offset", "size", "response"]),
-    ("alibaba", &["device_id", "opcode", "offset", "length", "timestamp_us"]),
-    ("tencent", &["timestamp", "offset", "size", "iotype", "volume"]),
-    ("fiu", &["ts_ns", "pid", "process", "lba", "size", "op", "major", "minor", "md5"]),
-];
-
 /// The formats, resolved once so a line is not matched against names.
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
@@ -65,9 +54,6 @@ const MAX_FIELDS: usize = 9;
 
 impl<'f> Positional<'f> {
     pub(super) fn new(format: &'f str, streaming: bool) -> ReadResult<Self> {
-        let Some(&(_, names)) = FORMATS.iter().find(|(f, _)| *f == format) else {
-            return Err(super::whole_file(format!("unknown text format '{format}'")));
-        };
         let kind = match format {
             "disksim" => Kind::Disksim,
             "spc-ascii" => Kind::SpcAscii,
@@ -75,8 +61,11 @@ impl<'f> Positional<'f> {
             "msr" => Kind::Msr,
             "alibaba" => Kind::Alibaba,
             "fiu" => Kind::Fiu,
-            _ => Kind::Tencent,
+            "tencent" => Kind::Tencent,
+            _ => return Err(super::whole_file(format!("unknown text format '{format}'"))),
         };
+        // The fields as the formats' table names them (`table.rs`), for error messages.
+        let names = super::table::trace_format(format).map_or(&[][..], |f| f.fields);
         Ok(Positional {
             format,
             kind,

@@ -16,7 +16,8 @@ mod mapped_csv;
 
 use bytemap::{ByteMap, Line, Separator};
 
-pub use formats::FORMATS;
+pub mod table;
+pub use table::{trace_format, Reading, TraceFormat, TRACE_FORMATS};
 pub use mapped_csv::PREFIX as MAPPED_CSV;
 
 /// How errors and reports name a format: a mapped CSV is a CSV (its mapping is the caller's to

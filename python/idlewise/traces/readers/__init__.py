@@ -33,6 +33,8 @@ _READ = {
     "spc-ascii": read_spc_ascii, "msr": read_msr, "blkparse": read_blkparse, "alibaba": read_alibaba, "tencent": read_tencent,
     "fiu": read_fiu, "diskstats": read_diskstats, "biosnoop": read_biosnoop, "tar": read_archive,
 }
+if set(_READ) != set(DESCRIPTIONS):  # a reader for every format of the engine's table, and no other
+    raise ImportError(f"the readers and the formats' table disagree: {sorted(set(_READ) ^ set(DESCRIPTIONS))}")
 #: Format name -> (reader, one-line description).
 READERS = {name: (_READ[name], description) for name, description in DESCRIPTIONS.items()}
 FORMATS = tuple(READERS)
