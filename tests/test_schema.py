@@ -146,3 +146,34 @@ def test_every_column_is_documented():
     text = DOCS.read_text()
     for name, kind, meaning in HYBRID_COLUMNS:
         assert f"| `{name}` | {kind} | {meaning} |" in text, f"docs/results.md: column {name} is not documented as the schema says"
+
+
+def _table_by_rows(records, metadata=None):
+    """The runs' table as it was built before issue 63, row by row: the reference the columnar
+    build must equal, bit for bit."""
+    from idlewise.schema import columns_of, rows
+
+    columns = columns_of(records)
+    schema = arrow_schema(columns)
+    data = rows(records, columns)
+    extra = unknown_keys(records)
+    if extra:
+        inferred = pa.Table.from_pylist([{k: row.get(k) for k in extra} for row in data]).schema
+        schema = pa.schema(list(schema) + list(inferred))
+    if metadata:
+        schema = schema.with_metadata({k: str(v) for k, v in metadata.items()})
+    return pa.Table.from_pylist(data, schema=schema)
+
+
+def test_the_columnar_table_equals_the_rows_it_replaced(runs, trace):
+    from idlewise.schema import table
+
+    hybrid = idlewise.hybrid(trace, "hitachi-travelstar-e7k100", "sandisk-ultra-ii-cf")
+    swept = idlewise.sweep([DISKSIM], ["hitachi-microdrive-1gb", "cmu-mems-g2"], ["timeout:0s..4s/2s", "stpm:knob=50", "oracle"],
+                           transforms=["none", "compress:8ops"], progress=False)
+    odd = [{**r, "extra_note": i, "energy_j": [float("nan"), float("inf"), None, 1][i % 4], "knob": "x"}
+           for i, r in enumerate(runs["hitachi-microdrive-1gb"])]
+    for records in [*(list(r) for r in runs.values()), list(hybrid), list(swept), odd, []]:
+        metadata = {"idlewise.version": "x"}
+        got, want = table(records, metadata), _table_by_rows(records, metadata)
+        assert got.schema.equals(want.schema, check_metadata=True) and got.equals(want)

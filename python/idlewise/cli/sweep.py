@@ -31,7 +31,7 @@ def cmd_sweep(args) -> int:
             stop.detail += f"; their rows are in {partial} (marked partial), {args.out} was not written"
         raise
     results.command = args.command_line
-    say_saturated(results.raw_records())
+    say_saturated(list(results))
     if args.out:
         write_rows(results, args.out)
     if args.plot:
@@ -42,7 +42,7 @@ def cmd_sweep(args) -> int:
     else:
         from ..sweeps import GROUP_KEYS, summary
 
-        rows = results.raw_records()
+        rows = list(results)  # a sweep's records carry their policy columns (sweeps.run_task)
         keys = tuple(k for k in GROUP_KEYS if len({str(r.get(k)) for r in rows}) > 1)
         title = f"{len(results):,} runs" + (f"; rows in {args.out}" if args.out else "") + (f"; plot in {args.plot}" if args.plot else "")
         if args.out:
