@@ -47,7 +47,7 @@ def test_a_stopped_run_returns_at_its_next_block(long_trace):
     counter.stop()
     assert counter.stopped and counter.done == 0
     _core.evaluate(trace.time_s, trace.offset_bytes, trace.size_bytes, trace.is_write, idlewise.load_device("hitachi-travelstar-5k320"),
-                   [f"timeout:{s}s" for s in range(1, 51)], progress=counter)
+                   [f"timeout:{s}s" for s in range(1, 51)], _core.ReplayOptions(), progress=counter)
     # One block in each of the 52 runs, then it stopped: the timeouts share one replay, whose
     # first block is the 512 requests after which it judges who stays (docs/semantics.md).
     assert counter.done == 52 * 512

@@ -14,6 +14,9 @@ def params(sig):
     for p in [p.strip() for p in sig.strip("()").split(",") if p.strip()]:
         if p.startswith("$"):
             continue
+        if p in ("*", "/"):  # keyword-only and positional-only markers stand as they are
+            out.append(p)
+            continue
         if "=" in p:
             name, default = p.split("=", 1)
             keep = default in ("None", "True", "False") or default[0] in LITERAL

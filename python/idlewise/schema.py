@@ -241,14 +241,15 @@ def _column_values(records, columns) -> dict:
             out[name] = list(range(len(records)))
         elif name == "policy":
             out[name] = [r.get("spec") or label for r, label in zip(records, canonical)]
-        elif name == "policy_canonical":
-            out[name] = canonical
+        elif name == "policy_canonical":  # a row of the schema's own (Results of to_dicts) keeps its
+            out[name] = [r[name] if name in r else label for r, label in zip(records, canonical)]
         elif name == "family":
             out[name] = [r.get("family") or d["family"] for r, d in zip(records, derived)]
         elif name in ("timeout_s", "knob"):
             out[name] = [d[name] for d in derived]
         elif name == "params":
-            out[name] = [{k.removeprefix("param."): v for k, v in d.items() if k.startswith("param.")} for d in derived]
+            out[name] = [r[name] if name in r else {k.removeprefix("param."): v for k, v in d.items() if k.startswith("param.")}
+                         for r, d in zip(records, derived)]
         elif _derived(name):
             out[name] = [None] * len(records)
         else:

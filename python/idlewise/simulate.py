@@ -13,6 +13,7 @@ from dataclasses import replace
 from . import _core
 from .devices import Device, load_device
 from .errors import IdlewiseError, TraceRecordError
+from .options import ReplayOptions
 from .policies import expand_specs
 from .progress import run_with_progress
 from .results import Results
@@ -211,6 +212,8 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     workers = threads_for(size // 30, len(specs) + 2, threads)  # text traces run ~30 bytes a record
 
     source = {}
+    options = ReplayOptions(base_power_w=base_power_w, initial_mode=mode_index, replay=replay, fold_offsets=fold_offsets,
+                            response_from=response_from, tail_s=tail_s, transition_seed=transition_seed, threads=workers)
 
     def call_batched(counter):
         # Closed here, on this thread, when a batch fails or the run is stopped: a reader left
@@ -218,12 +221,11 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         reader = batches_of(format, path, disk) if format in BATCHED and not mapping else \
             text_batches(format, path, mapping, write_flag)
         with contextlib.closing(reader) as batches:
-            runs = _core.StreamedRuns(device, specs, base_power_w=float(base_power_w), initial_mode=mode_index, replay=replay,
-                                      fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
-                                      transition_seed=None if transition_seed is None else int(transition_seed),
-                                      volume=None if stream is None or disk is not None else int(stream), threads=workers,
-                                      volume_part=volume_part, timeline_s=window, max_volumes=volumes_within_budget(len(specs)),
-                                      references=bool(references), recording_start_s=getattr(batches, "recording_start_s", None),
+            runs = _core.StreamedRuns(device, specs,
+                                      options.replace(timeline_s=window, max_volumes=volumes_within_budget(len(specs)),
+                                                      references=bool(references),
+                                                      recording_start_s=getattr(batches, "recording_start_s", None)).engine(),
+                                      volume=None if stream is None or disk is not None else int(stream), volume_part=volume_part,
                                       positions="records" if format in ("parquet", "srt") and not mapping else "lines")
             for time_s, offset_bytes, size_bytes, is_write, volumes, busy, lines in read_ahead(batches):
                 runs.feed(time_s, offset_bytes, size_bytes, is_write, volumes, progress=counter,
@@ -241,22 +243,15 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
         raise IdlewiseError("observe is for a plain replay: not with a transform or per-request records")
     if transformed or per_request is not None:
         return _replay_in_parts(path, format, mapping, write_flag, device, specs, transform.strip() if transformed else "none",
-                                   stream, volume_part, show,
-                                   dict(base_power_w=float(base_power_w), initial_mode=mode_index, replay=replay,
-                                        fold_offsets=bool(fold_offsets), response_from=response_from, tail_s=float(tail_s),
-                                        transition_seed=None if transition_seed is None else int(transition_seed),
-                                        threads=workers), window, per_request, bool(references))
+                                   stream, volume_part, show, options, window, per_request, bool(references))
 
     def call(counter):
         if (format in BATCHED and not mapping) or observe is not None:
             return call_batched(counter)
-        return _core.evaluate_file(path, engine_format(format, path, mapping, write_flag), device, specs, base_power_w=float(base_power_w), initial_mode=mode_index,
-                                   progress=counter, replay=replay, fold_offsets=bool(fold_offsets),
-                                   response_from=response_from, tail_s=float(tail_s),
-                                   transition_seed=None if transition_seed is None else int(transition_seed),
-                                   volume=None if stream is None else int(stream), threads=workers,
-                                   volume_part=volume_part, timeline_s=window, max_volumes=volumes_within_budget(len(specs)),
-                                   references=bool(references))
+        return _core.evaluate_file(path, engine_format(format, path, mapping, write_flag), device, specs,
+                                   options.replace(timeline_s=window, max_volumes=volumes_within_budget(len(specs)),
+                                                   references=bool(references)).engine(),
+                                   progress=counter, volume=None if stream is None else int(stream), volume_part=volume_part)
 
     try:
         volumes, records_read, skipped, kept = run_with_progress(call, 0, show, f"replaying {trace_name(path)}",
@@ -330,15 +325,16 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
     TransformStream(transform)  # a bad spec fails before the read
     keep = stream
 
-    records_out = _PerRequestFiles(per_request, device, options["response_from"], specs) if per_request is not None else None
+    records_out = _PerRequestFiles(per_request, device, options.response_from, specs) if per_request is not None else None
 
     recording = {"recording_start_s": recording_start_of(format, path)}
 
     def call(counter):
-        runs = _core.StreamedRuns(device, specs, **options, timeline_s=window, keep_per_request=records_out is not None,
-                                  max_volumes=volumes_within_budget(len(specs) + 1), references=references, **recording)
+        runs = _core.StreamedRuns(device, specs, options.replace(timeline_s=window, keep_per_request=records_out is not None,
+                                                                 max_volumes=volumes_within_budget(len(specs) + 1),
+                                                                 references=references, **recording).engine())
         # Without references, no row is normalised: the untransformed always-on run is not needed.
-        reference = (_core.StreamedRuns(device, ["always-on"], **{**options, "response_from": "issue"}, **recording)
+        reference = (_core.StreamedRuns(device, ["always-on"], options.replace(response_from="issue", **recording).engine())
                      if references else None)
         seen: set = set()
         early = False
@@ -652,14 +648,13 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     window = _timeline_window(timeline_s)
 
     def call(counter):
-        return _core.evaluate(trace.time_s, trace.offset_bytes, trace.size_bytes, trace.is_write, device, specs,
-                              base_power_w=float(base_power_w), initial_mode=mode_index,
-                              keep_per_request=keep, progress=counter, replay=replay,
-                              fold_offsets=bool(fold_offsets), original_time_s=trace.original_time_s,
-                              response_from=response_from, tail_s=float(tail_s), lead_s=lead_s,
-                              transition_seed=None if transition_seed is None else int(transition_seed),
-                              threads=threads_for(len(trace), len(specs) + 2, threads), timeline_s=window,
-                              references=bool(references), service_s=trace.service_s if service == "observed" else None)
+        options = ReplayOptions(base_power_w=base_power_w, initial_mode=mode_index, keep_per_request=keep, replay=replay,
+                                fold_offsets=fold_offsets, response_from=response_from, tail_s=tail_s, lead_s=lead_s,
+                                transition_seed=transition_seed, threads=threads_for(len(trace), len(specs) + 2, threads),
+                                timeline_s=window, references=bool(references))
+        return _core.evaluate(trace.time_s, trace.offset_bytes, trace.size_bytes, trace.is_write, device, specs, options.engine(),
+                              progress=counter, original_time_s=trace.original_time_s,
+                              service_s=trace.service_s if service == "observed" else None)
 
     runs = len(specs) + 2 * bool(references)
     try:
@@ -708,9 +703,9 @@ def normalize_to_untransformed(records, trace, device, *, threads=None, **replay
         for r in records:
             r.setdefault("normalized_against", "always-on")
         return
+    options = ReplayOptions(response_from="issue", threads=threads_for(len(original), 2, threads), **replay_options)
     base = next(r for r in _core.evaluate(original.time_s, original.offset_bytes, original.size_bytes, original.is_write,
-                                            device, ["always-on"], response_from="issue", **replay_options,
-                                            threads=threads_for(len(original), 2, threads))
+                                            device, ["always-on"], options.engine())
                 if r["policy"] == "always-on")
 
     for r in records:

@@ -26,6 +26,7 @@ from .traces.transforms import split_selection
 from .simulate import engine_specs, normalize_to_untransformed, spec_label
 from .policy import Policy, is_python_spec
 from .traces.formats import reads_whole
+from .options import ReplayOptions
 from .policies import expand_spec, policy_columns
 from .output import save_figure, written_whole
 from ._compat import zip_exact
@@ -99,10 +100,11 @@ def run_task(task: Task, threads: int = 1) -> list[dict]:
     specs = engine_specs(task.specs, device, task.base_power_w)  # Python policies loaded here, where the task runs
     for stream, part in parts.items():
         transformed = apply_transform(part, transform or "none")
+        options = ReplayOptions(base_power_w=task.base_power_w, response_from=task.response_from,
+                                tail_s=transformed.idle_tail_s, lead_s=transformed.idle_lead_s, threads=threads)
         records = _core.evaluate(transformed.time_s, transformed.offset_bytes, transformed.size_bytes,
-                                 transformed.is_write, device, specs, base_power_w=task.base_power_w,
-                                 original_time_s=transformed.original_time_s, response_from=task.response_from,
-                                 tail_s=transformed.idle_tail_s, lead_s=transformed.idle_lead_s, threads=threads)
+                                 transformed.is_write, device, specs, options.engine(),
+                                 original_time_s=transformed.original_time_s)
         normalize_to_untransformed(records, transformed, device, base_power_w=task.base_power_w, tail_s=transformed.idle_tail_s,
                                    lead_s=transformed.idle_lead_s,
                                    threads=threads)
