@@ -7,11 +7,12 @@ import pytest
 import idlewise
 import properties
 
-# Every test sees the width a command's output has in a pipe (200 columns, ``cli._common._console``),
-# whatever the terminal it runs in (COLUMNS=80 in a narrow one): screens are checked at the widths
-# their tests name (tests/test_face.py, tests/test_nothing_misleads.py at 80, 100 and 200), not at
-# the runner's. Subprocesses inherit it.
-os.environ["COLUMNS"] = "200"
+# Every test sees one width whatever the terminal it runs in (COLUMNS=80 in a narrow one), wide
+# enough that no message wraps however long the temporary directory's path (a message naming a
+# file under a deep TMPDIR ran past 200 columns and wrapped mid-sentence): screens are checked
+# at the widths their tests name (tests/test_screens.py at 80 and 200, tests/test_face.py,
+# tests/test_nothing_misleads.py), not at the runner's. Subprocesses inherit it.
+os.environ["COLUMNS"] = "1000"
 os.environ.pop("LINES", None)
 
 

@@ -18,6 +18,8 @@ import subprocess
 import sys
 import threading
 import time
+import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +30,24 @@ from idlewise import IdlewiseError
 from idlewise.manage import (Client, DiskSetting, Inline, Managed, Manager, Threaded, choose_actuator, open_log, prepare,
                              replay, run)
 from idlewise.manage.loop import setup_command
+
+
+@pytest.fixture
+def tmp_path():
+    """A short directory of the test's own: a Unix socket's path may be at most 107 bytes, and
+    the sockets these tests make sit in it (pytest's directories under a deep TMPDIR ran past)."""
+    path = Path(tempfile.mkdtemp(prefix="iw-", dir="/tmp" if os.path.isdir("/tmp") else None))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_a_socket_path_too_long_for_the_kernel_is_refused_by_name():
+    from idlewise.manage.paths import MAX_SOCKET_PATH_BYTES, OwnSocket
+
+    long_path = "/tmp/" + "d" * 120 + "/m.sock"
+    with pytest.raises(IdlewiseError, match=f"at most {MAX_SOCKET_PATH_BYTES} bytes, this one has 132"):
+        OwnSocket(long_path)
+
 
 INTERVAL = 1.0
 

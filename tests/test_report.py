@@ -68,7 +68,10 @@ def test_the_report_in_headless_chromium(hplajw_report, tmp_path):
 
     assert BROWSER, "IDLEWISE_REQUIRE_BROWSER=1 but no Chromium found"
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=BROWSER, args=["--no-sandbox"])
+        # Chromium keeps its sockets under TMPDIR; a deep one runs past a socket path's 107
+        # bytes and the browser dies at launch: it gets a short one.
+        browser = p.chromium.launch(executable_path=BROWSER, args=["--no-sandbox"],
+                                    env={**os.environ, "TMPDIR": "/tmp" if os.path.isdir("/tmp") else os.environ.get("TMPDIR", "")})
         page = browser.new_page(viewport={"width": 1200, "height": 900})
         problems = []
         page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)

@@ -143,12 +143,21 @@ def trusted(uid: int) -> bool:
     return uid in (0, os.geteuid())
 
 
+#: The longest path a Unix socket can have (``sizeof(sun_path)`` less its terminating zero).
+MAX_SOCKET_PATH_BYTES = 107
+
+
 class OwnSocket:
     """The listening socket, made as the module's doc says; :meth:`remove` removes it only if
     the path still names it."""
 
     def __init__(self, path: str):
         self.path = path
+        # The kernel keeps a Unix socket's path in 108 bytes, its end included: a longer one
+        # is refused here, by name, rather than by bind's "path too long".
+        if len(os.fsencode(path)) > MAX_SOCKET_PATH_BYTES:
+            raise IdlewiseError(f"{path}: a Unix socket's path may be at most {MAX_SOCKET_PATH_BYTES} bytes, this one has "
+                                f"{len(os.fsencode(path))}: pass --socket with a shorter path")
         check_parent(path)
         self._clear_stale()
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
