@@ -16,6 +16,7 @@ from ._package import package_path, package_text, toml_names
 from .devices import Device, load_device
 from .errors import IdlewiseError, TraceRecordError
 from .results import Results
+from .options import ReplayOptions
 from .simulate import _power_w, check_replay_options
 from . import traces
 from .traces.inputs import trace_name
@@ -228,10 +229,9 @@ def _runs(setup: HybridSetup, initial_mode, replay, response_from, tail_s, trans
     """Every configuration's run and the plain disk's, to be fed a trace a part at a time."""
     check_replay_options(replay, response_from, tail_s, transition_seed)
     mode_index = 0 if initial_mode is None else setup.disk.mode_index(initial_mode)
-    return _core.HybridRuns(setup.disk, setup.flash, setup.policy, list(setup.configs), base_power_w=setup.base_power_w,
-                            initial_mode=mode_index, replay=replay, response_from=response_from, tail_s=float(tail_s),
-                            lead_s=float(lead_s), recording_start_s=recording_start_s,
-                            transition_seed=None if transition_seed is None else int(transition_seed),
+    options = ReplayOptions(base_power_w=setup.base_power_w, initial_mode=mode_index, replay=replay, response_from=response_from,
+                            tail_s=tail_s, lead_s=lead_s, recording_start_s=recording_start_s, transition_seed=transition_seed)
+    return _core.HybridRuns(setup.disk, setup.flash, setup.policy, list(setup.configs), options.engine(),
                             final_flush=setup.final_flush)
 
 

@@ -44,26 +44,19 @@ pub(crate) struct HybridRuns {
 #[pymethods]
 impl HybridRuns {
     #[new]
-    #[pyo3(signature = (disk, flash, policy, configs, base_power_w=0.0, initial_mode=0, replay="open", response_from="issue", tail_s=0.0, lead_s=0.0, transition_seed=None, final_flush=false, recording_start_s=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (disk, flash, policy, configs, options, final_flush=false))]
     fn new(
         py: Python<'_>,
         disk: &Device,
         flash: &Device,
         policy: PolicyArg,
         configs: Vec<(Option<u64>, u64, String, u32)>,
-        base_power_w: f64,
-        initial_mode: usize,
-        replay: &str,
-        response_from: &str,
-        tail_s: f64,
-        lead_s: f64,
-        transition_seed: Option<u64>,
+        options: &Options,
         final_flush: bool,
-        recording_start_s: Option<f64>,
     ) -> PyResult<Self> {
         let spec = policy.spec(py)?;
-        let ctx = idlewise_core::policy::BuildContext { base_power_w };
+        let opts = &options.inner;
+        let ctx = idlewise_core::policy::BuildContext { base_power_w: opts.base_power_w };
         let configs = configs
             .into_iter()
             .map(|(nvcache_bytes, dram_bytes, when, algorithm)| {
@@ -72,9 +65,8 @@ impl HybridRuns {
                 Ok(HybridConfig { nvcache_bytes, dram_bytes, when, algorithm, final_flush })
             })
             .collect::<PyResult<Vec<_>>>()?;
-        let opts = ReplayOptions { recording_start_s, ..replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)? };
         let policy = [policy];
-        let made = py.allow_threads(|| idlewise_core::hybrid::HybridRuns::new(&disk.inner, &flash.inner, &spec, &ctx, &configs, &opts)).map_err(to_py_err);
+        let made = py.allow_threads(|| idlewise_core::hybrid::HybridRuns::new(&disk.inner, &flash.inner, &spec, &ctx, &configs, opts)).map_err(to_py_err);
         let inner = raise_failures(py, &policy, made)?;
         Ok(HybridRuns { inner: Some(inner), disk: disk.inner.name.clone(), flash: flash.inner.name.clone(), policy })
     }
