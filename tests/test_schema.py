@@ -148,14 +148,37 @@ def test_every_column_is_documented():
         assert f"| `{name}` | {kind} | {meaning} |" in text, f"docs/results.md: column {name} is not documented as the schema says"
 
 
+def _rows_before(records, columns):
+    """The schema's rows as they were made before issue 63, record by record: the reference."""
+    from idlewise.policies import policy_columns
+    from idlewise.schema import _convert, _derived
+
+    known = {name for name, _, _ in columns}
+    out = []
+    for i, record in enumerate(records):
+        canonical = str(record.get("policy", ""))
+        derived = policy_columns(canonical)
+        values = {"run": i, "policy": record.get("spec") or canonical, "policy_canonical": canonical,
+                  "family": record.get("family") or derived["family"],
+                  "timeout_s": derived["timeout_s"], "knob": derived["knob"],
+                  "params": {k.removeprefix("param."): v for k, v in derived.items() if k.startswith("param.")}}
+        extra = {}
+        for key, value in record.items():
+            if _derived(key):
+                continue
+            (values if key in known else extra)[key] = value
+        out.append({**{name: _convert(kind, values.get(name)) for name, kind, _ in columns}, **extra})
+    return out
+
+
 def _table_by_rows(records, metadata=None):
     """The runs' table as it was built before issue 63, row by row: the reference the columnar
     build must equal, bit for bit."""
-    from idlewise.schema import columns_of, rows
+    from idlewise.schema import columns_of
 
     columns = columns_of(records)
     schema = arrow_schema(columns)
-    data = rows(records, columns)
+    data = _rows_before(records, columns)
     extra = unknown_keys(records)
     if extra:
         inferred = pa.Table.from_pylist([{k: row.get(k) for k in extra} for row in data]).schema
@@ -166,7 +189,7 @@ def _table_by_rows(records, metadata=None):
 
 
 def test_the_columnar_table_equals_the_rows_it_replaced(runs, trace):
-    from idlewise.schema import table
+    from idlewise.schema import columns_of, rows, table
 
     hybrid = idlewise.hybrid(trace, "hitachi-travelstar-e7k100", "sandisk-ultra-ii-cf")
     swept = idlewise.sweep([DISKSIM], ["hitachi-microdrive-1gb", "cmu-mems-g2"], ["timeout:0s..4s/2s", "stpm:knob=50", "oracle"],
@@ -180,3 +203,4 @@ def test_the_columnar_table_equals_the_rows_it_replaced(runs, trace):
         metadata = {"idlewise.version": "x"}
         got, want = table(records, metadata), _table_by_rows(records, metadata)
         assert got.schema.equals(want.schema, check_metadata=True) and got.equals(want)
+        assert rows(records) == _rows_before(records, columns_of(records))  # to_dicts, CSV

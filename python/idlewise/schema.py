@@ -195,24 +195,14 @@ def rows(records, columns=None) -> list[dict]:
     """Run records as the schema's rows: every column, in order, typed, nulls for what does not
     apply. A record key the schema does not know follows the schema's columns (never a silent
     drop); ``tests/test_schema.py`` runs every kind of run to see that none does."""
-    from .policies import policy_columns
-
     columns = columns or columns_of(records)
     known = {name for name, _, _ in columns}
+    values = _column_values(records, columns)
     out = []
     for i, record in enumerate(records):
-        canonical = str(record.get("policy", ""))
-        derived = policy_columns(canonical)
-        values = {"run": i, "policy": record.get("spec") or canonical, "policy_canonical": canonical,
-                  "family": record.get("family") or derived["family"],
-                  "timeout_s": derived["timeout_s"], "knob": derived["knob"],
-                  "params": {k.removeprefix("param."): v for k, v in derived.items() if k.startswith("param.")}}
-        extra = {}
-        for key, value in record.items():
-            if _derived(key):
-                continue
-            (values if key in known else extra)[key] = value
-        out.append({**{name: _convert(kind, values.get(name)) for name, kind, _ in columns}, **extra})
+        row = {name: _convert(kind, values[name][i]) for name, kind, _ in columns}
+        row.update((key, value) for key, value in record.items() if key not in known and not _derived(key))
+        out.append(row)
     return out
 
 

@@ -27,7 +27,7 @@ from .simulate import engine_specs, normalize_to_untransformed, spec_label
 from .policy import Policy, is_python_spec
 from .traces.formats import reads_whole
 from .options import ReplayOptions
-from .policies import expand_spec, policy_columns
+from .policies import expand_spec, family_of, policy_columns
 from .output import save_figure, written_whole
 from ._compat import zip_exact
 
@@ -442,12 +442,6 @@ FRONTIER_POINTS = 8
 GROUP_KEYS = ("trace", "stream", "transform", "device")
 
 
-def _family(row: dict) -> str:
-    from .policies import family_of
-
-    return family_of(row)
-
-
 def summary(rows: list[dict]) -> list[dict]:
     """The runs worth reading first, per (trace, stream, transform, device) group: the trade-off
     frontier among the policies a device can run (no other has less energy and a shorter mean
@@ -464,7 +458,7 @@ def summary(rows: list[dict]) -> list[dict]:
         fastest = math.inf
         frontier = []
         for r in by_energy:  # a run is on the frontier if it responds faster than every cheaper one
-            if _family(r) == "oracle":
+            if family_of(r) == "oracle":
                 reasons.setdefault(id(r), []).append("bound")
                 continue
             if r["mean_response_s"] < fastest:
@@ -479,7 +473,7 @@ def summary(rows: list[dict]) -> list[dict]:
             reasons.setdefault(id(r), []).append("frontier")
         best: dict = {}
         for r in by_energy:
-            best.setdefault(_family(r), r)
+            best.setdefault(family_of(r), r)
         for family, r in best.items():
             if family not in ("oracle", "always-on"):
                 reasons.setdefault(id(r), []).append(f"best {family}")
@@ -511,7 +505,7 @@ def plot_tradeoff(results: Results, path: str) -> None:
     traces = list(dict.fromkeys((r["trace"], r.get("stream")) for r in rows))
     devices = list(dict.fromkeys(r["device"] for r in rows))
     shown_traces, shown_devices = traces[:MAX_FIGURE_ROWS], devices[:MAX_FIGURE_COLUMNS]
-    families = [f for f in dict.fromkeys(_family(r) for r in rows) if f not in ("always-on", "oracle")]
+    families = [f for f in dict.fromkeys(family_of(r) for r in rows) if f not in ("always-on", "oracle")]
     transforms = list(dict.fromkeys(r["transform"] for r in rows))
     colour = {f: f"C{i % 10}" for i, f in enumerate(families)}
     styles = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D")]
@@ -531,7 +525,7 @@ def plot_tradeoff(results: Results, path: str) -> None:
                     runs = [r for r in group if r["transform"] == transform]
                     first = transform == transforms[0]
                     for family in families:
-                        members = [r for r in runs if _family(r) == family]
+                        members = [r for r in runs if family_of(r) == family]
                         # A run that never slept (stpm:knob=100, a timeout no gap reaches) is the
                         # always-on point of its transform: marked there, not joined across the panel.
                         curve = [m for m in members if m.get("wakeups", 1) > 0]
@@ -542,7 +536,7 @@ def plot_tradeoff(results: Results, path: str) -> None:
                         if awake and not first:
                             ax.plot([awake[0]["normalized_mean_response"]], [awake[0]["normalized_energy"]], marker="s",
                                     markersize=5, linestyle="none", color="grey", fillstyle="none")
-                    oracle = [r for r in runs if _family(r) == "oracle"]
+                    oracle = [r for r in runs if family_of(r) == "oracle"]
                     if oracle:  # filled for the first transform, hollow for the others
                         ax.plot([oracle[0]["normalized_mean_response"]], [oracle[0]["normalized_energy"]], marker="*",
                                 markersize=8, linestyle="none", color="black", fillstyle="full" if first else "none")

@@ -323,20 +323,30 @@ impl Options {
         recording_start_s: Option<f64>,
         threads: usize,
     ) -> PyResult<Self> {
-        let base = replay_options(base_power_w, initial_mode, replay, response_from, tail_s, lead_s, transition_seed)?;
-        let inner = ReplayOptions { fold_offsets, keep_per_request, timeline_s, without_references: !references, max_volumes, recording_start_s, ..base };
+        let mode = idlewise_core::ReplayMode::parse(replay)
+            .ok_or_else(|| IdlewiseError::new_err(format!("replay must be 'open', 'closed' or 'sync', got '{replay}'")))?;
+        let response_from = idlewise_core::ResponseFrom::parse(response_from)
+            .ok_or_else(|| IdlewiseError::new_err(format!("response_from must be 'issue' or 'original', got '{response_from}'")))?;
+        let inner = ReplayOptions {
+            base_power_w,
+            initial_mode,
+            mode,
+            response_from,
+            tail_s,
+            lead_s,
+            transition_seed,
+            fold_offsets,
+            keep_per_request,
+            timeline_s,
+            without_references: !references,
+            max_volumes,
+            recording_start_s,
+            ..Default::default()
+        };
         Ok(Options { inner, threads })
     }
 
     fn __repr__(&self) -> String {
         format!("ReplayOptions({:?}, threads={})", self.inner, self.threads)
     }
-}
-
-pub(crate) fn replay_options(base_power_w: f64, initial_mode: usize, replay: &str, response_from: &str, tail_s: f64, lead_s: f64, transition_seed: Option<u64>) -> PyResult<ReplayOptions> {
-    let mode = idlewise_core::ReplayMode::parse(replay)
-        .ok_or_else(|| IdlewiseError::new_err(format!("replay must be 'open', 'closed' or 'sync', got '{replay}'")))?;
-    let response_from = idlewise_core::ResponseFrom::parse(response_from)
-        .ok_or_else(|| IdlewiseError::new_err(format!("response_from must be 'issue' or 'original', got '{response_from}'")))?;
-    Ok(ReplayOptions { base_power_w, initial_mode, mode, response_from, tail_s, lead_s, transition_seed, ..Default::default() })
 }
