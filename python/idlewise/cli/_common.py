@@ -211,7 +211,12 @@ def fitted_table(title: str, keys: list, columns: list, drop_first, width: int |
                 hidden.append(name)
     notes = [caption] if caption else []
     if hidden:
-        notes.append(f"{len(hidden)} columns left out to fit the terminal ({', '.join(hidden)}): {more}")
+        # One line that fits the table, which may be narrower than the terminal: the columns'
+        # names where they fit, else only how many (``--wide`` shows them).
+        limit = min(width, used + sum(span(n, v) for n, v in columns))
+        said = [f"{len(hidden)} columns left out to fit the terminal ({', '.join(hidden)}): {more}",
+                f"{len(hidden)} columns left out to fit the terminal: {more}", f"{len(hidden)} columns left out: {more}"]
+        notes.append(next((line for line in said if len(line) <= limit), said[-1]))
     table = Table(title=title, title_justify="left", caption="\n".join(notes) or None, caption_justify="left")
     for key, values in keys:
         table.add_column(key, justify="left", no_wrap=True, min_width=max(map(len, values), default=len(key)))
