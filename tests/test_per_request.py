@@ -1,14 +1,17 @@
 """Per-request records and mode timelines (issue 12): what each request found and when it was
 served, checked against a hand-worked run; the Parquet file `simulate --per-request` writes."""
 
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, strategies as st
 
 import idlewise
 from idlewise import IdlewiseError
 from idlewise.cli import main
 
 from conftest import TOY_DISK
+from properties import property_test
 
 # The toy disk with 1 MB/s media: a 1,000,000-byte request takes 1 s.
 SLOW_TOY = TOY_DISK.replace("1e12", "1e6").replace('"toy-disk"', '"slow-toy"')
@@ -96,3 +99,36 @@ def test_per_request_reads_the_trace_whole_even_with_the_old_chunks_flag(slow_to
     assert main(["simulate", str(trace), "--device", slow_toy, "--policy", "always-on", "--chunks",
                  "--per-request", str(tmp_path / "x.parquet")]) == 0
     assert pq.read_table(tmp_path / "x.parquet").num_rows == 1
+
+
+def _timeline_before(results):
+    """`Results.timeline` as it was built before issue 63, segment by segment in Python: the
+    reference the NumPy build must equal."""
+    out = []
+    for run, r in enumerate(results):
+        if "timeline" not in r:
+            continue
+        starts, ends, codes = r["timeline"]
+        labels = r["activity_labels"]
+        last_end = None
+        for start, end, code in zip(starts.tolist(), ends.tolist(), codes.tolist()):
+            segments = [(last_end, start, "serving")] if last_end is not None and start > last_end else []
+            for a, b, activity in segments + [(start, end, labels[code])]:
+                out.append((run, r.get("spec") or r["policy"], a, b, activity))
+            last_end = end
+    return out
+
+
+@property_test(40)
+@given(gaps=st.lists(st.floats(min_value=0.0, max_value=120.0), min_size=1, max_size=40),
+       sizes=st.lists(st.integers(min_value=0, max_value=4 << 20), min_size=41, max_size=41),
+       device=st.sampled_from(["hitachi-microdrive-1gb", "hitachi-travelstar-5k320", "seagate-constellation-es1-500gb"]),
+       window=st.tuples(st.floats(min_value=0.0, max_value=500.0), st.floats(min_value=1.0, max_value=5000.0)))
+def test_the_timeline_equals_the_segments_it_was_built_from(gaps, sizes, device, window):
+    times = np.cumsum([0.0] + gaps)
+    trace = idlewise.Trace.from_arrays(times, sizes[: len(times)])
+    results = idlewise.simulate(trace, device, ["timeout:2s", "timeout:30s", "stpm:knob=50", "oracle"],
+                                timeline_s=(window[0], window[0] + window[1]), progress=False)
+    table = results.timeline().to_pandas()
+    got = list(zip(table["run"], table["policy"], table["start_s"], table["end_s"], table["activity"]))
+    assert got == _timeline_before(results)
