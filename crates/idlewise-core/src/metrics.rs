@@ -44,6 +44,10 @@ const SUMMED_DENSE_ABOVE: usize = BUCKETS / 8;
 /// bucket once for all the runs merged with it ([`SharedCounts`]): copying the array (864 KiB)
 /// and passing over it costs a run less than sorting that many buckets again.
 const DENSE_SHARED_ABOVE: usize = 1 << MANTISSA_BITS;
+/// Below it, a run's buckets and the shared run's are summed by sorting them together; above,
+/// in cells of every bucket ([`BucketSums`], 864 KiB made once for all the runs merged): a
+/// volume of three requests would otherwise pay for the cells.
+const SORTED_SUM_UP_TO: usize = 512;
 /// Responses whose buckets wait to be counted, in blocks form. A sweep's runs record in turn into
 /// histograms far apart in memory, and each count waited on its load (a fifth of a 100-timeout
 /// sweep's CPU); counted a batch at a time in a tight loop, the loads overlap
@@ -504,6 +508,27 @@ impl ResponseStats {
                 replaced.add_into_dense(counts, -1);
                 positive_counts(counts)
             }
+            None if gathered.listed.is_some() => {
+                let listed = gathered.listed.as_deref().expect("matched as listed");
+                let counts = &mut gathered.own;
+                counts.clear();
+                counts.extend(own.bucket_counts().chain(added.bucket_counts()).map(|(b, c)| (b, c as i64)));
+                counts.extend(replaced.bucket_counts().map(|(b, c)| (b, -(c as i64))));
+                if listed.len() + counts.len() <= SORTED_SUM_UP_TO {
+                    counts.extend_from_slice(listed);
+                    sorted_positive(counts)
+                } else {
+                    // Summed in cells of every bucket, read back block by block where touched:
+                    // a run of a round-robin volume holds as many buckets of its own as the
+                    // shared run, and sorting the two lists together for each of 100 runs was
+                    // two thirds of 1,000 such volumes' CPU.
+                    let sums = &mut gathered.sums;
+                    for &(b, c) in listed.iter().chain(counts.iter()) {
+                        sums.add(b, c);
+                    }
+                    sums.take_positive()
+                }
+            }
             None => {
                 // The buckets in use, merged (a run touches a few hundred of the 110,592).
                 let mut counts: Vec<(usize, i64)> = shared
@@ -523,15 +548,7 @@ impl ResponseStats {
                     }
                     positive_counts(&dense)
                 } else {
-                    counts.sort_unstable_by_key(|&(b, _)| b);
-                    counts
-                        .chunk_by(|x, y| x.0 == y.0)
-                        .filter_map(|run| {
-                            let c: i64 = run.iter().map(|&(_, c)| c).sum();
-                            debug_assert!(c >= 0, "a replaced response the shared run did not have");
-                            (c > 0).then_some((run[0].0, c as u64))
-                        })
-                        .collect()
+                    sorted_positive(&mut counts)
                 }
             }
         };
@@ -602,23 +619,86 @@ fn positive_counts(dense: &[i64]) -> Vec<(usize, u64)> {
 /// requests spent most of their finish so); else nothing, each run's merge gathering its own.
 pub(crate) struct SharedCounts {
     dense: Option<Vec<i64>>,
+    /// Else the shared run's (bucket, count), summed with each run's own in `sums`.
+    listed: Option<Vec<(usize, i64)>>,
     scratch: Vec<i64>,
+    /// (Reused.) A run's own buckets, and the cells they are summed in when many.
+    own: Vec<(usize, i64)>,
+    sums: BucketSums,
 }
 
 impl SharedCounts {
     pub(crate) fn of(shared: &ResponseStats) -> Self {
-        let dense = (shared.bucket_counts().count() > DENSE_SHARED_ABOVE).then(|| {
+        let (dense, listed) = if shared.bucket_counts().count() > DENSE_SHARED_ABOVE {
             let mut dense = vec![0i64; BUCKETS];
             shared.add_into_dense(&mut dense, 1);
-            dense
-        });
-        SharedCounts { dense, scratch: Vec::new() }
+            (Some(dense), None)
+        } else {
+            (None, Some(shared.bucket_counts().map(|(b, c)| (b, c as i64)).collect()))
+        };
+        SharedCounts { dense, listed, scratch: Vec::new(), own: Vec::new(), sums: BucketSums::default() }
     }
 
     /// Nothing gathered: each merge gathers the shared buckets itself (for tests).
     #[cfg(test)]
     fn none() -> Self {
-        SharedCounts { dense: None, scratch: Vec::new() }
+        SharedCounts { dense: None, listed: None, scratch: Vec::new(), own: Vec::new(), sums: BucketSums::default() }
+    }
+}
+
+/// The (bucket, sum) of every bucket of `counts` whose counts sum above zero, by bucket.
+fn sorted_positive(counts: &mut [(usize, i64)]) -> Vec<(usize, u64)> {
+    counts.sort_unstable_by_key(|&(b, _)| b);
+    counts
+        .chunk_by(|x, y| x.0 == y.0)
+        .filter_map(|run| {
+            let c: i64 = run.iter().map(|&(_, c)| c).sum();
+            debug_assert!(c >= 0, "a replaced response the shared run did not have");
+            (c > 0).then_some((run[0].0, c as u64))
+        })
+        .collect()
+}
+
+/// Counts summed by bucket in cells of every bucket (made at the first count, zero between
+/// uses), with the blocks of [`PER_BLOCK`] cells touched, so that reading the sums back passes
+/// over those blocks alone, in order: a sort of the touched blocks, not of the counts.
+#[derive(Default)]
+struct BucketSums {
+    cells: Vec<i64>,
+    touched: Vec<bool>,
+    blocks: Vec<usize>,
+}
+
+impl BucketSums {
+    fn add(&mut self, bucket: usize, count: i64) {
+        if self.cells.is_empty() {
+            self.cells = vec![0; BUCKETS];
+            self.touched = vec![false; BLOCKS];
+        }
+        let block = bucket / PER_BLOCK;
+        if !self.touched[block] {
+            self.touched[block] = true;
+            self.blocks.push(block);
+        }
+        self.cells[bucket] += count;
+    }
+
+    /// The (bucket, sum) of every bucket whose sum is above zero, by bucket; the cells left zero.
+    fn take_positive(&mut self) -> Vec<(usize, u64)> {
+        self.blocks.sort_unstable();
+        let mut out = Vec::new();
+        for &block in &self.blocks {
+            self.touched[block] = false;
+            for (i, cell) in self.cells[block * PER_BLOCK..(block + 1) * PER_BLOCK].iter_mut().enumerate() {
+                debug_assert!(*cell >= 0, "a replaced response the shared run did not have");
+                if *cell > 0 {
+                    out.push((block * PER_BLOCK + i, *cell as u64));
+                }
+                *cell = 0;
+            }
+        }
+        self.blocks.clear();
+        out
     }
 }
 
@@ -1115,8 +1195,8 @@ mod tests {
 
     /// A run's histogram made from the shared run's, its own responses and ones added by bucket,
     /// less the shared responses it did not keep, is the histogram of the responses it kept,
-    /// bucket by bucket: with few buckets (summed by sorting) and with tens of thousands (summed
-    /// in one array of every bucket).
+    /// bucket by bucket: with few buckets (summed by sorting, or in cells read back block by
+    /// block) and with tens of thousands (summed in one array of every bucket).
     #[test]
     fn shared_with_own_counts_what_the_run_kept_bucket_by_bucket() {
         let mut next = uniform(0x2545_F491_4F6C_DD1D);
@@ -1127,7 +1207,7 @@ mod tests {
             }
             counts
         };
-        for (n, decades) in [(300usize, 1.0), (5_000, 3.0), (200_000, 12.0)] {
+        for (n, decades) in [(100usize, 1.0), (1_500, 1.0), (5_000, 3.0), (200_000, 12.0)] {
             let mut draw = || 1e-4 * 10f64.powf(decades * next());
             let (mut shared, mut own, mut added, mut replaced, mut kept) =
                 (ResponseStats::default(), ResponseStats::default(), ResponseStats::default(), ResponseStats::default(), ResponseStats::default());
@@ -1157,10 +1237,17 @@ mod tests {
             assert_eq!(shared.bucket_counts().count() > SUMMED_DENSE_ABOVE, n == 200_000);
             assert_eq!(merged.count(), kept.count(), "{n} responses");
             assert!(by_bucket(&merged) == by_bucket(&kept), "{n} responses: the buckets differ");
-            // The shared buckets gathered once in an array (the two larger cases) give the same
-            // statistics, field for field; merged twice with one gathering (its scratch reused).
+            // The shared buckets gathered once, as an array (the two larger cases) or a list
+            // summed with each run's own in cells (the smallest), give the same statistics, field
+            // for field; merged twice with one gathering (its scratch reused).
             let mut gathered = SharedCounts::of(&shared);
             assert_eq!(gathered.dense.is_some(), n >= 5_000, "{n} responses");
+            assert_eq!(gathered.listed.is_some(), n < 5_000, "{n} responses");
+            // Of the listed, the smallest is summed by sorting (its lists hold fewer than 2n
+            // buckets), the next in cells.
+            let listed = gathered.listed.as_ref().map_or(0, Vec::len);
+            assert!(n != 100 || 2 * n <= SORTED_SUM_UP_TO, "{n} responses");
+            assert!(n != 1_500 || listed > SORTED_SUM_UP_TO, "{n} responses: {listed} buckets");
             for _ in 0..2 {
                 let again = ResponseStats::shared_with_own(&shared, &own, &added, &replaced, kept_sum, &mut gathered);
                 assert_eq!(format!("{again:?}"), format!("{merged:?}"), "{n} responses");
