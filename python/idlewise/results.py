@@ -65,8 +65,14 @@ class Results:
     libraries that take a sequence of dicts before the Arrow interface would read the records
     rather than the schema."""
 
-    def __init__(self, records: list[dict], trace_name: str = "", trace_description: str = ""):
-        self._records = records
+    def __init__(self, records, trace_name: str = "", trace_description: str = ""):
+        from .runcolumns import RunColumns
+
+        # Held as columns (the engine's run sets, a sweep's), or as dicts where made so; dicts are
+        # built from the columns when first asked for (indexing, iteration), and are from then on
+        # what the results hold, so that a change made to one stays.
+        self._columns: RunColumns | None = records if isinstance(records, RunColumns) else None
+        self._dicts: list[dict] | None = None if self._columns is not None else list(records)
         self.trace_name = trace_name
         #: The trace in one line (requests, reads, writes, span), where the run knows it.
         self.trace_description = trace_description
@@ -79,11 +85,31 @@ class Results:
         self.recording_s: tuple | None = None
         self.device_name: str | None = None
 
+    @property
+    def _records(self) -> list[dict]:
+        if self._dicts is None:
+            self._dicts = self._columns.records()
+            self._columns = None
+        return self._dicts
+
+    def columns(self):
+        """The runs as :class:`idlewise.runcolumns.RunColumns` (the records' keys as columns),
+        without building a dict a run where they are held as columns."""
+        from .runcolumns import RunColumns
+
+        return self._columns if self._columns is not None else RunColumns.from_records(self._dicts)
+
+    def records_at(self, index) -> list[dict]:
+        """The records of the runs at ``index`` (run numbers), without building the others'."""
+        if self._columns is not None:
+            return self._columns.take(list(index)).records()
+        return [self._dicts[i] for i in index]
+
     def __getitem__(self, i):
         return self._records[i]
 
     def __len__(self) -> int:
-        return len(self._records)
+        return len(self._columns) if self._columns is not None else len(self._dicts)
 
     def __iter__(self):
         return iter(self._records)
@@ -112,7 +138,7 @@ class Results:
         apply. ``json_safe`` is kept for compatibility: the rows are always JSON-ready."""
         from .schema import rows
 
-        return rows(self._records)
+        return rows(self.columns())
 
     def _wide(self) -> list[dict]:
         """Rows for the report's tables: per-mode dicts spread into ``energy_by_mode_j.<mode>``
@@ -137,7 +163,7 @@ class Results:
         ``idlewise.command``, ``idlewise.traces``, ``idlewise.devices``, ``idlewise.policies``)."""
         from .schema import provenance
 
-        return provenance(self._records, command or self.command, partial_of)
+        return provenance(self.columns(), command or self.command, partial_of)
 
     def to_arrow(self):
         """The runs as a :class:`pyarrow.Table` of the results schema (``docs/results.md``), its
@@ -150,7 +176,7 @@ class Results:
         """
         from .schema import table
 
-        return table(self._records, self.metadata())
+        return table(self.columns(), self.metadata())
 
     def __arrow_c_stream__(self, requested_schema=None):
         """The Arrow PyCapsule stream interface: ``pl.DataFrame(results)``, ``duckdb.sql("FROM
@@ -197,7 +223,7 @@ class Results:
         """
         from .schema import long_tables
 
-        return long_tables(self._records)[0]
+        return long_tables(self.columns())[0]
 
     def transitions(self):
         """Mode changes, one row per (run, transition): ``run``, ``from_mode``, ``to_mode``,
@@ -209,7 +235,7 @@ class Results:
         """
         from .schema import long_tables
 
-        return long_tables(self._records)[1]
+        return long_tables(self.columns())[1]
 
     def _runs(self, policy, key: str, asked: str) -> list[tuple[int, dict]]:
         """(run number, record) of each run that kept ``key``, of ``policy`` if given (as asked

@@ -156,8 +156,16 @@ def arrow_schema(columns):
 
 
 def columns_of(records) -> tuple:
-    """The schema a list of run records takes: a hybrid disk's, or every other run's."""
-    return HYBRID_COLUMNS if any("flush_algorithm" in r for r in records) else RUN_COLUMNS
+    """The schema a list of run records (or :class:`~idlewise.runcolumns.RunColumns`) takes: a
+    hybrid disk's, or every other run's."""
+    return HYBRID_COLUMNS if "flush_algorithm" in _as_columns(records) else RUN_COLUMNS
+
+
+def _as_columns(records):
+    """Records as :class:`~idlewise.runcolumns.RunColumns` (as they are, if they are)."""
+    from .runcolumns import RunColumns
+
+    return records if isinstance(records, RunColumns) else RunColumns.from_records(list(records))
 
 
 def _finite_or_null(value):
@@ -192,24 +200,29 @@ def _convert(kind: str, value):
 
 
 def rows(records, columns=None) -> list[dict]:
-    """Run records as the schema's rows: every column, in order, typed, nulls for what does not
-    apply. A record key the schema does not know follows the schema's columns (never a silent
-    drop); ``tests/test_schema.py`` runs every kind of run to see that none does."""
-    columns = columns or columns_of(records)
-    known = {name for name, _, _ in columns}
-    values = _column_values(records, columns)
+    """Run records (dicts, or :class:`~idlewise.runcolumns.RunColumns`) as the schema's rows:
+    every column, in order, typed, nulls for what does not apply. A record key the schema does
+    not know follows the schema's columns (never a silent drop); ``tests/test_schema.py`` runs
+    every kind of run to see that none does."""
+    from .runcolumns import ABSENT
+
+    runs = _as_columns(records)
+    columns = columns or columns_of(runs)
+    values = {name: _listed(v) for name, v in _column_values(runs, columns).items()}
+    extra = {key: runs.columns[key].values() for key in unknown_keys(runs)}
     out = []
-    for i, record in enumerate(records):
+    for i in range(len(runs)):
         row = {name: _convert(kind, values[name][i]) for name, kind, _ in columns}
-        row.update((key, value) for key, value in record.items() if key not in known and not _derived(key))
+        row.update((key, v[i]) for key, v in extra.items() if v[i] is not ABSENT)
         out.append(row)
     return out
 
 
 def unknown_keys(records) -> list[str]:
     """Keys of the records the schema does not name (none, for every kind of run idlewise makes)."""
-    known = {name for name, _, _ in columns_of(records)}
-    return list(dict.fromkeys(k for r in records for k in r if k not in known and not _derived(k)))
+    runs = _as_columns(records)
+    known = {name for name, _, _ in columns_of(runs)}
+    return [k for k in runs.columns if k not in known and not _derived(k)]
 
 
 def _derived(key: str) -> bool:
@@ -217,42 +230,86 @@ def _derived(key: str) -> bool:
     return key in ARRAY_KEYS or key in ("run", "spec", "policy", "family", "timeout_s", "knob") or key.startswith("param.")
 
 
-def _column_values(records, columns) -> dict:
-    """Each schema column's values over the records, as :func:`rows` gives them row by row
-    (before conversion): the policy columns from each label's reading (once a label), the
-    others as recorded."""
-    from .policies import policy_columns
+def _listed(values) -> list:
+    """A column's values as a list (a :class:`~idlewise.runcolumns.Column` read out)."""
+    from .runcolumns import ABSENT, Column
 
-    canonical = [str(r.get("policy", "")) for r in records]
-    derived = [policy_columns(label) for label in canonical]
+    return [None if v is ABSENT else v for v in values.values()] if isinstance(values, Column) else values
+
+
+def _column_values(runs, columns) -> dict:
+    """Each schema column's values over the runs, as :func:`rows` gives them row by row (before
+    conversion): the policy columns from each label's reading (once a label), the others as
+    recorded; a column the runs hold as numbers, maps or one value stays a
+    :class:`~idlewise.runcolumns.Column` (read out by :func:`_listed`, or made an Arrow array
+    whole by :func:`_array`)."""
+    from .policies import policy_columns
+    from .runcolumns import ABSENT, Coded, Maps, Numbers, Same
+
+    n = len(runs)
+    # Each distinct (label, as asked, family given, params given) read once: a sweep's 100,000
+    # runs hold a hundred.
+    given = {key: (runs.columns[key].values() if key in runs.columns else [ABSENT] * n)
+             for key in ("policy", "spec", "family", "params", "policy_canonical")}
+    # A row's own params (a dict, unhashable) are keyed by the row: such rows are not shared.
+    given["params"] = [v if v is ABSENT else i for i, v in enumerate(given["params"])]
+    params = runs.columns["params"].values() if "params" in runs.columns else None
+    keyed = Coded.of(list(zip(*given.values())))
+    read = {label: policy_columns(label) for label in dict.fromkeys(str(k[0] or "") if k[0] is not ABSENT else "" for k in keyed.choices)}
+
+    def of(pick):
+        return Coded([pick(dict(zip(given, k))) for k in keyed.choices], keyed.codes)
+
+    def label(k) -> str:
+        return "" if k["policy"] is ABSENT else str(k["policy"] or "")
+
+    def known(value):
+        return None if value is ABSENT else value
     out = {}
     for name, _, _ in columns:
+        column = runs.columns.get(name)
         if name == "run":
-            out[name] = list(range(len(records)))
+            out[name] = list(range(n))
         elif name == "policy":
-            out[name] = [r.get("spec") or label for r, label in zip(records, canonical)]
+            out[name] = of(lambda k: known(k["spec"]) or label(k))
         elif name == "policy_canonical":  # a row of the schema's own (Results of to_dicts) keeps its
-            out[name] = [r[name] if name in r else label for r, label in zip(records, canonical)]
+            out[name] = of(lambda k: label(k) if k["policy_canonical"] is ABSENT else k["policy_canonical"])
         elif name == "family":
-            out[name] = [r.get("family") or d["family"] for r, d in zip(records, derived)]
+            out[name] = of(lambda k: known(k["family"]) or read[label(k)]["family"])
         elif name in ("timeout_s", "knob"):
-            out[name] = [d[name] for d in derived]
+            out[name] = of(lambda k: read[label(k)][name])
         elif name == "params":
-            out[name] = [r[name] if name in r else {k.removeprefix("param."): v for k, v in d.items() if k.startswith("param.")}
-                         for r, d in zip(records, derived)]
+            out[name] = of(lambda k: {p.removeprefix("param."): v for p, v in read[label(k)].items() if p.startswith("param.")}
+                           if k["params"] is ABSENT else params[k["params"]])
         elif _derived(name):
-            out[name] = [None] * len(records)
+            out[name] = [None] * n
+        elif isinstance(column, (Numbers, Maps, Same)):
+            out[name] = column
         else:
-            out[name] = [r.get(name) for r in records]
+            out[name] = runs.get(name)
     return out
 
 
-def _array(kind: str, values: list):
+def _array(kind: str, values):
     """A column's values converted as :func:`_convert` converts each, as an Arrow array: the
-    numbers through NumPy in one pass, the rest value by value."""
+    numbers through NumPy in one pass (straight from the runs' arrays where they hold them), the
+    rest value by value."""
     import numpy as np
     import pyarrow as pa
 
+    from .runcolumns import Coded, Column, Maps, Numbers
+
+    if kind == _F and isinstance(values, Column) and not isinstance(values, Coded):
+        numbers = values.floats()
+        return pa.array(numbers, type=pa.float64(), mask=~np.isfinite(numbers))
+    if kind == _I and isinstance(values, Numbers) and values.numpy().dtype.kind in "iu":
+        missing = None if values.missing is None else np.asarray(values.missing)
+        return pa.array(values.numpy().astype(np.int64, copy=False), type=pa.int64(), mask=missing)
+    if kind in (_MAP_F, _MAP_I) and isinstance(values, Maps) and len(values.names):
+        return _map_array(kind, values)
+    if isinstance(values, Coded):  # each distinct value converted once
+        return _array(kind, values.choices).take(pa.array(values.codes, type=pa.int64()))
+    values = _listed(values)
     if kind == _F:
         numbers = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
         return pa.array(numbers, type=pa.float64(), mask=~np.isfinite(numbers))
@@ -263,21 +320,42 @@ def _array(kind: str, values: list):
     return pa.array([_convert(kind, v) for v in values], type=arrow_type(kind))
 
 
+def _map_array(kind: str, maps):
+    """A map column from a matrix of runs × names, as :func:`_convert` makes each run's map: a
+    float entry not finite is null, a count below zero no entry, a run with no entries null."""
+    import numpy as np
+    import pyarrow as pa
+
+    matrix = maps.numpy()
+    present = matrix >= 0 if kind == _MAP_I else np.ones(matrix.shape, dtype=bool)
+    per_run = present.sum(axis=1)
+    offsets = np.concatenate([[0], np.cumsum(per_run)]).astype(np.int32)
+    keys = pa.array(np.array(maps.names, dtype=object)[np.nonzero(present)[1]].tolist(), type=pa.string())
+    items = matrix[present]
+    if kind == _MAP_F:
+        items = pa.array(items.astype(np.float64), type=pa.float64(), mask=~np.isfinite(items))
+    else:
+        items = pa.array(items.astype(np.int64), type=pa.int64())
+    mask = pa.array(per_run == 0)
+    return pa.MapArray.from_arrays(pa.array(offsets, type=pa.int32()), keys, items, mask=mask).cast(arrow_type(kind))
+
+
 def table(records, metadata: dict | None = None):
-    """The runs as a pyarrow Table of the schema, ``metadata`` in its schema (``idlewise.*``),
-    built a column at a time (the rows of :func:`rows`, never made: a sweep of 100,000 runs
-    took 15 s as dicts)."""
+    """The runs (dicts, or :class:`~idlewise.runcolumns.RunColumns`) as a pyarrow Table of the
+    schema, ``metadata`` in its schema (``idlewise.*``), built a column at a time (the rows of
+    :func:`rows`, never made: a sweep of 100,000 runs took 15 s as dicts)."""
     from ._extras import need
 
     need("parquet", "the runs as an Arrow table (Parquet, pandas, polars)")
     import pyarrow as pa
 
-    columns = columns_of(records)
+    runs = _as_columns(records)
+    columns = columns_of(runs)
     schema = arrow_schema(columns)
-    values = _column_values(records, columns)
+    values = _column_values(runs, columns)
     arrays = [_array(kind, values[name]) for name, kind, _ in columns]
-    for key in unknown_keys(records):  # a key the schema does not know follows its columns, typed as given
-        column = pa.array([r.get(key) for r in records])
+    for key in unknown_keys(runs):  # a key the schema does not know follows its columns, typed as given
+        column = pa.array(runs.get(key))
         schema = schema.append(pa.field(key, column.type))
         arrays.append(column)
     if metadata:
@@ -290,7 +368,7 @@ def long_tables(records):
     import pyarrow as pa
 
     modes, transitions = [], []
-    for i, r in enumerate(records):
+    for i, r in enumerate(records.records() if hasattr(records, "records") else records):
         times = r.get("time_by_mode_s") or {}
         for mode, energy in (r.get("energy_by_mode_j") or {}).items():
             modes.append({"run": i, "mode": mode, "energy_j": float(energy), "time_s": float(times.get(mode, 0.0))})
@@ -305,8 +383,9 @@ def write_csv(records, path: str) -> None:
     """The runs to a CSV file of the schema's columns, without Arrow (the light install writes
     CSV too): the header and strings quoted, nulls empty, booleans ``true``/``false``, map and
     list columns as JSON text (``{"standby": 1.5}``), as Arrow's CSV writer writes them."""
-    data = rows(records)
-    names = [name for name, _, _ in columns_of(records)] + unknown_keys(records)
+    runs = _as_columns(records)
+    data = rows(runs)
+    names = [name for name, _, _ in columns_of(runs)] + unknown_keys(runs)
 
     def cell(value) -> str:
         if value is None:
@@ -344,11 +423,14 @@ def provenance(records, command: str | None = None, partial_of: str | None = Non
     schema, the command, the traces, devices and policies run."""
     from . import __version__
 
+    runs = _as_columns(records)
+
     def distinct(key):
-        return json.dumps(sorted({str(r[key]) for r in records if r.get(key) is not None}))
-    meta = {"idlewise.version": __version__, "idlewise.schema": f"{'hybrid' if columns_of(records) is HYBRID_COLUMNS else 'runs'}/{SCHEMA_VERSION}",
+        return json.dumps(sorted({str(v) for v in dict.fromkeys(runs.get(key)) if v is not None}))
+    policies = (spec or policy for spec, policy in zip(runs.get("spec"), runs.get("policy")))
+    meta = {"idlewise.version": __version__, "idlewise.schema": f"{'hybrid' if columns_of(runs) is HYBRID_COLUMNS else 'runs'}/{SCHEMA_VERSION}",
             "idlewise.traces": distinct("trace"), "idlewise.devices": distinct("device"),
-            "idlewise.policies": json.dumps(list(dict.fromkeys(str(r.get("spec") or r.get("policy")) for r in records)))}
+            "idlewise.policies": json.dumps(list(dict.fromkeys(str(p) for p in policies)))}
     if command:
         meta["idlewise.command"] = command
     if partial_of is not None:

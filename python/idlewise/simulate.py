@@ -254,14 +254,14 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
                                    progress=counter, volume=None if stream is None else int(stream), volume_part=volume_part)
 
     try:
-        volumes, records_read, skipped, kept = run_with_progress(call, 0, show, f"replaying {trace_name(path)}",
-                                                                unit="replays")
+        volumes, layout, records_read, skipped, kept = run_with_progress(call, 0, show, f"replaying {trace_name(path)}",
+                                                                        unit="replays")
         if source:  # what the file's own reader read and skipped, beside what the runs did
             records_read, skipped = source["records_read"], [*source["skipped"].items(), *skipped]
         names = source.get("names") or {}
         if len(names) == 1 and stream is None and len(volumes) == 1:
             # A recording of one disk (or its conversion) is a single-device trace, as read whole.
-            volumes = [(None, records, rows) for _, records, rows in volumes]
+            volumes = [(None, records, runs) for _, records, runs in volumes]
     except IdlewiseError as e:
         if str(e).startswith(f"{path}: "):
             raise  # a reader's error names the file already
@@ -271,16 +271,16 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     report = read_report_text(path, records_read, format, kept["records"], dict(skipped), moved=source.get("moved", 0),
                               zero_size=kept["zero_size"])
     name = trace_name(path)
-    records = []
-    for volume, _, rows in volumes:
-        for spec, r in zip_exact(specs, rows):
-            r["spec"] = spec_label(spec)
-            # Streamed traces are not transformed: each row is normalised against its own always-on run.
-            r.update(trace=name, stream=volume, transform="none", read_report=report,
-                     records_skipped=sum(n for _, n in skipped), normalized_against="always-on" if references else None)
-            if volume is not None:
-                r["stream_name"] = names.get(volume, str(volume))
-            records.append(r)
+    records, stream_column = _volume_columns(volumes, layout, specs)
+    # Streamed traces are not transformed: each row is normalised against its own always-on run.
+    for key, value in dict(trace=name, stream=stream_column, transform="none", read_report=report,
+                           records_skipped=sum(n for _, n in skipped),
+                           normalized_against="always-on" if references else None).items():
+        records.set(key, value)
+    if any(volume is not None for volume, _, _ in volumes):
+        from .runcolumns import ABSENT
+
+        records.set("stream_name", [ABSENT if v is None else names.get(v, str(v)) for v in records.get("stream")])
     span_s = kept["last_time_s"] - kept["first_time_s"] if kept["records"] else 0.0
     # As a whole read names it: a device picked by number is the file's #K; a recording's disk
     # picked by name is the recording's own (its device_name says which).
@@ -294,6 +294,40 @@ def simulate_file(path, device, policies, *, format: str = "auto", stream: int |
     # The one device's name where the file names it (or one was picked by name).
     results.device_name = disk or (next(iter(names.values())) if len(names) == 1 else None)
     return results
+
+
+def _volume_columns(volumes, layout, specs):
+    """The runs of a streamed evaluation (every volume's, one after another, as the engine's
+    columns) with each run's ``spec`` (as asked) set, and their ``stream`` column (each run's
+    volume; None for a single-device trace)."""
+    from .runcolumns import Numbers, RunColumns
+
+    records = RunColumns.from_engine(layout)
+    labels = [spec_label(spec) for spec in specs]
+    if any(runs != len(labels) for _, _, runs in volumes) or records.n != len(labels) * len(volumes):
+        raise IdlewiseError(f"the engine gave runs for other than {len(labels)} policies a volume")  # zip_exact's promise
+    records.set("spec", labels * len(volumes))
+    ids = [volume for volume, _, _ in volumes]
+    if all(v is None for v in ids):
+        return records, None
+    if all(v is not None for v in ids):
+        import array  # no NumPy: a text trace's replay starts without it
+
+        return records, Numbers(memoryview(array.array("q", [v for v in ids for _ in labels])))
+    return records, [v for v in ids for _ in labels]
+
+
+def _as_records(done):
+    """A streamed evaluation as dicts: [(volume, records, [run dicts])] (runs that go on as dicts)."""
+    from .runcolumns import RunColumns
+
+    volumes, layout, *rest = done
+    runs = RunColumns.from_engine(layout).records()
+    out, at = [], 0
+    for volume, records, n in volumes:
+        out.append((volume, records, runs[at:at + n]))
+        at += n
+    return (out, *rest)
 
 
 def recording_start_of(format: str, path: str):
@@ -364,13 +398,13 @@ def _replay_in_parts(path, format, mapping, write_flag, device, specs, transform
             if volume_part is None or not read.records:
                 raise IdlewiseError(f"no records{'' if keep is None else f' of device {keep}'} found in {read.records_read} records")
             return ([],), None, read  # a part that holds none of the file's devices
-        done = runs.finish(recording_end_s=read.recording_end_s)
+        done = _as_records(runs.finish(recording_end_s=read.recording_end_s))
         if records_out is not None:
             for volume, _, rows in done[0]:
                 for run, r in enumerate(rows):
                     records_out.add([(volume, run, r)])  # the last records, with the reports
             records_out.write()
-        return done, reference.finish(recording_end_s=read.recording_end_s) if early else None, read
+        return done, _as_records(reference.finish(recording_end_s=read.recording_end_s)) if early else None, read
 
     try:
         done, base, read = run_with_progress(call, 0, show, f"replaying {trace_name(path)}", unit="replays")
@@ -659,7 +693,10 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
     runs = len(specs) + 2 * bool(references)
     try:
         # A request replayed in each of the runs counts once per run.
-        records = run_with_progress(call, len(trace) * runs, show, f"replaying {trace.name} × {runs} runs", unit="replays")
+        from .runcolumns import RunColumns
+
+        records = RunColumns.from_engine(run_with_progress(call, len(trace) * runs, show, f"replaying {trace.name} × {runs} runs",
+                                                           unit="replays")).records()
     except TraceRecordError as e:
         raise trace.record_error(e) from None
     if references:
@@ -697,30 +734,53 @@ def normalize_to_untransformed(records, trace, device, *, threads=None, **replay
     transform changed, every row's ``normalized_energy``, ``normalized_system_energy`` and
     ``normalized_mean_response`` are set against an always-on run of the untransformed trace (same
     device and replay, responses from issue), instead of the transformed trace's always-on run;
-    ``normalized_against`` says which. A row of an unchanged trace keeps its always-on run's."""
+    ``normalized_against`` says which. A row of an unchanged trace keeps its always-on run's.
+    ``records``: dicts, or :class:`~idlewise.runcolumns.RunColumns`."""
+    from .runcolumns import RunColumns
+
     original = untransformed(trace)
     if original is None:
-        for r in records:
-            r.setdefault("normalized_against", "always-on")
+        if isinstance(records, RunColumns):
+            if "normalized_against" not in records:
+                records.set("normalized_against", "always-on")
+        else:
+            for r in records:
+                r.setdefault("normalized_against", "always-on")
         return
     options = ReplayOptions(response_from="issue", threads=threads_for(len(original), 2, threads), **replay_options)
-    base = next(r for r in _core.evaluate(original.time_s, original.offset_bytes, original.size_bytes, original.is_write,
-                                            device, ["always-on"], options.engine())
+    base = next(r for r in RunColumns.from_engine(_core.evaluate(original.time_s, original.offset_bytes, original.size_bytes,
+                                                                  original.is_write, device, ["always-on"], options.engine())).records()
                 if r["policy"] == "always-on")
-
+    if isinstance(records, RunColumns):
+        for key, of in _NORMALIZED.items():
+            records.set(key, _ratio(records.floats(of), base[of]))
+        records.set("normalized_against", _UNTRANSFORMED)
+        return
     for r in records:
         _normalize_against(r, base)
 
 
+#: The normalised figures, each of its run's figure.
+_NORMALIZED = {"normalized_energy": "energy_j", "normalized_system_energy": "system_energy_j",
+               "normalized_mean_response": "mean_response_s"}
+_UNTRANSFORMED = "always-on, untransformed trace"
+
+
+def _ratio(a, b: float):
+    """``a / b`` (numbers or a NumPy array), 1 where both are 0, infinite where only ``b`` is."""
+    import numpy as np
+
+    a = np.asarray(a, dtype=np.float64)
+    if b:
+        return a / b
+    return np.where(a == b, 1.0, math.inf)
+
+
 def _normalize_against(r: dict, base: dict) -> None:
     """A row's normalised figures against ``base``, the untransformed trace's always-on run."""
-    def ratio(a, b):
-        return a / b if b else (1.0 if a == b else math.inf)
-
-    r["normalized_energy"] = ratio(r["energy_j"], base["energy_j"])
-    r["normalized_system_energy"] = ratio(r["system_energy_j"], base["system_energy_j"])
-    r["normalized_mean_response"] = ratio(r["mean_response_s"], base["mean_response_s"])
-    r["normalized_against"] = "always-on, untransformed trace"
+    for key, of in _NORMALIZED.items():
+        r[key] = float(_ratio(r[of], base[of]))
+    r["normalized_against"] = _UNTRANSFORMED
 
 
 def _timeline_window(timeline_s):

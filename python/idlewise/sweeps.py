@@ -21,6 +21,7 @@ from .devices import Device, load_device
 from .errors import IdlewiseError
 from .labels import distinct_labels
 from .results import Results
+from .runcolumns import RunColumns
 from .traces import Trace, apply_transform, read_trace
 from .traces.transforms import split_selection
 from .simulate import engine_specs, normalize_to_untransformed, spec_label
@@ -85,59 +86,68 @@ class Task:
     volume_part: Optional[tuple] = None
 
 
-def run_task(task: Task, threads: int = 1) -> list[dict]:
+def run_task(task: Task, threads: int = 1) -> RunColumns:
     """Runs one chunk: every stream of the trace as its own device, each spec next to the references,
-    on ``threads`` of the engine's threads."""
+    on ``threads`` of the engine's threads. The runs come back as columns."""
     if task.streamed:
         return _run_streamed(task, threads)
     trace = _load(task.source)
     device = load_device(task.device)
-    rows = []
     read = {"read_report": trace.read_report(), "records_skipped": sum(trace.skipped.values())}
     picked, transform = split_selection(task.transform)
     # A chain's stream:K picks the device (the other transforms work on each apart).
     parts = {picked: trace.select_stream(picked)} if picked is not None and task.source.stream is None else trace.split_streams()
     specs = engine_specs(task.specs, device, task.base_power_w)  # Python policies loaded here, where the task runs
+    labels = [spec_label(spec) for spec in specs]
+    done = []
     for stream, part in parts.items():
         transformed = apply_transform(part, transform or "none")
         options = ReplayOptions(base_power_w=task.base_power_w, response_from=task.response_from,
                                 tail_s=transformed.idle_tail_s, lead_s=transformed.idle_lead_s, threads=threads)
-        records = _core.evaluate(transformed.time_s, transformed.offset_bytes, transformed.size_bytes,
-                                 transformed.is_write, device, specs, options.engine(),
-                                 original_time_s=transformed.original_time_s)
-        normalize_to_untransformed(records, transformed, device, base_power_w=task.base_power_w, tail_s=transformed.idle_tail_s,
-                                   lead_s=transformed.idle_lead_s,
-                                   threads=threads)
-        for spec, r in zip_exact(specs, records):
-            r.update(spec=spec_label(spec), trace=task.source.label, stream=stream, transform=task.transform,
-                     family=policy_columns(r["policy"])["family"], response_from=task.response_from, **read)
-            if task.device_label is not None:
-                r["device"] = task.device_label
-            if stream is not None:
-                r["stream_name"] = trace.stream_label(stream)
-            rows.append(r)
-    return rows
+        runs = RunColumns.from_engine(_core.evaluate(transformed.time_s, transformed.offset_bytes, transformed.size_bytes,
+                                                     transformed.is_write, device, specs, options.engine(),
+                                                     original_time_s=transformed.original_time_s))
+        if runs.n != len(labels):
+            raise IdlewiseError(f"the engine gave {runs.n} runs for {len(labels)} policies")  # zip_exact's promise
+        normalize_to_untransformed(runs, transformed, device, base_power_w=task.base_power_w, tail_s=transformed.idle_tail_s,
+                                   lead_s=transformed.idle_lead_s, threads=threads)
+        families = {label: policy_columns(str(label))["family"] for label in dict.fromkeys(runs.get("policy"))}
+        for key, value in dict(spec=list(labels), trace=task.source.label, stream=stream, transform=task.transform,
+                               family=[families[label] for label in runs.get("policy")], response_from=task.response_from,
+                               **read).items():
+            runs.set(key, value)
+        if task.device_label is not None:
+            runs.set("device", task.device_label)
+        if stream is not None:
+            runs.set("stream_name", trace.stream_label(stream))
+        done.append(runs)
+    return RunColumns.concat(done) if done else RunColumns(0)
 
 
-def _run_streamed(task: Task, threads: int) -> list[dict]:
+def _run_streamed(task: Task, threads: int) -> RunColumns:
     from .simulate import simulate_file
 
     results = simulate_file(task.source.path, task.device, list(task.specs), format=task.source.format,
                             stream=task.source.stream, base_power_w=task.base_power_w, progress=False,
                             response_from=task.response_from, threads=threads, volume_part=task.volume_part,
                             transform=task.transform)
-    rows = list(results)
-    for r in rows:
-        # The policy's columns beside the engine's record, as Results.raw_records gives them,
-        # added in place: a copy of each of 100,000 records took seconds.
-        columns = policy_columns(r["policy"])
-        for key, value in columns.items():
-            r.setdefault(key, value)
-        r.update(transform=task.transform, family=columns["family"], response_from=task.response_from,
-                 trace=task.source.label)
-        if task.device_label is not None:
-            r["device"] = task.device_label
-    return rows
+    runs = results.columns()
+    # The policy's columns beside the engine's record, as Results.raw_records gives them.
+    labels = list(dict.fromkeys(runs.get("policy")))
+    read = {label: policy_columns(str(label)) for label in labels}
+    policy = runs.get("policy")
+    from .runcolumns import ABSENT
+
+    for key in dict.fromkeys(k for label in labels for k in read[label]):
+        if key not in runs:  # a run's own key stays, as setdefault kept it
+            runs.set(key, [read[label].get(key, ABSENT) for label in policy])
+    runs.set("transform", task.transform)
+    runs.set("family", [read[label]["family"] for label in policy])
+    runs.set("response_from", task.response_from)
+    runs.set("trace", task.source.label)
+    if task.device_label is not None:
+        runs.set("device", task.device_label)
+    return runs
 
 
 def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 0.0, workers: int = 1,
@@ -347,7 +357,7 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence, *, transforms
     tasks = plan(traces, devices, policies, transforms, base_power_w, workers if scheduler or in_processes else 1, response_from,
                  chunks, volume_parts, stream)
     bar = _progress_bar(sum(len(t.specs) for t in tasks), sys.stderr.isatty() if progress is None else progress)
-    results: list[list[dict]] = [[] for _ in tasks]
+    results: list[RunColumns] = [RunColumns(0) for _ in tasks]
     # A multi-device trace gives one run per device and spec; how many devices is known only once
     # a task has read it, so the bar's total grows as each source reports.
     devices_in: dict = {id(t.source): n for t in tasks if (n := _devices_known(t.source)) is not None}
@@ -355,7 +365,7 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence, *, transforms
     def planned() -> int:
         return sum(len(t.specs) * devices_in.get(id(t.source), 1) for t in tasks)
 
-    def done(i: int, rows: list[dict]) -> None:
+    def done(i: int, rows: RunColumns) -> None:
         results[i] = rows
         devices_in[id(tasks[i].source)] = max(1, len(rows) // max(1, len(tasks[i].specs)))
         if bar is not None:
@@ -384,7 +394,7 @@ def sweep(traces: Sequence, devices: Sequence, policies: Sequence, *, transforms
             for i, task in enumerate(tasks):
                 done(i, run_task(task, threads=workers))
     except KeyboardInterrupt as e:
-        finished = [row for rows in results for row in rows]
+        finished = RunColumns.concat(results).records()
         stop = SweepInterrupted(finished, planned(), exact=all(id(t.source) in devices_in for t in tasks))
         stop.signal = getattr(e, "signal", None)
         raise stop from None
@@ -398,23 +408,26 @@ def _written_in_python(policy) -> bool:
     return isinstance(policy, Policy) or is_python_spec(policy)
 
 
-def _in_volume_order(tasks: list, results: list) -> list[dict]:
-    """Every task's rows, a group split into volume parts put back in the order of one run:
+def _in_volume_order(tasks: list, results: list) -> RunColumns:
+    """Every task's runs, a group split into volume parts put back in the order of one run:
     by volume, then spec (a stable sort within the group)."""
-    rows: list[dict] = []
-    group: list[dict] = []
+    parts: list[RunColumns] = []
+    group: list[RunColumns] = []
     for i, (task, done) in enumerate(zip(tasks, results)):
         if task.volume_part is None:
-            rows += done
+            parts.append(done)
             continue
-        group += done
+        group.append(done)
         following = tasks[i + 1] if i + 1 < len(tasks) else None
         if following is None or following.volume_part is None or (following.source, following.transform, following.device) != \
                 (task.source, task.transform, task.device):
-            order = {spec: n for n, spec in enumerate(dict.fromkeys(r["spec"] for r in group))}
-            rows += sorted(group, key=lambda r: (r["stream"] is not None, r["stream"] or 0, order[r["spec"]]))
+            runs = RunColumns.concat(group)
+            specs, streams = runs.get("spec"), runs.get("stream")
+            order = {spec: n for n, spec in enumerate(dict.fromkeys(specs))}
+            index = sorted(range(runs.n), key=lambda k: (streams[k] is not None, streams[k] or 0, order[specs[k]]))
+            parts.append(runs.take(index))
             group = []
-    return rows
+    return RunColumns.concat(parts) if parts else RunColumns(0)
 
 
 class SweepInterrupted(KeyboardInterrupt):
@@ -586,9 +599,9 @@ def write_rows(results: Results, path: str, partial_of: Optional[str] = None) ->
         if path.endswith(".parquet"):
             import pyarrow.parquet as pq
 
-            pq.write_table(table(list(results), results.metadata(partial_of=partial_of)), temporary)
+            pq.write_table(table(results.columns(), results.metadata(partial_of=partial_of)), temporary)
         else:
-            write_csv(list(results), temporary)
+            write_csv(results.columns(), temporary)
 
 
 __all__ = ["SweepInterrupted", "Task", "TraceSource", "expand_spec", "plan", "plot_tradeoff", "run_task", "sweep", "write_rows"]

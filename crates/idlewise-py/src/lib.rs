@@ -17,6 +17,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+mod columns;
 mod conversions;
 mod devices;
 mod hybrid;
@@ -25,6 +26,7 @@ mod live;
 mod python_policy;
 mod runs;
 mod system;
+use columns::*;
 use conversions::*;
 use devices::*;
 use hybrid::*;

@@ -66,7 +66,7 @@ pub(crate) fn policy_families(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 }
 
 /// Replays the trace under each policy (plus the always-on and oracle references) and returns
-/// one dict per policy.
+/// the runs as columns (`reports_columns`), one run per policy.
 #[pyfunction]
 #[pyo3(signature = (time_s, offset_bytes, size_bytes, is_write, device, policies, options, progress=None, original_time_s=None, service_s=None))]
 #[allow(clippy::too_many_arguments)]
@@ -94,7 +94,7 @@ pub(crate) fn evaluate<'py>(
     let core_device = &device.inner;
     let reports = py.allow_threads(|| idlewise_core::evaluate_on(&trace, core_device, &specs, &opts, counter.as_deref(), threads)).map_err(to_py_err);
     let reports = raise_failures(py, &policies, reports)?;
-    reports_list(py, reports, core_device)
+    reports_columns(py, reports, core_device)
 }
 
 /// " (did you mean 'X'?)" for the known name closest to a mistyped one, or "" (one home for
@@ -105,9 +105,7 @@ pub(crate) fn did_you_mean(word: &str, known: Vec<String>) -> String {
 }
 
 /// Replays a text trace file read in chunks (memory bounded by a chunk's, whatever the trace's
-/// length), every volume through its own runs. Returns (volumes, records_read, skipped, kept),
-/// each volume (device number or None, records kept, report dicts), `kept` a dict describing the
-/// records kept (records, writes, zero_size, first_time_s, last_time_s).
+/// length), every volume through its own runs. Returns what `streamed_list` makes.
 #[pyfunction]
 #[pyo3(signature = (path, format, device, policies, options, progress=None, volume=None, volume_part=None))]
 #[allow(clippy::too_many_arguments)]
@@ -133,15 +131,20 @@ pub(crate) fn evaluate_file<'py>(
     streamed_list(py, done, core_device)
 }
 
-/// A streamed evaluation as Python sees it: [(volume, records, reports)], records read, skipped,
-/// and what the kept records were.
-pub(crate) type Streamed<'py> = (Bound<'py, PyList>, u64, Vec<(String, u64)>, Bound<'py, PyDict>);
+/// A streamed evaluation as Python sees it: [(volume, records, runs)], the runs of every volume
+/// one after another as columns (`reports_columns`), records read, skipped, and what the kept
+/// records were. (One set of columns for all the volumes: a trace of 100,000 devices made as
+/// many sets, each of some fifty arrays.)
+pub(crate) type Streamed<'py> = (Bound<'py, PyList>, Bound<'py, PyList>, u64, Vec<(String, u64)>, Bound<'py, PyDict>);
 
 pub(crate) fn streamed_list<'py>(py: Python<'py>, done: idlewise_core::stream::StreamedEvaluation, device: &CoreDevice) -> PyResult<Streamed<'py>> {
     let volumes = PyList::empty_bound(py);
+    let mut all = Vec::new();
     for (id, records, reports) in done.volumes {
-        volumes.append((id, records, reports_list(py, reports, device)?))?;
+        volumes.append((id, records, reports.len()))?;
+        all.extend(reports);
     }
+    let columns = reports_columns(py, all, device)?;
     let kept = PyDict::new_bound(py);
     let k = done.summary;
     kept.set_item("records", k.records)?;
@@ -149,7 +152,7 @@ pub(crate) fn streamed_list<'py>(py: Python<'py>, done: idlewise_core::stream::S
     kept.set_item("zero_size", k.zero_size)?;
     kept.set_item("first_time_s", k.first_time_s)?;
     kept.set_item("last_time_s", k.last_time_s)?;
-    Ok((volumes, done.records_read, done.skipped, kept))
+    Ok((volumes, columns, done.records_read, done.skipped, kept))
 }
 
 /// Runs fed a trace's record batches in time order (a Parquet file read batch by batch), one

@@ -248,9 +248,14 @@ def _print_results(results: Results, args, title: str) -> None:
 
 
 def say_saturated(rows) -> None:
-    """Says on stderr which device models cannot keep up with their traces (``offered_load``)."""
-    from ..results import saturation_notes
+    """Says on stderr which device models cannot keep up with their traces (``offered_load``);
+    ``rows``: dicts, or :class:`~idlewise.results.Results` (whose saturated runs alone are made
+    dicts)."""
+    from ..results import Results, saturation_notes
 
+    if isinstance(rows, Results):
+        load = rows.columns().get("offered_load")
+        rows = rows.records_at([i for i, x in enumerate(load) if x is not None and x >= 1.0])
     for note in saturation_notes(rows):
         say(f"note: {note}")
 

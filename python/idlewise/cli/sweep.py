@@ -31,7 +31,7 @@ def cmd_sweep(args) -> int:
             stop.detail += f"; their rows are in {partial} (marked partial), {args.out} was not written"
         raise
     results.command = args.command_line
-    say_saturated(list(results))
+    say_saturated(results)
     if args.out:
         write_rows(results, args.out)
     if args.plot:
@@ -42,7 +42,9 @@ def cmd_sweep(args) -> int:
     else:
         from ..sweeps import GROUP_KEYS, summary
 
-        rows = list(results)  # a sweep's records carry their policy columns (sweeps.run_task)
+        # What picks the rows to show, a few figures a run; the chosen rows are made whole after
+        # (a sweep of 100,000 runs made every run's dict to show 200).
+        rows = _sketches(results)
         keys = tuple(k for k in GROUP_KEYS if len({str(r.get(k)) for r in rows}) > 1)
         title = f"{len(results):,} runs" + (f"; rows in {args.out}" if args.out else "") + (f"; plot in {args.plot}" if args.plot else "")
         if args.out:
@@ -52,6 +54,7 @@ def cmd_sweep(args) -> int:
             title += (f"\nshown: {len(rows):,} of them, the energy/response frontier and each family's least energy "
                       "(always-on for reference)")
         shown, left_out = busiest_groups(rows, TERMINAL_ROWS_MAX)
+        shown = _whole(results, shown)
         if left_out:
             title += (f"\nthe {len(shown):,} rows of the busiest devices; {left_out:,} more rows of "
                       f"{'the file' if args.out else 'the sweep'} are not shown (--json or --out for every run)")
@@ -70,6 +73,23 @@ def cmd_sweep(args) -> int:
             heading = ", ".join(f"{k} {v}" for k, v in zip(grouped, values))
             print_results_table(console, members, heading, wide=args.wide, keys=tuple(k for k in keys if k == "why"))
     return 0
+
+
+#: What a run's sketch holds: what groups, orders and picks the rows a terminal shows.
+_SKETCHED = ("trace", "stream", "transform", "device", "requests", "energy_j", "mean_response_s", "policy", "spec", "family")
+
+
+def _sketches(results) -> list[dict]:
+    """Each run's sketch (:data:`_SKETCHED`), its run number in ``_run``."""
+    runs = results.columns()
+    columns = [runs.get(key) for key in _SKETCHED]
+    return [dict(zip(_SKETCHED, values), _run=i) for i, values in enumerate(zip(*columns))]
+
+
+def _whole(results, sketches: list[dict]) -> list[dict]:
+    """The runs the sketches stand for, whole, with what the summary said of each (``why``)."""
+    rows = results.records_at([s["_run"] for s in sketches])
+    return [{**row, "why": s["why"]} if "why" in s else row for row, s in zip(rows, sketches)]
 
 
 #: Groups (trace, device, transform) printed as a table each under a heading; more share one table.
