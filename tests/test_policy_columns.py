@@ -104,3 +104,14 @@ def test_a_row_s_family_is_its_column_else_its_label_s():
     assert family_of({"policy": "stpm:knob=50"}) == "stpm"
     assert family_of({"policy": "x", "family": "mine"}) == "mine"
     assert family_of({"policy": "timeout:2s", "family": None}) == "timeout"
+
+
+def test_the_families_the_drive_runs_itself_are_the_engine_s_to_say():
+    """The live manager issues no command for the model's changes under a policy the drive runs
+    itself: which those are is the engine's family table's to say, not a list of the manager's."""
+    from idlewise import _core
+    from idlewise.policies import run_by_the_drive
+
+    assert {f["name"] for f in _core.policy_families() if f["run_by_the_drive"]} == {"epc", "apst"}
+    assert run_by_the_drive("epc") and run_by_the_drive("epc:idle_b=10min,standby_z=off") and run_by_the_drive("apst")
+    assert not any(run_by_the_drive(p) for p in ("timeout:2s", "hd-idle:60s", "oracle", "stpm:knob=50", "always-on"))

@@ -78,6 +78,19 @@ def family_of(row) -> str:
     return policy_columns(str(row["policy"]))["family"]
 
 
+@functools.lru_cache(maxsize=None)
+def _run_by_the_drive() -> frozenset:
+    from . import _core
+
+    return frozenset(f["name"] for f in _core.policy_families() if f["run_by_the_drive"])
+
+
+def run_by_the_drive(label: str) -> bool:
+    """Whether the drive itself runs a policy once it is set up (ATA EPC's timers, NVMe APST),
+    as the engine's family table says: a live manager then issues no command of its own."""
+    return policy_columns(str(label))["family"] in _run_by_the_drive()
+
+
 def expand_specs(specs) -> list[str]:
     """Every spec of a list, ranges expanded, in order."""
     return [one for spec in specs for one in expand_spec(spec)]

@@ -119,7 +119,7 @@ def _panels(rows, limit: int | None = MAX_PANELS):
 
 
 def _groups(rows):
-    from .sweeps import GROUP_KEYS
+    from .results import GROUP_KEYS
 
     keys = [k for k in GROUP_KEYS if k in rows.columns]
     if not keys:

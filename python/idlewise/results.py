@@ -55,6 +55,20 @@ def saturation_notes(rows) -> list[str]:
     return notes
 
 
+#: What tells a sweep's groups apart: runs are compared within a group only.
+GROUP_KEYS = ("trace", "stream", "transform", "device")
+
+
+def group_keys(rows) -> list[tuple]:
+    """Each run's group (:data:`GROUP_KEYS`, as text): runs are compared within a group only.
+    ``rows``: dicts, or :class:`~idlewise.runcolumns.RunColumns`."""
+    from .runcolumns import RunColumns
+
+    if isinstance(rows, RunColumns):
+        return list(zip(*(map(str, rows.get(k)) for k in GROUP_KEYS)))
+    return [tuple(str(r.get(k)) for k in GROUP_KEYS) for r in rows]
+
+
 class Results:
     """The runs of a simulation or sweep, with conversions to the results schema.
 

@@ -20,7 +20,7 @@ from . import _core
 from .devices import Device, load_device
 from .errors import IdlewiseError
 from .labels import distinct_labels
-from .results import Results
+from .results import GROUP_KEYS, Results, group_keys
 from .runcolumns import RunColumns
 from .traces import Trace, apply_transform, read_trace
 from .traces.transforms import split_selection
@@ -451,8 +451,6 @@ class SweepInterrupted(KeyboardInterrupt):
 #: Frontier points a summary shows per group at most.
 FRONTIER_POINTS = 8
 
-#: What tells a sweep's groups apart: runs are compared within a group only.
-GROUP_KEYS = ("trace", "stream", "transform", "device")
 
 
 def summary(rows: list[dict]) -> list[dict]:
@@ -461,38 +459,61 @@ def summary(rows: list[dict]) -> list[dict]:
     response; the offline oracle, which beats them all, is shown as the bound instead) and each
     policy family's least-energy run. Each row gains ``why``: "frontier", "best <family>", both,
     or "bound" (the oracle) or "reference" (always-on)."""
+    picks = summary_picks(group_keys(rows), [r["energy_j"] for r in rows], [r["mean_response_s"] for r in rows],
+                          [family_of(r) for r in rows], [r.get("policy") for r in rows])
+    return [{**rows[i], "why": why} for i, why in picks]
+
+
+def families(runs: RunColumns) -> list[str]:
+    """Each run's policy family, as :func:`~idlewise.policies.family_of` reads a row's."""
+    given, labels = runs.get("family"), runs.get("policy")
+    read = {label: family_of({"policy": label}) for label in dict.fromkeys(labels)}
+    return [f if isinstance(f, str) and f else read[label] for f, label in zip(given, labels)]
+
+
+def summary_picks(keys: list, energy: list, response: list, family: list, policy: list) -> list[tuple[int, str]]:
+    """:func:`summary` on columns: (run, why) of the runs worth reading first, group by group
+    (``keys``, a run's group), each group's by energy."""
     groups: dict = {}
-    for r in rows:
-        groups.setdefault(tuple(str(r.get(k)) for k in GROUP_KEYS), []).append(r)
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
     out = []
     for members in groups.values():
-        by_energy = sorted(members, key=lambda r: (r["energy_j"], r["mean_response_s"]))
+        if len(members) == 1:  # a device under one policy (a sweep of a million devices has as many)
+            i, name = members[0], family[members[0]]
+            reasons = ["bound"] if name == "oracle" else ["frontier"] if response[i] < math.inf else []
+            if name not in ("oracle", "always-on"):
+                reasons.append(f"best {name}")
+            if reasons or policy[i] == "always-on":
+                out.append((i, ", ".join(reasons or ["reference"])))
+            continue
+        by_energy = sorted(members, key=lambda i: (energy[i], response[i]))
         reasons: dict = {}
         fastest = math.inf
         frontier = []
-        for r in by_energy:  # a run is on the frontier if it responds faster than every cheaper one
-            if family_of(r) == "oracle":
-                reasons.setdefault(id(r), []).append("bound")
+        for i in by_energy:  # a run is on the frontier if it responds faster than every cheaper one
+            if family[i] == "oracle":
+                reasons.setdefault(i, []).append("bound")
                 continue
-            if r["mean_response_s"] < fastest:
-                frontier.append(r)
-                fastest = r["mean_response_s"]
+            if response[i] < fastest:
+                frontier.append(i)
+                fastest = response[i]
         # A long frontier (a fine sweep) is shown at FRONTIER_POINTS points spread along it, its
         # two ends included; the file has every run.
         if len(frontier) > FRONTIER_POINTS:
             step = (len(frontier) - 1) / (FRONTIER_POINTS - 1)
-            frontier = [frontier[round(i * step)] for i in range(FRONTIER_POINTS)]
-        for r in frontier:
-            reasons.setdefault(id(r), []).append("frontier")
+            frontier = [frontier[round(k * step)] for k in range(FRONTIER_POINTS)]
+        for i in frontier:
+            reasons.setdefault(i, []).append("frontier")
         best: dict = {}
-        for r in by_energy:
-            best.setdefault(family_of(r), r)
-        for family, r in best.items():
-            if family not in ("oracle", "always-on"):
-                reasons.setdefault(id(r), []).append(f"best {family}")
-        for r in by_energy:
-            if id(r) in reasons or r.get("policy") == "always-on":
-                out.append({**r, "why": ", ".join(reasons.get(id(r), ["reference"]))})
+        for i in by_energy:
+            best.setdefault(family[i], i)
+        for name, i in best.items():
+            if name not in ("oracle", "always-on"):
+                reasons.setdefault(i, []).append(f"best {name}")
+        for i in by_energy:
+            if i in reasons or policy[i] == "always-on":
+                out.append((i, ", ".join(reasons.get(i, ["reference"]))))
     return out
 
 

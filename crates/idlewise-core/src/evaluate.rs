@@ -403,16 +403,16 @@ impl<'p> Runs<'p> {
         };
         results.sort_by_key(|(spec, _)| *spec);
         let span_s = self.arrivals_s.map(|(first, last)| last - first).filter(|&span| span > 0.0);
-        results
-            .into_iter()
-            .map(|(_, run)| {
-                let report = match &references {
-                    Some(references) => report(run, device, references),
-                    None => report_alone(run, device),
-                }?;
-                Ok(Report { offered_load: span_s.map(|span| report.run.service_time_s / span), ..report })
-            })
-            .collect()
+        let mut reports = Vec::with_capacity(results.len());
+        for (_, run) in results {
+            let report = match &references {
+                Some(references) => report(run, device, references),
+                None => report_alone(run, device),
+            }?;
+            reports.push(Report { offered_load: span_s.map(|span| report.run.service_time_s / span), ..report });
+        }
+        // Made at its size: a trace of a million devices holds a million of these at once.
+        Ok(reports)
     }
 }
 

@@ -397,12 +397,24 @@ impl StreamedRuns {
         if let Some(end_s) = self.opts.recording_end_s {
             self.volumes.values_mut().for_each(|v| v.runs.set_recording_end_s(end_s));
         }
-        let waiting: Vec<(Option<i64>, Columns)> = std::mem::take(&mut self.pending).into_iter().filter(|(_, part)| !part.time_s.is_empty()).map(|(volume, part)| (Some(volume), part)).collect();
-        for parts in waiting.chunks(VOLUMES_FED_TOGETHER) {
-            self.feed_volumes(parts, None)?;
+        let mut waiting = std::mem::take(&mut self.pending).into_iter().filter(|(_, part)| !part.time_s.is_empty()).map(|(volume, part)| (Some(volume), part));
+        // A volume whose every record waited until now is replayed and finished at once, its
+        // runs dropped: a trace of a million devices of a few requests each held every
+        // device's runs (some 20 KB) until the last was fed.
+        // (The waiting records of each few volumes are dropped once fed, as their reports come.)
+        let mut finished = Vec::new();
+        loop {
+            let parts: Vec<(Option<i64>, Columns)> = waiting.by_ref().take(VOLUMES_FED_TOGETHER).collect();
+            if parts.is_empty() {
+                break;
+            }
+            let fresh: Vec<Option<i64>> = parts.iter().map(|(id, _)| *id).filter(|id| !self.volumes.contains_key(id)).collect();
+            self.feed_volumes(&parts, None)?;
+            let done: Vec<(Option<i64>, Volume)> = fresh.into_iter().map(|id| (id, self.volumes.remove(&id).expect("fed just now"))).collect();
+            finished.extend(finish_volumes(&self.device, self.threads, done));
         }
         // A part may hold none of a trace's volumes; the trace itself must hold records.
-        if self.volumes.is_empty() && (self.part.is_none() || self.summary.records == 0) {
+        if self.volumes.is_empty() && finished.is_empty() && (self.part.is_none() || self.summary.records == 0) {
             return Err(Error::Read(match self.keep {
                 Some(v) => format!("no records of device {v} found in {records_read} {}s", self.position.word()),
                 None => format!("no {what} found in {records_read} {}s", self.position.word()),
@@ -411,29 +423,35 @@ impl StreamedRuns {
         if self.other_volumes > 0 {
             skipped.push((format!("records of other devices (kept device {})", self.keep.unwrap_or_default()), self.other_volumes));
         }
-        // Each volume's runs finish on their own (their rows completed from what they shared):
-        // the volumes in turns over the threads, the reports in the volumes' order.
-        let device = &self.device;
-        let volumes: Vec<(Option<i64>, Volume)> = self.volumes.into_iter().collect();
-        let threads = self.threads.clamp(1, volumes.len().max(1));
-        let per_thread = volumes.len().div_ceil(threads).max(1);
-        let mut finished: Vec<Vec<(Option<i64>, u64, Result<Vec<Report>>)>> = Vec::new();
-        let mut volumes = volumes.into_iter();
-        let batches: Vec<Vec<(Option<i64>, Volume)>> = std::iter::from_fn(|| Some(volumes.by_ref().take(per_thread).collect::<Vec<_>>()).filter(|b| !b.is_empty())).collect();
-        std::thread::scope(|scope| {
-            let finish = |batch: Vec<(Option<i64>, Volume)>| batch.into_iter().map(|(id, v)| (id, v.records, v.runs.finish(device, None))).collect::<Vec<_>>();
-            let mut batches = batches.into_iter();
-            let own = batches.next();
-            let handles: Vec<_> = batches.map(|batch| scope.spawn(move || finish(batch))).collect();
-            finished.extend(own.map(finish));
-            finished.extend(handles.into_iter().map(|h| h.join().expect("a volume's runs finish without panicking")));
-        });
+        let volumes: Vec<(Option<i64>, Volume)> = std::mem::take(&mut self.volumes).into_iter().collect();
+        finished.extend(finish_volumes(&self.device, self.threads, volumes));
+        // The reports in the volumes' order, however they finished.
+        finished.sort_by_key(|(id, _, _)| *id);
         let mut results = Vec::new();
-        for (id, records, reports) in finished.into_iter().flatten() {
+        for (id, records, reports) in finished {
             results.push((id, records, reports?));
         }
         Ok(StreamedEvaluation { volumes: results, records_read, skipped, summary: self.summary })
     }
+}
+
+/// Each volume's runs finished on their own (their rows completed from what they shared), the
+/// volumes in turns over the threads: (volume, records, reports), in the volumes' order.
+fn finish_volumes(device: &Arc<Device>, threads: usize, volumes: Vec<(Option<i64>, Volume)>) -> Vec<(Option<i64>, u64, Result<Vec<Report>>)> {
+    let threads = threads.clamp(1, volumes.len().max(1));
+    let per_thread = volumes.len().div_ceil(threads).max(1);
+    let mut volumes = volumes.into_iter();
+    let batches: Vec<Vec<(Option<i64>, Volume)>> = std::iter::from_fn(|| Some(volumes.by_ref().take(per_thread).collect::<Vec<_>>()).filter(|b| !b.is_empty())).collect();
+    let mut finished: Vec<Vec<(Option<i64>, u64, Result<Vec<Report>>)>> = Vec::new();
+    std::thread::scope(|scope| {
+        let finish = |batch: Vec<(Option<i64>, Volume)>| batch.into_iter().map(|(id, v)| (id, v.records, v.runs.finish(device, None))).collect::<Vec<_>>();
+        let mut batches = batches.into_iter();
+        let own = batches.next();
+        let handles: Vec<_> = batches.map(|batch| scope.spawn(move || finish(batch))).collect();
+        finished.extend(own.map(finish));
+        finished.extend(handles.into_iter().map(|h| h.join().expect("a volume's runs finish without panicking")));
+    });
+    finished.into_iter().flatten().collect()
 }
 
 /// Replays the trace file at `path` (a text format) on `device` under every spec, next to the

@@ -41,8 +41,9 @@ pub(crate) fn build_policy(py: Python<'_>, spec: &PolicyArg, device: &Device, ba
 /// Returns
 /// -------
 /// list of dict
-///     One per family: ``name``, ``help``, ``example`` and ``params`` (each ``name``,
-///     ``default``, ``help``), as ``idlewise policies`` prints them.
+///     One per family: ``name``, ``help``, ``example``, ``run_by_the_drive`` (the drive runs
+///     it itself once set up: EPC, APST) and ``params`` (each ``name``, ``default``, ``help``),
+///     as ``idlewise policies`` prints them.
 #[pyfunction]
 pub(crate) fn policy_families(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     let list = PyList::empty_bound(py);
@@ -51,6 +52,7 @@ pub(crate) fn policy_families(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         d.set_item("name", f.name)?;
         d.set_item("summary", f.summary)?;
         d.set_item("example", f.example)?;
+        d.set_item("run_by_the_drive", f.run_by_the_drive)?;
         let params = PyList::empty_bound(py);
         for p in f.params {
             let pd = PyDict::new_bound(py);
@@ -139,7 +141,7 @@ pub(crate) type Streamed<'py> = (Bound<'py, PyList>, Bound<'py, PyList>, u64, Ve
 
 pub(crate) fn streamed_list<'py>(py: Python<'py>, done: idlewise_core::stream::StreamedEvaluation, device: &CoreDevice) -> PyResult<Streamed<'py>> {
     let volumes = PyList::empty_bound(py);
-    let mut all = Vec::new();
+    let mut all = Vec::with_capacity(done.volumes.iter().map(|(_, _, reports)| reports.len()).sum());
     for (id, records, reports) in done.volumes {
         volumes.append((id, records, reports.len()))?;
         all.extend(reports);

@@ -269,19 +269,25 @@ TERMINAL_ROWS_MAX = 200
 def busiest_groups(rows: list, limit: int) -> tuple:
     """The rows of whole groups (a trace's device under a transform on a device), the groups with
     the most requests first, up to ``limit`` rows; and how many rows were left out."""
-    if len(rows) <= limit:
-        return rows, 0
-    from ..sweeps import GROUP_KEYS
+    from ..results import group_keys
 
+    shown, left_out = busiest(group_keys(rows), [r.get("requests") or 0 for r in rows], limit)
+    return [rows[i] for i in shown], left_out
+
+
+def busiest(keys: list, requests: list, limit: int) -> tuple:
+    """:func:`busiest_groups` on columns: the rows (numbers) shown, each row's group in ``keys``."""
+    if len(keys) <= limit:
+        return list(range(len(keys))), 0
     groups: dict = {}
-    for r in rows:
-        groups.setdefault(tuple(str(r.get(k)) for k in GROUP_KEYS), []).append(r)
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
     shown: list = []
-    for members in sorted(groups.values(), key=lambda m: -max(r.get("requests") or 0 for r in m)):
+    for members in sorted(groups.values(), key=lambda m: -max(requests[i] for i in m)):
         if shown and len(shown) + len(members) > limit:
             break
         shown += members
-    return shown, len(rows) - len(shown)
+    return shown, len(keys) - len(shown)
 
 
 def _read_trace(args, path):

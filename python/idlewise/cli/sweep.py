@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..output import check_destination
 from ..results import Results
-from ._common import TERMINAL_ROWS_MAX, _console, busiest_groups, print_results_table, say_saturated
+from ._common import TERMINAL_ROWS_MAX, _console, busiest, print_results_table, say_saturated
 
 
 def cmd_sweep(args) -> int:
@@ -40,21 +40,26 @@ def cmd_sweep(args) -> int:
         json.dump(results.to_dicts(json_safe=True), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     else:
-        from ..sweeps import GROUP_KEYS, summary
+        from ..results import GROUP_KEYS, group_keys
+        from ..sweeps import families, summary_picks
 
-        # What picks the rows to show, a few figures a run; the chosen rows are made whole after
-        # (a sweep of 100,000 runs made every run's dict to show 200).
-        rows = _sketches(results)
-        keys = tuple(k for k in GROUP_KEYS if len({str(r.get(k)) for r in rows}) > 1)
+        # The rows to show are picked on columns and made whole after (a sweep of a million
+        # runs made every run's dict to show 200).
+        runs = results.columns()
+        every = group_keys(runs)
+        keys = tuple(k for k in GROUP_KEYS if len(set(map(str, runs.get(k)))) > 1)
         title = f"{len(results):,} runs" + (f"; rows in {args.out}" if args.out else "") + (f"; plot in {args.plot}" if args.plot else "")
+        picks = [(i, None) for i in range(len(runs))]
         if args.out:
             # Every run is in the file: the terminal gets the runs worth reading first.
-            rows = summary(rows)
+            picks = summary_picks(every, runs.get("energy_j"), runs.get("mean_response_s"), families(runs), runs.get("policy"))
             keys += ("why",)
-            title += (f"\nshown: {len(rows):,} of them, the energy/response frontier and each family's least energy "
+            title += (f"\nshown: {len(picks):,} of them, the energy/response frontier and each family's least energy "
                       "(always-on for reference)")
-        shown, left_out = busiest_groups(rows, TERMINAL_ROWS_MAX)
-        shown = _whole(results, shown)
+        requests = runs.get("requests")
+        chosen, left_out = busiest([every[i] for i, _ in picks], [requests[i] or 0 for i, _ in picks], TERMINAL_ROWS_MAX)
+        shown = [row if why is None else {**row, "why": why} for row, (_, why) in
+                 zip(results.records_at([picks[j][0] for j in chosen]), (picks[j] for j in chosen))]
         if left_out:
             title += (f"\nthe {len(shown):,} rows of the busiest devices; {left_out:,} more rows of "
                       f"{'the file' if args.out else 'the sweep'} are not shown (--json or --out for every run)")
@@ -73,23 +78,6 @@ def cmd_sweep(args) -> int:
             heading = ", ".join(f"{k} {v}" for k, v in zip(grouped, values))
             print_results_table(console, members, heading, wide=args.wide, keys=tuple(k for k in keys if k == "why"))
     return 0
-
-
-#: What a run's sketch holds: what groups, orders and picks the rows a terminal shows.
-_SKETCHED = ("trace", "stream", "transform", "device", "requests", "energy_j", "mean_response_s", "policy", "spec", "family")
-
-
-def _sketches(results) -> list[dict]:
-    """Each run's sketch (:data:`_SKETCHED`), its run number in ``_run``."""
-    runs = results.columns()
-    columns = [runs.get(key) for key in _SKETCHED]
-    return [dict(zip(_SKETCHED, values), _run=i) for i, values in enumerate(zip(*columns))]
-
-
-def _whole(results, sketches: list[dict]) -> list[dict]:
-    """The runs the sketches stand for, whole, with what the summary said of each (``why``)."""
-    rows = results.records_at([s["_run"] for s in sketches])
-    return [{**row, "why": s["why"]} if "why" in s else row for row, s in zip(rows, sketches)]
 
 
 #: Groups (trace, device, transform) printed as a table each under a heading; more share one table.

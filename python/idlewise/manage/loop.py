@@ -31,7 +31,7 @@ from typing import Callable, Optional
 from .. import _core
 from ..devices import load_device
 from ..errors import IdlewiseError, TraceError
-from ..policies import policy_columns
+from ..policies import policy_columns, run_by_the_drive
 from .actuators import Actuator, choose_actuator, stopped_modes
 from .commands import Inline, Threaded
 from .config import DEFAULT_CONFIG, DiskSetting, Settings, read_config, resolve_disk
@@ -42,9 +42,6 @@ PROCFS_ENV = "IDLEWISE_PROCFS_ROOT"
 MIN_INTERVAL_S = 0.01
 #: A failed command is tried again after this, doubling to the cap while it keeps failing.
 BACKOFF_FIRST_S, BACKOFF_MAX_S = 10.0, 900.0
-#: Policies that are the drive's own timers: the drive makes their changes by itself once set
-#: up, so the loop sets them up once and logs the model's changes, acting on none.
-OWN_TIMERS = ("apst", "epc")
 #: A suspend is told from a pause of the loop by the boot clock running ahead of the monotonic
 #: one (which stops in a suspend) by more than this.
 SUSPEND_S = 1.0
@@ -157,7 +154,9 @@ class Manager:
                 m.spin_ups += 1
             self.write({**record, "outcome": outcome}, now)
             return
-        own = policy_columns(m.live_policy)["family"] in OWN_TIMERS and d["cause"] == "plan"
+        # The drive's own timers make their changes by themselves once set up: the loop logs the
+        # model's changes and acts on none.
+        own = run_by_the_drive(m.live_policy) and d["cause"] == "plan"
         argv = None if own else m.actuator.wake() if d["cause"] == "hint" else m.actuator.command(d["from_mode"], d["to_mode"])
         record["command"] = _shown(argv)
         if own or overtaken or argv is None or not m.act:
@@ -775,5 +774,5 @@ def _with_disk(setting: DiskSetting, kernel: str) -> DiskSetting:
     return setting
 
 
-__all__ = ["Managed", "Manager", "NetCounters", "OWN_TIMERS", "prepare", "read_counters", "run", "settings_for",
+__all__ = ["Managed", "Manager", "NetCounters", "prepare", "read_counters", "run", "settings_for",
            "setup_command", "spin_down", "wall_text"]

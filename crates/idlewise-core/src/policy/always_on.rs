@@ -9,6 +9,7 @@ pub(super) const FAMILY: Family = Family {
     summary: "Never leave the ready mode (no power management); the normalisation reference.",
     params: &[],
     example: "always-on",
+    run_by_the_drive: false,
     build,
 };
 

@@ -36,6 +36,7 @@ pub(super) const FAMILY: Family = Family {
         ParamDoc { name: "secondary_tol_us", default: "100000", help: "apst_secondary_latency_tol_us" },
     ],
     example: "apst",
+    run_by_the_drive: true,
     build,
 };
 

@@ -16,6 +16,7 @@ pub(super) const FAMILY: Family = Family {
     summary: "Lower-envelope algorithm: move to each mode at the time its energy line crosses below the current one (2-competitive).",
     params: &[],
     example: "breakeven",
+    run_by_the_drive: false,
     build,
 };
 

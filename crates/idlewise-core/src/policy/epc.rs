@@ -19,6 +19,7 @@ pub(super) const FAMILY: Family = Family {
         help: "change a state's timer or disable it, e.g. epc:idle_b=10min,standby_z=off",
     }],
     example: "epc",
+    run_by_the_drive: true,
     build,
 };
 

@@ -30,6 +30,7 @@ pub(super) const FAMILY: Family = Family {
         ParamDoc { name: "lambda", default: "0", help: "spin-up penalty in seconds of ready-mode power (0 = energy only)" },
     ],
     example: "experts",
+    run_by_the_drive: false,
     build,
 };
 

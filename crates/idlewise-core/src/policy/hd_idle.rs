@@ -25,6 +25,7 @@ pub(super) const FAMILY: Family = Family {
         ParamDoc { name: "phase", default: "0s", help: "time of the first poll after the trace starts" },
     ],
     example: "hd-idle:60s",
+    run_by_the_drive: false,
     build,
 };
 

@@ -263,6 +263,9 @@ pub struct Family {
     pub summary: &'static str,
     pub params: &'static [ParamDoc],
     pub example: &'static str,
+    /// The drive itself runs the policy once it is set up (ATA EPC's timers, NVMe APST): a live
+    /// manager sets it up and issues no command of its own for the model's changes.
+    pub run_by_the_drive: bool,
     build: fn(&PolicySpec, &Device, &BuildContext) -> Result<Box<dyn Policy>>,
 }
 

@@ -15,6 +15,7 @@ pub(super) const FAMILY: Family = Family {
     summary: "Offline optimum per gap over all modes, with pre-wake (no added delay); the lower reference.",
     params: &[],
     example: "oracle",
+    run_by_the_drive: false,
     build,
 };
 

@@ -22,6 +22,7 @@ pub(super) const FAMILY: Family = Family {
         ParamDoc { name: "prewake", default: "1", help: "1 = wake so as to be ready at the predicted end of the gap, 0 = wake on arrival" },
     ],
     example: "predictive",
+    run_by_the_drive: false,
     build,
 };
 

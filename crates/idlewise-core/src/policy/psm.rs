@@ -11,6 +11,7 @@ pub(super) const FAMILY: Family = Family {
     summary: "802.11 static PSM: doze in the low-power serving mode at once and serve there (downloads wait for beacons).",
     params: &[],
     example: "psm",
+    run_by_the_drive: false,
     build,
 };
 

@@ -16,6 +16,7 @@ pub(super) const FAMILY: Family = Family {
     summary: "Karlin et al. randomized timeout to the deepest mode, density e^(t/B)/(B(e-1)) on [0, B] (e/(e-1)-competitive in expectation).",
     params: &[ParamDoc { name: "seed", default: "0", help: "seed of the PCG random stream (runs are deterministic per seed)" }],
     example: "randomized:seed=7",
+    run_by_the_drive: false,
     build,
 };
 

@@ -32,6 +32,7 @@ pub(super) const FAMILY: Family = Family {
         ParamDoc { name: "window", default: "100", help: "network devices: runs kept in the run-length histogram" },
     ],
     example: "stpm:knob=50",
+    run_by_the_drive: false,
     build,
 };
 

@@ -14,6 +14,7 @@ pub(super) const FAMILY: Family = Family {
         ParamDoc { name: "<mode>=<duration>", default: "", help: "cascade: idle time before moving to each named mode, e.g. timeout:low-power-idle=0.5s,standby=5s" },
     ],
     example: "timeout:2s",
+    run_by_the_drive: false,
     build,
 };
 
