@@ -34,8 +34,13 @@ def write(path: str, time_s, stream=None) -> None:
 
 
 def sweep(trace: str, policies: list, out: str) -> str:
-    seconds, mib = timed([sys.executable, "-m", "idlewise", "sweep", trace, "--device", "hitachi-travelstar-5k320",
-                          *[a for p in policies for a in ("--policy", p)], "--out", out])
+    import subprocess
+
+    try:
+        seconds, mib = timed([sys.executable, "-m", "idlewise", "sweep", trace, "--device", "hitachi-travelstar-5k320",
+                              *[a for p in policies for a in ("--policy", p)], "--out", out])
+    except subprocess.CalledProcessError as e:  # refused (the memory budget), said why
+        return "failed: " + e.stderr.strip().splitlines()[-2 if len(e.stderr.strip().splitlines()) > 1 else -1]
     rows = pq.ParquetFile(out).metadata.num_rows
     return f"{seconds:.2f} s, {mib:,.0f} MiB, {rows:,} runs"
 
