@@ -86,3 +86,15 @@ def test_a_column_reads_back_what_was_set():
     # A key set again keeps its place, as dict.update keeps it.
     runs.set("a", 2)
     assert list(runs.records()[0]) == ["a", "b", "c", "e"]
+
+
+def test_joined_maps_named_otherwise_keep_each_run_s_own_order():
+    """Two run sets whose maps name other keys (two devices' modes) joined: each run's dict keeps
+    its own keys in its own order (a union of the names reordered a run's transitions)."""
+    from idlewise.runcolumns import Maps
+
+    a, b = RunColumns(1), RunColumns(1)
+    a.set("transitions", Maps(["x->y", "y->x"], np.array([[2, 1]]), counts=True))
+    b.set("transitions", Maps(["x->z", "y->x", "x->y"], np.array([[1, -1, 3]]), counts=True))
+    joined = RunColumns.concat([a, b]).records()
+    assert [list(r["transitions"].items()) for r in joined] == [[("x->y", 2), ("y->x", 1)], [("x->z", 1), ("x->y", 3)]]

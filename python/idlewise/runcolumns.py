@@ -314,17 +314,7 @@ def _joined(pieces: list) -> Column:
         return Numbers(np.concatenate([p.numpy() for p in pieces]), missing, pieces[0].absent)
     if all(isinstance(p, Maps) for p in pieces) and len({(tuple(p.names), p.counts) for p in pieces}) == 1:
         return Maps(pieces[0].names, np.concatenate([p.numpy() for p in pieces]), pieces[0].counts)
-    if all(isinstance(p, Maps) and p.counts for p in pieces):
-        # Transitions named differently in different sets: every name, -1 where a set has none.
-        names = list(dict.fromkeys(n for p in pieces for n in p.names))
-        blocks = []
-        for p in pieces:
-            matrix = p.numpy()
-            block = np.full((len(matrix), len(names)), -1, dtype=np.int64)
-            for j, name in enumerate(p.names):
-                block[:, names.index(name)] = matrix[:, j]
-            blocks.append(block)
-        return Maps(names, np.concatenate(blocks), True)
+    # Maps named otherwise (two devices' modes or transitions): each run's own dict, in its order.
     return Objects([v for p in pieces for v in p.values()])
 
 

@@ -336,8 +336,12 @@ def _map_array(kind: str, maps):
         items = pa.array(items.astype(np.float64), type=pa.float64(), mask=~np.isfinite(items))
     else:
         items = pa.array(items.astype(np.int64), type=pa.int64())
-    mask = pa.array(per_run == 0)
-    return pa.MapArray.from_arrays(pa.array(offsets, type=pa.int32()), keys, items, mask=mask).cast(arrow_type(kind))
+    # Made from its buffers, its validity a bitmap: MapArray.from_arrays takes no mask before
+    # pyarrow 17, and the extras' floor is 14.
+    kind_type = arrow_type(kind)
+    entries = pa.StructArray.from_arrays([keys, items], fields=[kind_type.key_field, kind_type.item_field])
+    valid = pa.py_buffer(np.packbits(per_run > 0, bitorder="little").tobytes())
+    return pa.Array.from_buffers(kind_type, len(per_run), [valid, pa.py_buffer(offsets.tobytes())], children=[entries])
 
 
 def table(records, metadata: dict | None = None):

@@ -655,17 +655,20 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
         # Requests of different disks never queue behind one another: each is its own replay.
         # A chain's stream:K picks one first (the other transforms work on each apart).
         parts = trace.split_streams() if picked is None else {picked: trace.select_stream(picked)}
-        records = []
+        from .runcolumns import RunColumns
+
+        done = []
         for stream, part in parts.items():
             run = simulate(part, device, specs, base_power_w=base_power_w, initial_mode=initial_mode,
                            keep_response_times=keep_response_times, progress=progress, replay=replay,
                            fold_offsets=fold_offsets, response_from=response_from, tail_s=tail_s,
                            transition_seed=transition_seed, threads=threads, per_request=per_request,
                            timeline_s=timeline_s, transform=transform, references=references, service=service)
-            for r in run:
-                r.update(trace=trace.name, stream=stream, stream_name=trace.stream_label(stream))
-                records.append(r)
-        return Results(records, trace.name)
+            runs = run.columns()
+            for key, value in dict(trace=trace.name, stream=stream, stream_name=trace.stream_label(stream)).items():
+                runs.set(key, value)
+            done.append(runs)
+        return Results(RunColumns.concat(done) if done else RunColumns(0), trace.name)
     # Rows name the trace as given; the transform has a column of its own (as a file replayed as
     # it is read names its rows).
     label = trace.name
@@ -696,24 +699,28 @@ def simulate(trace: "traces.Trace", device, policies, *, base_power_w: float = 0
         from .runcolumns import RunColumns
 
         records = RunColumns.from_engine(run_with_progress(call, len(trace) * runs, show, f"replaying {trace.name} × {runs} runs",
-                                                           unit="replays")).records()
+                                                           unit="replays"))
     except TraceRecordError as e:
         raise trace.record_error(e) from None
+    if records.n != len(specs):
+        raise IdlewiseError(f"the engine gave {records.n} runs for {len(specs)} policies")  # zip_exact's promise
     if references:
         normalize_to_untransformed(records, trace, device, base_power_w=float(base_power_w), initial_mode=mode_index,
                                    replay=replay, fold_offsets=bool(fold_offsets), tail_s=float(tail_s), lead_s=lead_s,
                                    transition_seed=transition_seed, threads=threads)
     else:
-        for r in records:
-            r["normalized_against"] = None
-    for spec, r in zip_exact(specs, records):
-        r["spec"] = spec_label(spec)  # as the user wrote it (a range expanded); "policy" is the engine's full label
-        r["trace"] = label
-        r["transform"] = transform or "none"
-        if "response_s" in r:
-            # The requester has its data a response after it wanted it.
-            wanted = trace.original_time_s if response_from == "original" and trace.original_time_s is not None else r["arrival_s"]
-            r["finish_s"] = wanted + r["response_s"]
+        records.set("normalized_against", None)
+    records.set("spec", [spec_label(spec) for spec in specs])  # as the user wrote it (a range expanded); "policy" is the engine's full label
+    records.set("trace", label)
+    records.set("transform", transform or "none")
+    if "response_s" in records:
+        from .runcolumns import ABSENT
+
+        # The requester has its data a response after it wanted it.
+        original = trace.original_time_s if response_from == "original" and trace.original_time_s is not None else None
+        records.set("finish_s", [ABSENT if response is ABSENT else (arrival if original is None else original) + response
+                                 for response, arrival in zip(records.columns["response_s"].values(),
+                                                              records.columns["arrival_s"].values())])
     return Results(records, trace.name)
 
 

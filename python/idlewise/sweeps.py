@@ -20,7 +20,7 @@ from . import _core
 from .devices import Device, load_device
 from .errors import IdlewiseError
 from .labels import distinct_labels
-from .results import GROUP_KEYS, Results, group_keys
+from .results import Results, group_keys
 from .runcolumns import RunColumns
 from .traces import Trace, apply_transform, read_trace
 from .traces.transforms import split_selection
@@ -30,7 +30,6 @@ from .traces.formats import reads_whole
 from .options import ReplayOptions
 from .policies import expand_spec, family_of, policy_columns
 from .output import save_figure, written_whole
-from ._compat import zip_exact
 
 
 

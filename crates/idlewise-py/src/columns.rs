@@ -125,11 +125,16 @@ pub(crate) fn reports_columns<'py>(py: Python<'py>, mut reports: Vec<idlewise_co
     let by_mode = |get: &dyn Fn(&idlewise_core::Report) -> &[f64]| (modes.clone(), float_bytes(py, reports.iter().flat_map(|r| get(r).iter().copied()))).into_py(py);
     push("energy_by_mode_j", MAP_FLOATS, by_mode(&|r| &r.run.energy_by_mode_j))?;
     push("time_by_mode_s", MAP_FLOATS, by_mode(&|r| &r.run.time_by_mode_s))?;
-    // The transitions any run took, in the device's order (each run lists its own so).
+    // Every transition of the device, in its order (each run lists those it took so), whether
+    // any run took it or not: run sets of one device then name the same columns, and their
+    // runs' maps keep that order when the sets are joined.
     let named = |t: &idlewise_core::device::Transition| (device.modes[t.from].name.clone(), device.modes[t.to].name.clone());
-    let mut hops: Vec<(String, String)> = device.transitions.iter().map(named).collect();
-    hops.dedup();
-    hops.retain(|(f, t)| reports.iter().any(|r| r.run.transition_counts.iter().any(|(from, to, _)| from == f && to == t)));
+    let mut hops: Vec<(String, String)> = Vec::new();
+    for hop in device.transitions.iter().map(named) {
+        if !hops.contains(&hop) {
+            hops.push(hop);
+        }
+    }
     if reports.iter().any(|r| r.run.transition_counts.iter().any(|(from, to, _)| !hops.iter().any(|(f, t)| f == from && t == to))) {
         return Err(IdlewiseError::new_err("a run took a transition its device does not have"));
     }
