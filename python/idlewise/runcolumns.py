@@ -7,7 +7,7 @@ need no NumPy, a tenth of a second of start-up); NumPy is loaded where runs are 
 made an Arrow table.
 
 The layout the engine gives, ``[(key, kind, payload)]``, one home of each kind's reading:
-``F``/``I`` numbers every run has, ``S`` text, ``F?`` numbers with a null mask (None in a
+``F``/``I`` numbers every run has, ``S`` text (the distinct labels and a code a run), ``F?`` numbers with a null mask (None in a
 record), ``F-`` numbers with a mask of runs that lack the key, ``O-`` objects (a run's arrays)
 or None where a run lacks the key, ``MF``/``MI`` a map by name (a matrix of runs × names; a
 count below zero is an entry the run does not have)."""
@@ -204,8 +204,8 @@ def _engine_column(kind: str, payload, n: int) -> Column:
     if kind in ("F", "I"):
         return Numbers(_numbers(payload, "d" if kind == "F" else "q"))
     if kind == "S":
-        first = payload[0] if payload else None
-        return Same(first, n) if all(v == first for v in payload) else Objects(payload)
+        distinct, codes = payload
+        return Same(distinct[0], n) if len(distinct) == 1 else Coded(distinct, _numbers(codes, "I").tolist())
     if kind in ("F?", "F-"):
         values, missing = payload
         return Numbers(_numbers(values, "d"), _numbers(missing, "?") if any(missing) else None, absent=kind == "F-")
@@ -228,7 +228,7 @@ class RunColumns:
     @classmethod
     def from_engine(cls, layout: list) -> "RunColumns":
         """The engine's run set (``_core.evaluate``, ``evaluate_file``, ``StreamedRuns.finish``)."""
-        n = next((len(payload) for key, _, payload in layout if key == "device"), 0)
+        n = next((len(payload[1]) // 4 for key, _, payload in layout if key == "device"), 0)  # its codes, 4 bytes a run
         return cls(n, {key: _engine_column(kind, payload, n) for key, kind, payload in layout})
 
     @classmethod

@@ -10,7 +10,8 @@ use super::*;
 use idlewise_core::metrics::RunResult;
 use pyo3::types::PyBytes;
 
-/// How Python reads a column (`idlewise.runcolumns`): every run has it (`F`, `I`, `S`), a null
+/// How Python reads a column (`idlewise.runcolumns`): every run has it (`F`, `I`; `S`, labels
+/// coded as `coded` makes them), a null
 /// where the engine has none (`F?`), absent from the rows where the engine has none (`F-`,
 /// `O-`), or a per-name map (`MF`: floats; `MI`: counts, −1 where the run has no such entry).
 /// Kept equal to the reader's letters, which a test checks on every kind of run.
@@ -71,13 +72,41 @@ impl Figure {
     }
 
     /// The figure of every run, as a column `(kind, payload)`.
-    fn column(&self, py: Python<'_>, runs: &[idlewise_core::Report]) -> (&'static str, PyObject) {
+    fn column<'r>(&self, py: Python<'_>, runs: impl Iterator<Item = &'r idlewise_core::Report>) -> (&'static str, PyObject) {
         match self {
-            Figure::Float(get) => (FLOATS, float_bytes(py, runs.iter().map(|r| get(&r.run)))),
-            Figure::Count(get) => (COUNTS, count_bytes(py, runs.iter().map(|r| get(&r.run)))),
-            Figure::Maybe(get) => (FLOATS_OR_NULL, masked(py, runs.iter().map(|r| get(&r.run)))),
+            Figure::Float(get) => (FLOATS, float_bytes(py, runs.map(|r| get(&r.run)))),
+            Figure::Count(get) => (COUNTS, count_bytes(py, runs.map(|r| get(&r.run)))),
+            Figure::Maybe(get) => (FLOATS_OR_NULL, masked(py, runs.map(|r| get(&r.run)))),
         }
     }
+}
+
+/// The runs of several sets, walked as one.
+#[derive(Clone, Copy)]
+struct Runs<'s>(&'s [Vec<idlewise_core::Report>]);
+
+impl<'s> Runs<'s> {
+    fn iter(self) -> impl Iterator<Item = &'s idlewise_core::Report> {
+        self.0.iter().flatten()
+    }
+}
+
+/// Labels as (the distinct ones, in order of first use; each run's as an index into them,
+/// 32-bit, `memoryview.cast("I")`): a million runs' labels are a few strings, not a million.
+fn coded<'a>(py: Python<'_>, labels: impl Iterator<Item = &'a str>) -> PyObject {
+    let mut distinct: Vec<&str> = Vec::new();
+    let mut codes: Vec<u8> = Vec::new();
+    for label in labels {
+        let code = match distinct.iter().rposition(|d| *d == label) {
+            Some(code) => code,
+            None => {
+                distinct.push(label);
+                distinct.len() - 1
+            }
+        };
+        codes.extend_from_slice(&(code as u32).to_ne_bytes());
+    }
+    (distinct, PyBytes::new_bound(py, &codes)).into_py(py)
 }
 
 /// Floats as bytes in native order (Python's `memoryview.cast("d")`).
@@ -101,23 +130,27 @@ fn masked(py: Python<'_>, values: impl Iterator<Item = Option<f64>>) -> PyObject
 
 /// The runs as `[(key, kind, payload)]`, in the order of a run's dict (`run_result_dict`, then
 /// the figures against the references).
-pub(crate) fn reports_columns<'py>(py: Python<'py>, mut reports: Vec<idlewise_core::Report>, device: &CoreDevice) -> PyResult<Bound<'py, PyList>> {
+/// `sets`: the runs in sets (a streamed file's volumes), read as one set in order, not gathered
+/// into one vector first (a million devices' reports held twice).
+pub(crate) fn reports_columns<'py>(py: Python<'py>, mut sets: Vec<Vec<idlewise_core::Report>>, device: &CoreDevice) -> PyResult<Bound<'py, PyList>> {
+    let n: usize = sets.iter().map(Vec::len).sum();
+    let reports = Runs(&sets);
     let out = PyList::empty_bound(py);
     let push = |key: &str, kind: &str, payload: PyObject| out.append((key, kind, payload));
     let floats = |get: &dyn Fn(&idlewise_core::Report) -> f64| float_bytes(py, reports.iter().map(get));
     let maybe = |get: &dyn Fn(&idlewise_core::Report) -> Option<f64>| masked(py, reports.iter().map(get));
     let figures = |list: &[(&str, Figure)]| -> PyResult<()> {
         for (key, figure) in list {
-            let (kind, payload) = figure.column(py, &reports);
+            let (kind, payload) = figure.column(py, reports.iter());
             push(key, kind, payload)?;
         }
         Ok(())
     };
-    push("policy", TEXT, reports.iter().map(|r| r.run.policy.as_str()).collect::<Vec<_>>().into_py(py))?;
-    push("device", TEXT, reports.iter().map(|r| r.run.device.as_str()).collect::<Vec<_>>().into_py(py))?;
+    push("policy", TEXT, coded(py, reports.iter().map(|r| r.run.policy.as_str())))?;
+    push("device", TEXT, coded(py, reports.iter().map(|r| r.run.device.as_str())))?;
     figures(FIGURES_BEFORE_MODES)?;
     // A run set is one device's: its modes name every run's columns.
-    let modes = reports.first().map(|r| r.run.mode_names.clone()).unwrap_or_default();
+    let modes = reports.iter().next().map(|r| r.run.mode_names.clone()).unwrap_or_default();
     if reports.iter().any(|r| r.run.mode_names != modes) {
         return Err(IdlewiseError::new_err("the runs of one set name different modes"));
     }
@@ -138,7 +171,7 @@ pub(crate) fn reports_columns<'py>(py: Python<'py>, mut reports: Vec<idlewise_co
     if reports.iter().any(|r| r.run.transition_counts.iter().any(|(from, to, _)| !hops.iter().any(|(f, t)| f == from && t == to))) {
         return Err(IdlewiseError::new_err("a run took a transition its device does not have"));
     }
-    let mut taken = vec![-1i64; reports.len() * hops.len()];
+    let mut taken = vec![-1i64; n * hops.len()];
     for (i, r) in reports.iter().enumerate() {
         for (from, to, count) in &r.run.transition_counts {
             let h = hops.iter().position(|(f, t)| f == from && t == to).expect("listed above");
@@ -164,9 +197,10 @@ pub(crate) fn reports_columns<'py>(py: Python<'py>, mut reports: Vec<idlewise_co
     push("offered_load", FLOATS_OR_NULL, maybe(&|r| r.offered_load))?;
     // Per-request records and timelines, where kept: a run's arrays each, None where not.
     let kept: Vec<bool> = reports.iter().map(|r| r.run.per_request.is_some() || r.run.timeline.is_some()).collect();
-    if reports.iter().any(|r| r.run.per_request.is_some()) {
+    let (any_per_request, any_timeline) = (reports.iter().any(|r| r.run.per_request.is_some()), reports.iter().any(|r| r.run.timeline.is_some()));
+    if any_per_request {
         let mut columns: [Vec<PyObject>; 4] = Default::default();
-        for r in &mut reports {
+        for r in sets.iter_mut().flatten() {
             match r.run.per_request.take() {
                 Some(all) => {
                     let codes: Vec<u32> = all.at_arrival.iter().map(|&a| activity_code(device, a)).collect();
@@ -182,9 +216,9 @@ pub(crate) fn reports_columns<'py>(py: Python<'py>, mut reports: Vec<idlewise_co
             push(key, OBJECTS_WHERE_KEPT, column.into_py(py))?;
         }
     }
-    if reports.iter().any(|r| r.run.timeline.is_some()) {
-        let mut column = Vec::with_capacity(reports.len());
-        for r in &mut reports {
+    if any_timeline {
+        let mut column = Vec::with_capacity(n);
+        for r in sets.iter_mut().flatten() {
             column.push(match r.run.timeline.take() {
                 Some(timeline) => {
                     let starts: Vec<f64> = timeline.segments.iter().map(|s| s.0).collect();

@@ -96,7 +96,7 @@ pub(crate) fn evaluate<'py>(
     let core_device = &device.inner;
     let reports = py.allow_threads(|| idlewise_core::evaluate_on(&trace, core_device, &specs, &opts, counter.as_deref(), threads)).map_err(to_py_err);
     let reports = raise_failures(py, &policies, reports)?;
-    reports_columns(py, reports, core_device)
+    reports_columns(py, vec![reports], core_device)
 }
 
 /// " (did you mean 'X'?)" for the known name closest to a mistyped one, or "" (one home for
@@ -141,12 +141,12 @@ pub(crate) type Streamed<'py> = (Bound<'py, PyList>, Bound<'py, PyList>, u64, Ve
 
 pub(crate) fn streamed_list<'py>(py: Python<'py>, done: idlewise_core::stream::StreamedEvaluation, device: &CoreDevice) -> PyResult<Streamed<'py>> {
     let volumes = PyList::empty_bound(py);
-    let mut all = Vec::with_capacity(done.volumes.iter().map(|(_, _, reports)| reports.len()).sum());
+    let mut sets = Vec::with_capacity(done.volumes.len());
     for (id, records, reports) in done.volumes {
         volumes.append((id, records, reports.len()))?;
-        all.extend(reports);
+        sets.push(reports);
     }
-    let columns = reports_columns(py, all, device)?;
+    let columns = reports_columns(py, sets, device)?;
     let kept = PyDict::new_bound(py);
     let k = done.summary;
     kept.set_item("records", k.records)?;
