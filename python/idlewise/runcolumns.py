@@ -14,6 +14,8 @@ count below zero is an entry the run does not have)."""
 
 from __future__ import annotations
 
+import abc
+
 class _Absent:
     def __repr__(self) -> str:
         return "ABSENT"
@@ -29,15 +31,17 @@ class _Absent:
 ABSENT = _Absent()
 
 
-class Column:
+class Column(abc.ABC):
     """One field over the runs. ``values()`` gives each run's Python value (``ABSENT`` where the
     run has no such key); ``take(index)`` the runs at ``index``, in that order."""
 
+    @abc.abstractmethod
     def values(self) -> list:
-        raise NotImplementedError(f"{type(self).__name__} must define values()")
+        """Each run's value."""
 
+    @abc.abstractmethod
     def take(self, index) -> "Column":
-        raise NotImplementedError(f"{type(self).__name__} must define take()")
+        """The runs at ``index`` (run numbers), in that order."""
 
     def floats(self):
         """The values as a float64 NumPy array, NaN where null or absent (a number column's fast

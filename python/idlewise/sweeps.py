@@ -110,9 +110,8 @@ def run_task(task: Task, threads: int = 1) -> RunColumns:
             raise IdlewiseError(f"the engine gave {runs.n} runs for {len(labels)} policies")  # zip_exact's promise
         normalize_to_untransformed(runs, transformed, device, base_power_w=task.base_power_w, tail_s=transformed.idle_tail_s,
                                    lead_s=transformed.idle_lead_s, threads=threads)
-        families = {label: policy_columns(str(label))["family"] for label in dict.fromkeys(runs.get("policy"))}
         for key, value in dict(spec=list(labels), trace=task.source.label, stream=stream, transform=task.transform,
-                               family=[families[label] for label in runs.get("policy")], response_from=task.response_from,
+                               family=families(runs), response_from=task.response_from,
                                **read).items():
             runs.set(key, value)
         if task.device_label is not None:
@@ -130,18 +129,17 @@ def _run_streamed(task: Task, threads: int) -> RunColumns:
                             stream=task.source.stream, base_power_w=task.base_power_w, progress=False,
                             response_from=task.response_from, threads=threads, volume_part=task.volume_part,
                             transform=task.transform)
-    runs = results.columns()
-    # The policy's columns beside the engine's record, as Results.raw_records gives them.
-    labels = list(dict.fromkeys(runs.get("policy")))
-    read = {label: policy_columns(str(label)) for label in labels}
-    policy = runs.get("policy")
     from .runcolumns import ABSENT
 
-    for key in dict.fromkeys(k for label in labels for k in read[label]):
+    runs = results.columns()
+    # The policy's columns (family, timeout_s, knob, param.<name>) beside the engine's record, as
+    # Results.raw_records gives them, each label read once.
+    policy = runs.get("policy")
+    read = {label: policy_columns(str(label)) for label in dict.fromkeys(policy)}
+    for key in dict.fromkeys(k for columns in read.values() for k in columns):
         if key not in runs:  # a run's own key stays, as setdefault kept it
             runs.set(key, [read[label].get(key, ABSENT) for label in policy])
     runs.set("transform", task.transform)
-    runs.set("family", [read[label]["family"] for label in policy])
     runs.set("response_from", task.response_from)
     runs.set("trace", task.source.label)
     if task.device_label is not None:
