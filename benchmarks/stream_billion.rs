@@ -21,6 +21,7 @@ use std::io::Write;
 use std::time::Instant;
 
 use idlewise_core::policy::PolicySpec;
+use idlewise_core::run_table::Values;
 use idlewise_core::stream::evaluate_file;
 use idlewise_core::{Device, ReplayOptions};
 use rand::{Rng, SeedableRng};
@@ -110,28 +111,28 @@ fn main() {
         generator.join().expect("the generator finishes");
         let _ = std::fs::remove_file(&path);
         done = Some(match (done, pass) {
-            (Some(Ok(mut all)), Ok(pass)) => {
-                all.volumes.extend(pass.volumes);
-                Ok(all)
-            }
+            (Some(Ok(all)), Ok(pass)) => all.join(pass),
             (Some(Err(e)), _) | (_, Err(e)) => Err(e),
             (None, pass) => pass,
         });
     }
     let seconds = start.elapsed().as_secs_f64();
     let done = done.expect("at least one part");
-    let mut done = done.unwrap_or_else(|e| panic!("{e}"));
-    done.volumes.sort_by_key(|(id, _, _)| *id);
+    let done = done.unwrap_or_else(|e| panic!("{e}"));
     let records: u64 = done.volumes.iter().map(|(_, n, _)| n).sum();
-    let runs = done.volumes.iter().map(|(_, _, r)| r.len()).sum::<usize>();
-    let (_, _, reports) = &done.volumes[0];
+    let runs = done.runs.runs;
     println!("{records} requests streamed through a pipe in {seconds:.1} s = {:.2} M requests/s (read, parsed and replayed \
               under {} policies ({runs} runs over {} volumes, {parts} part(s)) next to always-on and the oracle, {threads} threads); \
               {:.0} M request replays/s; peak RSS {:.0} MiB",
              records as f64 / seconds / 1e6, specs.len(), done.volumes.len(), records as f64 * (specs.len() + 2) as f64 / seconds / 1e6,
              peak_rss_mib());
-    println!("volume {:?}, {}: energy {:.6e} J, {:.4} of always-on, {} wake-ups", done.volumes[0].0, reports[0].run.policy,
-             reports[0].run.energy_j, reports[0].normalized_energy.unwrap_or(f64::NAN), reports[0].run.wakeups);
+    let first = |key: &str| match done.runs.column(key) {
+        Some(Values::Floats(v)) | Some(Values::Maybe(v, _)) => v[0],
+        Some(Values::Counts(v)) => v[0] as f64,
+        None => f64::NAN,
+    };
+    println!("volume {:?}, {}: energy {:.6e} J, {:.4} of always-on, {} wake-ups", done.volumes[0].0,
+             done.runs.policy.distinct[done.runs.policy.codes[0] as usize], first("energy_j"), first("normalized_energy"), first("wakeups"));
 }
 
 extern "C" {

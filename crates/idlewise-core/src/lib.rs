@@ -33,6 +33,7 @@ pub mod progress;
 pub mod random_time;
 pub mod readers;
 pub mod replay;
+pub mod run_table;
 pub mod stream;
 pub mod system;
 #[doc(hidden)]

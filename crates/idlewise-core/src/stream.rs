@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::evaluate::{Report, Runs};
 use crate::policy::{BuildContext, PolicySpec};
 use crate::readers::{parse_threads, read_chunks, Columns, ReadError};
+use crate::run_table::RunTable;
 use crate::replay::{check_fits, check_options, ReplayOptions};
 use crate::trace::TraceView;
 
@@ -22,9 +23,12 @@ const IN_ORDER: &str = "times must be in time order to be replayed as they are r
 /// What a streamed replay read and what each volume gave.
 #[derive(Debug)]
 pub struct StreamedEvaluation {
-    /// One entry per volume in increasing order (`None` for a single-device format), with its
-    /// record count and the reports in the order the specs were given.
-    pub volumes: Vec<(Option<i64>, u64, Vec<Report>)>,
+    /// One entry per volume in increasing order (`None` for a single-device format): its
+    /// number, record count and number of runs (those of its specs, in the order given).
+    pub volumes: Vec<(Option<i64>, u64, usize)>,
+    /// Every volume's runs, one volume after another, as columns: each run is written into
+    /// them as it finishes and its report dropped (a million devices held a million reports).
+    pub runs: RunTable,
     /// Non-blank lines examined, and what was skipped and why.
     pub records_read: u64,
     pub skipped: Vec<(String, u64)>,
@@ -123,7 +127,7 @@ pub struct StreamedRuns {
     other_volumes: u64,
     summary: KeptSummary,
     /// Records of a many-volume trace waiting for their volume's next part.
-    pending: BTreeMap<i64, Columns>,
+    pending: BTreeMap<i64, Waiting>,
 }
 
 /// Records a volume of a many-volume trace gathers before its runs take them (about 100 kB).
@@ -246,9 +250,9 @@ impl StreamedRuns {
                 // A volume's records wait until there are enough to be worth its runs' time:
                 // fed a few at a time, thousands of runs spend it finding their state.
                 let pending = self.pending.entry(volume).or_default();
-                gather_into(pending, chunk, &lines, group);
-                if pending.time_s.len() >= VOLUME_PART {
-                    ready.push((Some(volume), std::mem::take(pending)));
+                pending.gather(chunk, &lines, group);
+                if pending.records.len() >= VOLUME_PART {
+                    ready.push((Some(volume), std::mem::take(pending).into_columns()));
                     // (A few at a time: a part's room is freed once its volume took it.)
                     if ready.len() == VOLUMES_FED_TOGETHER {
                         self.feed_volumes(&ready, stop)?;
@@ -275,8 +279,8 @@ impl StreamedRuns {
             self.summary.add_records(part, 0..part.time_s.len());
             return Ok(());
         }
-        if let Some(waiting) = self.pending.remove(&volume).filter(|w| !w.time_s.is_empty()) {
-            self.feed_volume(&waiting, Some(volume), stop)?;
+        if let Some(waiting) = self.pending.remove(&volume).filter(|w| !w.records.is_empty()) {
+            self.feed_volume(&waiting.into_columns(), Some(volume), stop)?;
         }
         self.feed_volume(part, Some(volume), stop)
     }
@@ -397,12 +401,12 @@ impl StreamedRuns {
         if let Some(end_s) = self.opts.recording_end_s {
             self.volumes.values_mut().for_each(|v| v.runs.set_recording_end_s(end_s));
         }
-        let mut waiting = std::mem::take(&mut self.pending).into_iter().filter(|(_, part)| !part.time_s.is_empty()).map(|(volume, part)| (Some(volume), part));
+        let mut waiting = std::mem::take(&mut self.pending).into_iter().filter(|(_, part)| !part.records.is_empty()).map(|(volume, part)| (Some(volume), part.into_columns()));
         // A volume whose every record waited until now is replayed and finished at once, its
         // runs dropped: a trace of a million devices of a few requests each held every
         // device's runs (some 20 KB) until the last was fed.
         // (The waiting records of each few volumes are dropped once fed, as their reports come.)
-        let mut finished = Vec::new();
+        let mut finished = Finished::new(&self.device);
         loop {
             let parts: Vec<(Option<i64>, Columns)> = waiting.by_ref().take(VOLUMES_FED_TOGETHER).collect();
             if parts.is_empty() {
@@ -411,10 +415,10 @@ impl StreamedRuns {
             let fresh: Vec<Option<i64>> = parts.iter().map(|(id, _)| *id).filter(|id| !self.volumes.contains_key(id)).collect();
             self.feed_volumes(&parts, None)?;
             let done: Vec<(Option<i64>, Volume)> = fresh.into_iter().map(|id| (id, self.volumes.remove(&id).expect("fed just now"))).collect();
-            finished.extend(finish_volumes(&self.device, self.threads, done));
+            finished.add(finish_volumes(&self.device, self.threads, done))?;
         }
         // A part may hold none of a trace's volumes; the trace itself must hold records.
-        if self.volumes.is_empty() && finished.is_empty() && (self.part.is_none() || self.summary.records == 0) {
+        if self.volumes.is_empty() && finished.volumes.is_empty() && (self.part.is_none() || self.summary.records == 0) {
             return Err(Error::Read(match self.keep {
                 Some(v) => format!("no records of device {v} found in {records_read} {}s", self.position.word()),
                 None => format!("no {what} found in {records_read} {}s", self.position.word()),
@@ -423,15 +427,85 @@ impl StreamedRuns {
         if self.other_volumes > 0 {
             skipped.push((format!("records of other devices (kept device {})", self.keep.unwrap_or_default()), self.other_volumes));
         }
-        let volumes: Vec<(Option<i64>, Volume)> = std::mem::take(&mut self.volumes).into_iter().collect();
-        finished.extend(finish_volumes(&self.device, self.threads, volumes));
-        // The reports in the volumes' order, however they finished.
-        finished.sort_by_key(|(id, _, _)| *id);
-        let mut results = Vec::new();
-        for (id, records, reports) in finished {
-            results.push((id, records, reports?));
+        // The volumes still running, a few at a time: their reports become columns as they come.
+        let mut volumes = std::mem::take(&mut self.volumes).into_iter();
+        loop {
+            let some: Vec<(Option<i64>, Volume)> = volumes.by_ref().take(VOLUMES_FINISHED_TOGETHER.max(self.threads)).collect();
+            if some.is_empty() {
+                break;
+            }
+            finished.add(finish_volumes(&self.device, self.threads, some))?;
         }
-        Ok(StreamedEvaluation { volumes: results, records_read, skipped, summary: self.summary })
+        let (volumes, runs) = finished.in_volume_order()?;
+        Ok(StreamedEvaluation { volumes, runs, records_read, skipped, summary: self.summary })
+    }
+}
+
+/// Volumes finished together at the end: their reports are held until they are columns.
+const VOLUMES_FINISHED_TOGETHER: usize = 64;
+
+/// The finished volumes' runs, in the order they finished, as columns.
+struct Finished {
+    table: RunTable,
+    /// (volume, records, first run, runs), in the order they finished.
+    volumes: Vec<(Option<i64>, u64, usize, usize)>,
+    /// The failure of the lowest volume that failed: the one a volume-by-volume replay meets.
+    failure: Option<(Option<i64>, Error)>,
+}
+
+impl Finished {
+    fn new(device: &Device) -> Self {
+        Finished { table: RunTable::new(device), volumes: Vec::new(), failure: None }
+    }
+
+    fn add(&mut self, finished: Vec<(Option<i64>, u64, Result<Vec<Report>>)>) -> Result<()> {
+        for (id, records, reports) in finished {
+            match reports {
+                Ok(reports) => {
+                    self.volumes.push((id, records, self.table.runs, reports.len()));
+                    for report in reports {
+                        self.table.push(report)?;
+                    }
+                }
+                Err(e) => {
+                    if self.failure.as_ref().is_none_or(|(first, _)| id < *first) {
+                        self.failure = Some((id, e));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The volumes and their runs in the volumes' order, however they finished.
+    fn in_volume_order(mut self) -> Result<(Vec<(Option<i64>, u64, usize)>, RunTable)> {
+        if let Some((_, e)) = self.failure {
+            return Err(e);
+        }
+        self.volumes.sort_by_key(|(id, ..)| *id);
+        let order: Vec<usize> = self.volumes.iter().flat_map(|&(_, _, first, runs)| first..first + runs).collect();
+        let volumes = self.volumes.into_iter().map(|(id, records, _, runs)| (id, records, runs)).collect();
+        Ok((volumes, self.table.reordered(&order)))
+    }
+}
+
+impl StreamedEvaluation {
+    /// Another part's evaluation of the same file joined to this one (a trace replayed in
+    /// parts, each part some of its volumes): the volumes in their order.
+    pub fn join(self, other: StreamedEvaluation) -> Result<StreamedEvaluation> {
+        let mut finished = Finished { table: self.runs, volumes: Vec::new(), failure: None };
+        let mut first = 0;
+        for (id, records, runs) in self.volumes {
+            finished.volumes.push((id, records, first, runs));
+            first += runs;
+        }
+        for (id, records, runs) in other.volumes {
+            finished.volumes.push((id, records, first, runs));
+            first += runs;
+        }
+        finished.table.append(other.runs);
+        let (volumes, runs) = finished.in_volume_order()?;
+        Ok(StreamedEvaluation { volumes, runs, records_read: self.records_read, skipped: self.skipped, summary: self.summary })
     }
 }
 
@@ -514,18 +588,64 @@ pub fn evaluate_file(
     runs.finish(&format!("{} records", crate::readers::format_name(format)), out.records_read, out.skipped)
 }
 
-fn gather_into(part: &mut Columns, chunk: &Columns, lines: &[u64], records: &[usize]) {
-    for &i in records {
-        part.time_s.push(chunk.time_s[i]);
-        part.offset_bytes.push(chunk.offset_bytes[i]);
-        part.size_bytes.push(chunk.size_bytes[i]);
-        part.is_write.push(chunk.is_write[i]);
-        part.line.push(lines[i]);
-        if !chunk.service_s.is_empty() {
-            part.service_s.push(chunk.service_s[i]);
+/// A record of a many-volume trace waiting for its volume's next part.
+#[derive(Debug, Clone, Copy)]
+struct WaitingRecord {
+    time_s: f64,
+    offset_bytes: i64,
+    size_bytes: i64,
+    line: u64,
+    is_write: u8,
+}
+
+/// A volume's waiting records, one allocation (a `Columns` a volume held seven: ~600 bytes
+/// for a device of three requests, 600 MB for a million such devices).
+#[derive(Debug, Default)]
+struct Waiting {
+    records: Vec<WaitingRecord>,
+    /// Observed service times and positions, for the few sources that give them.
+    rare: Option<Box<(Vec<f64>, Vec<u64>)>>,
+}
+
+impl Waiting {
+    /// Adds `records` of `chunk` (their lines in `lines`).
+    fn gather(&mut self, chunk: &Columns, lines: &[u64], records: &[usize]) {
+        self.records.extend(records.iter().map(|&i| WaitingRecord {
+            time_s: chunk.time_s[i],
+            offset_bytes: chunk.offset_bytes[i],
+            size_bytes: chunk.size_bytes[i],
+            line: lines[i],
+            is_write: chunk.is_write[i],
+        }));
+        if !chunk.service_s.is_empty() || !chunk.positions.is_empty() {
+            let rare = self.rare.get_or_insert_with(Default::default);
+            if !chunk.service_s.is_empty() {
+                rare.0.extend(records.iter().map(|&i| chunk.service_s[i]));
+            }
+            if !chunk.positions.is_empty() {
+                rare.1.extend(records.iter().map(|&i| chunk.positions[i]));
+            }
         }
-        if !chunk.positions.is_empty() {
-            part.positions.push(chunk.positions[i]);
+    }
+
+    /// The records as the columns a volume's runs take.
+    fn into_columns(self) -> Columns {
+        let mut part = Columns::default();
+        let n = self.records.len();
+        part.time_s.reserve_exact(n);
+        part.offset_bytes.reserve_exact(n);
+        part.size_bytes.reserve_exact(n);
+        part.is_write.reserve_exact(n);
+        for r in &self.records {
+            part.time_s.push(r.time_s);
+            part.offset_bytes.push(r.offset_bytes);
+            part.size_bytes.push(r.size_bytes);
+            part.is_write.push(r.is_write);
+            part.line.push(r.line);
         }
+        if let Some(rare) = self.rare {
+            (part.service_s, part.positions) = *rare;
+        }
+        part
     }
 }

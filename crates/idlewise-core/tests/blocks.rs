@@ -224,10 +224,8 @@ proptest! {
                 }
             }
             let done = runs.finish("records", n as u64, Vec::new()).unwrap();
-            for (run, report) in done.volumes[0].2.iter().enumerate() {
-                if let Some(rest) = report.run.per_request.as_ref() {
-                    join(&mut taken[run], rest);
-                }
+            for (run, rest) in &done.runs.per_request {
+                join(&mut taken[*run], rest);
             }
             let mut trace = TraceView::new(&c.time_s, &c.offset, &c.size, &c.write).unwrap();
             if opts.response_from == ResponseFrom::Original {

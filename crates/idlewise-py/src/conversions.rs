@@ -93,7 +93,7 @@ pub(crate) fn run_result_dict<'py>(py: Python<'py>, r: &idlewise_core::metrics::
     d.set_item("policy", &r.policy)?;
     d.set_item("device", &r.device)?;
     for (key, figure) in FIGURES_BEFORE_MODES {
-        d.set_item(key, figure.value(py, r))?;
+        d.set_item(key, figure_value(py, figure, r))?;
     }
     let by_mode_e = PyDict::new_bound(py);
     let by_mode_t = PyDict::new_bound(py);
@@ -109,7 +109,7 @@ pub(crate) fn run_result_dict<'py>(py: Python<'py>, r: &idlewise_core::metrics::
     }
     d.set_item("transitions", transitions)?;
     for (key, figure) in FIGURES_AFTER_MODES {
-        d.set_item(key, figure.value(py, r))?;
+        d.set_item(key, figure_value(py, figure, r))?;
     }
     if let (Some(energy_j), Some(response_s)) = (r.theoretical_min_energy_j(), r.theoretical_min_response_s()) {
         d.set_item("theoretical_min_energy_j", energy_j)?;

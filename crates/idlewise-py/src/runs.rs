@@ -96,7 +96,7 @@ pub(crate) fn evaluate<'py>(
     let core_device = &device.inner;
     let reports = py.allow_threads(|| idlewise_core::evaluate_on(&trace, core_device, &specs, &opts, counter.as_deref(), threads)).map_err(to_py_err);
     let reports = raise_failures(py, &policies, reports)?;
-    reports_columns(py, vec![reports], core_device)
+    reports_columns(py, reports, core_device)
 }
 
 /// " (did you mean 'X'?)" for the known name closest to a mistyped one, or "" (one home for
@@ -141,12 +141,10 @@ pub(crate) type Streamed<'py> = (Bound<'py, PyList>, Bound<'py, PyList>, u64, Ve
 
 pub(crate) fn streamed_list<'py>(py: Python<'py>, done: idlewise_core::stream::StreamedEvaluation, device: &CoreDevice) -> PyResult<Streamed<'py>> {
     let volumes = PyList::empty_bound(py);
-    let mut sets = Vec::with_capacity(done.volumes.len());
-    for (id, records, reports) in done.volumes {
-        volumes.append((id, records, reports.len()))?;
-        sets.push(reports);
+    for (id, records, runs) in done.volumes {
+        volumes.append((id, records, runs))?;
     }
-    let columns = reports_columns(py, sets, device)?;
+    let columns = table_columns(py, done.runs, device)?;
     let kept = PyDict::new_bound(py);
     let k = done.summary;
     kept.set_item("records", k.records)?;

@@ -452,9 +452,20 @@ def _check_extras(args) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _terminate)
+    """Runs one command line; SIGTERM and the warnings' printer are the command's while it runs,
+    and as they were after (a program or test calling ``main`` keeps its own)."""
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    previous = (signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None, warnings.showwarning)
     warnings.showwarning = _print_warning
+    try:
+        return _run(argv)
+    finally:
+        if on_main_thread:
+            signal.signal(signal.SIGTERM, previous[0])
+        warnings.showwarning = previous[1]
+
+
+def _run(argv: list[str] | None) -> int:
     words = sys.argv[1:] if argv is None else argv
     # The first word that is not an option names the command (idlewise's own options take no
     # value); an unknown word builds nothing more, and argparse names the commands it knows.
