@@ -1,4 +1,5 @@
 import os
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -72,3 +73,27 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     if call.when == "call" and outcome.get_result().passed:
         properties.tally(item)
+
+
+# A suite started as a background job of a script (`pytest &`, nohup) inherits SIGINT ignored,
+# and Python then installs no KeyboardInterrupt handler: the Ctrl-C tests' simulated interrupt
+# did nothing ("DID NOT RAISE"). The suite runs with Ctrl-C handled, however it was started.
+if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL):
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+#: The signals whose handlers a test must leave as it found them: a handler one test leaves
+#: (the command line's SIGTERM, once) decides how later tests' signals end.
+_GUARDED_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP", "SIGPIPE")
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_left_as_found():
+    guarded = [getattr(signal, name) for name in _GUARDED_SIGNALS]
+    before = {s: signal.getsignal(s) for s in guarded}
+    yield
+    changed = [s for s in guarded if signal.getsignal(s) is not before[s]]
+    for s in changed:
+        signal.signal(s, before[s])
+    if changed:
+        pytest.fail("the test left the handlers of " + ", ".join(signal.Signals(s).name for s in changed)
+                    + " changed (restored now)", pytrace=False)
