@@ -98,3 +98,26 @@ def test_joined_maps_named_otherwise_keep_each_run_s_own_order():
     b.set("transitions", Maps(["x->z", "y->x", "x->y"], np.array([[1, -1, 3]]), counts=True))
     joined = RunColumns.concat([a, b]).records()
     assert [list(r["transitions"].items()) for r in joined] == [[("x->y", 2), ("y->x", 1)], [("x->z", 1), ("x->y", 3)]]
+
+
+@pytest.mark.parametrize("device", ["hitachi-travelstar-5k320", "cmu-mems-g1"])
+@pytest.mark.parametrize("per_group", [1, 7, 64])
+def test_a_file_written_row_group_by_row_group_is_the_whole_table(device, per_group, tmp_path, monkeypatch):
+    """`write_parquet` makes and writes a row group's table at a time (a million runs' table
+    was held whole); the file read back is the table made whole, its run numbers and metadata
+    too, however the runs fall into groups."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    from idlewise import schema
+
+    monkeypatch.setattr(schema, "RUNS_PER_ROW_GROUP", per_group)
+    sweep = idlewise.sweep([_trace(5, 900, streams=9)], [device], SPECS, transforms=["none", "compress:16ops"], jobs=1, progress=False)
+    columns, metadata = sweep.columns(), sweep.metadata()
+    assert len(columns) > per_group
+    path, whole = tmp_path / "runs.parquet", tmp_path / "whole.parquet"
+    schema.write_parquet(columns, path, metadata)
+    pq.write_table(table(columns, metadata), whole)  # the table made whole, written as it was
+    assert pq.ParquetFile(path).metadata.num_row_groups == -(-len(columns) // per_group)
+    read, expected = pq.read_table(path), pq.read_table(whole)
+    assert read.schema.equals(expected.schema, check_metadata=True)
+    assert read.equals(expected)
+    assert read.column("run").to_pylist() == list(range(len(columns)))

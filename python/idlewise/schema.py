@@ -237,7 +237,7 @@ def _listed(values) -> list:
     return [None if v is ABSENT else v for v in values.values()] if isinstance(values, Column) else values
 
 
-def _column_values(runs, columns) -> dict:
+def _column_values(runs, columns, first_run: int = 0) -> dict:
     """Each schema column's values over the runs, as :func:`rows` gives them row by row (before
     conversion): the policy columns from each label's reading (once a label), the others as
     recorded; a column the runs hold as numbers, maps or one value stays a
@@ -269,7 +269,7 @@ def _column_values(runs, columns) -> dict:
     for name, _, _ in columns:
         column = runs.columns.get(name)
         if name == "run":
-            out[name] = list(range(n))
+            out[name] = range(first_run, first_run + n)
         elif name == "policy":
             out[name] = of(lambda k: known(k["spec"]) or label(k))
         elif name == "policy_canonical":  # a row of the schema's own (Results of to_dicts) keeps its
@@ -330,7 +330,9 @@ def _map_array(kind: str, maps):
     present = matrix >= 0 if kind == _MAP_I else np.ones(matrix.shape, dtype=bool)
     per_run = present.sum(axis=1)
     offsets = np.concatenate([[0], np.cumsum(per_run)]).astype(np.int32)
-    keys = pa.array(np.array(maps.names, dtype=object)[np.nonzero(present)[1]].tolist(), type=pa.string())
+    # Each entry's name taken from the names by index: no Python string a run (a million runs'
+    # maps were a list of ten million).
+    keys = pa.array(list(maps.names), type=pa.string()).take(pa.array(np.nonzero(present)[1].astype(np.int64)))
     items = matrix[present]
     if kind == _MAP_F:
         items = pa.array(items.astype(np.float64), type=pa.float64(), mask=~np.isfinite(items))
@@ -344,10 +346,11 @@ def _map_array(kind: str, maps):
     return pa.Array.from_buffers(kind_type, len(per_run), [valid, pa.py_buffer(offsets.tobytes())], children=[entries])
 
 
-def table(records, metadata: dict | None = None):
+def table(records, metadata: dict | None = None, first_run: int = 0):
     """The runs (dicts, or :class:`~idlewise.runcolumns.RunColumns`) as a pyarrow Table of the
     schema, ``metadata`` in its schema (``idlewise.*``), built a column at a time (the rows of
-    :func:`rows`, never made: a sweep of 100,000 runs took 15 s as dicts)."""
+    :func:`rows`, never made: a sweep of 100,000 runs took 15 s as dicts). ``first_run``: the
+    ``run`` number of the first (a part of a larger set)."""
     from ._extras import need
 
     need("parquet", "the runs as an Arrow table (Parquet, pandas, polars)")
@@ -356,7 +359,7 @@ def table(records, metadata: dict | None = None):
     runs = _as_columns(records)
     columns = columns_of(runs)
     schema = arrow_schema(columns)
-    values = _column_values(runs, columns)
+    values = _column_values(runs, columns, first_run)
     arrays = [_array(kind, values[name]) for name, kind, _ in columns]
     for key in unknown_keys(runs):  # a key the schema does not know follows its columns, typed as given
         column = pa.array(runs.get(key))
@@ -365,6 +368,33 @@ def table(records, metadata: dict | None = None):
     if metadata:
         schema = schema.with_metadata({k: str(v) for k, v in metadata.items()})
     return pa.Table.from_arrays(arrays, schema=schema)
+
+
+#: Runs a Parquet file's row group holds, each group's table made and written apart: a million
+#: runs' table was held whole (some 400 MB) beside the runs.
+RUNS_PER_ROW_GROUP = 1 << 16
+
+
+def write_parquet(records, path, metadata: dict | None = None) -> None:
+    """The runs as a Parquet file of the schema (``metadata`` in it), a row group of
+    :data:`RUNS_PER_ROW_GROUP` runs at a time: the same table as :func:`table`'s."""
+    import pyarrow.parquet as pq
+
+    runs = _as_columns(records)
+    n = len(runs)
+    if n <= RUNS_PER_ROW_GROUP or unknown_keys(runs):  # (a key the schema does not know is typed by its values)
+        pq.write_table(table(runs, metadata), path)
+        return
+    writer = None
+    try:
+        for start in range(0, n, RUNS_PER_ROW_GROUP):
+            part = table(runs.take(range(start, min(n, start + RUNS_PER_ROW_GROUP))), metadata, first_run=start)
+            if writer is None:
+                writer = pq.ParquetWriter(path, part.schema)
+            writer.write_table(part)
+    finally:
+        if writer is not None:
+            writer.close()
 
 
 def long_tables(records):

@@ -475,6 +475,12 @@ def summary_picks(keys: list, energy: list, response: list, family: list, policy
     for i, key in enumerate(keys):
         groups.setdefault(key, []).append(i)
     out = []
+    # A few distinct reasons: each joined once, not a string a run.
+    said: dict = {}
+
+    def why(reasons: list) -> str:
+        key = tuple(reasons)
+        return said.get(key) or said.setdefault(key, ", ".join(reasons))
     for members in groups.values():
         if len(members) == 1:  # a device under one policy (a sweep of a million devices has as many)
             i, name = members[0], family[members[0]]
@@ -482,7 +488,7 @@ def summary_picks(keys: list, energy: list, response: list, family: list, policy
             if name not in ("oracle", "always-on"):
                 reasons.append(f"best {name}")
             if reasons or policy[i] == "always-on":
-                out.append((i, ", ".join(reasons or ["reference"])))
+                out.append((i, why(reasons or ["reference"])))
             continue
         by_energy = sorted(members, key=lambda i: (energy[i], response[i]))
         reasons: dict = {}
@@ -510,7 +516,7 @@ def summary_picks(keys: list, energy: list, response: list, family: list, policy
                 reasons.setdefault(i, []).append(f"best {name}")
         for i in by_energy:
             if i in reasons or policy[i] == "always-on":
-                out.append((i, ", ".join(reasons.get(i, ["reference"]))))
+                out.append((i, why(reasons.get(i, ["reference"]))))
     return out
 
 
@@ -609,15 +615,13 @@ def write_rows(results: Results, path: str, partial_of: Optional[str] = None) ->
     the traces, devices and policies); a CSV holds map columns as JSON text. ``partial_of``: the
     rows are those an interrupted sweep finished (``"296 of 1184 runs"``), said in the metadata
     (``idlewise.partial``)."""
-    from .schema import table, write_csv
+    from .schema import write_csv, write_parquet
 
     if not path.endswith((".parquet", ".csv")):
         raise IdlewiseError(f"{path}: --out must end in .parquet or .csv")
     with written_whole(path) as temporary:
         if path.endswith(".parquet"):
-            import pyarrow.parquet as pq
-
-            pq.write_table(table(results.columns(), results.metadata(partial_of=partial_of)), temporary)
+            write_parquet(results.columns(), temporary, results.metadata(partial_of=partial_of))
         else:
             write_csv(results.columns(), temporary)
 
