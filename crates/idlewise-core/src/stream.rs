@@ -25,7 +25,7 @@ const IN_ORDER: &str = "times must be in time order to be replayed as they are r
 pub struct StreamedEvaluation {
     /// One entry per volume in increasing order (`None` for a single-device format): its
     /// number, record count and number of runs (those of its specs, in the order given).
-    pub volumes: Vec<(Option<i64>, u64, usize)>,
+    pub volumes: Vec<VolumeRuns>,
     /// Every volume's runs, one volume after another, as columns: each run is written into
     /// them as it finishes and its report dropped (a million devices held a million reports).
     pub runs: RunTable,
@@ -35,6 +35,10 @@ pub struct StreamedEvaluation {
     /// What the kept records were, as a whole read's trace would describe them.
     pub summary: KeptSummary,
 }
+
+/// A volume of a streamed replay: its number (`None` for a single-device format), its record
+/// count and how many runs it has in the run table.
+pub type VolumeRuns = (Option<i64>, u64, usize);
 
 /// The kept records of a streamed read, described as a whole read describes its trace.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -478,7 +482,7 @@ impl Finished {
     }
 
     /// The volumes and their runs in the volumes' order, however they finished.
-    fn in_volume_order(mut self) -> Result<(Vec<(Option<i64>, u64, usize)>, RunTable)> {
+    fn in_volume_order(mut self) -> Result<(Vec<VolumeRuns>, RunTable)> {
         if let Some((_, e)) = self.failure {
             return Err(e);
         }
