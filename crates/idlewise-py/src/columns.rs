@@ -149,6 +149,6 @@ pub(crate) fn table_columns<'py>(py: Python<'py>, table: RunTable, device: &Core
 
 /// A run set's reports as columns ([`table_columns`]).
 pub(crate) fn reports_columns<'py>(py: Python<'py>, reports: Vec<idlewise_core::Report>, device: &CoreDevice) -> PyResult<Bound<'py, PyList>> {
-    let table = RunTable::of(device, reports).map_err(|e| IdlewiseError::new_err(e.to_string()))?;
+    let table = RunTable::of(device, reports).map_err(to_py_err)?;
     table_columns(py, table, device)
 }
