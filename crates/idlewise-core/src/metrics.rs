@@ -893,8 +893,8 @@ impl RunResult {
             .enumerate()
             .filter(|(_, &c)| c > 0)
             .map(|(i, &c)| {
-                let t = &device.transitions[i];
-                (device.modes[t.from].name.clone(), device.modes[t.to].name.clone(), c)
+                let (from, to) = device.transition_names(i);
+                (from, to, c)
             })
             .collect();
         let makespan_s = last_completion_s - first_arrival_s;

@@ -224,8 +224,8 @@ impl RunTable {
     /// An empty table of `device`'s runs.
     pub fn new(device: &Device) -> Self {
         let mut hops: Vec<(String, String)> = Vec::new();
-        for t in &device.transitions {
-            let hop = (device.modes[t.from].name.clone(), device.modes[t.to].name.clone());
+        for i in 0..device.transitions.len() {
+            let hop = device.transition_names(i);
             if !hops.contains(&hop) {
                 hops.push(hop);
             }

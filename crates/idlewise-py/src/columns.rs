@@ -115,16 +115,16 @@ pub(crate) fn table_columns<'py>(py: Python<'py>, table: RunTable, device: &Core
     // Per-request records and timelines, where kept: a run's arrays each, None where not.
     let mut kept = vec![false; runs];
     if !per_request.is_empty() {
+        // (arrival, start, response, codes), pushed in a run's dict's order.
         let mut columns: [Vec<PyObject>; 4] = std::array::from_fn(|_| (0..runs).map(|_| py.None()).collect());
-        for (run, all) in per_request {
+        for (run, records) in per_request {
             kept[run] = true;
-            let codes: Vec<u32> = all.at_arrival.iter().map(|&a| activity_code(device, a)).collect();
-            columns[0][run] = PyArray1::from_vec_bound(py, all.response_s).into_any().unbind();
-            columns[1][run] = PyArray1::from_vec_bound(py, all.arrival_s).into_any().unbind();
-            columns[2][run] = PyArray1::from_vec_bound(py, all.start_s).into_any().unbind();
-            columns[3][run] = PyArray1::from_vec_bound(py, codes).into_any().unbind();
+            for (column, array) in columns.iter_mut().zip(per_request_arrays(py, records, device)) {
+                column[run] = array;
+            }
         }
-        for (key, column) in ["response_s", "arrival_s", "start_s", "at_arrival"].into_iter().zip(columns) {
+        let [arrival, start, response, at_arrival] = columns;
+        for (key, column) in [("response_s", response), ("arrival_s", arrival), ("start_s", start), ("at_arrival", at_arrival)] {
             push(key, (OBJECTS_WHERE_KEPT, column.into_py(py)))?;
         }
     }

@@ -75,6 +75,18 @@ pub(crate) fn activity_code(device: &CoreDevice, activity: Activity) -> u32 {
     }) as u32
 }
 
+/// A run's per-request records as NumPy arrays: (`arrival_s`, `start_s`, `response_s`,
+/// `at_arrival` as codes into [`activity_labels`]).
+pub(crate) fn per_request_arrays(py: Python<'_>, records: idlewise_core::metrics::PerRequest, device: &CoreDevice) -> [PyObject; 4] {
+    let codes: Vec<u32> = records.at_arrival.iter().map(|&a| activity_code(device, a)).collect();
+    [
+        PyArray1::from_vec_bound(py, records.arrival_s).into_any().unbind(),
+        PyArray1::from_vec_bound(py, records.start_s).into_any().unbind(),
+        PyArray1::from_vec_bound(py, records.response_s).into_any().unbind(),
+        PyArray1::from_vec_bound(py, codes).into_any().unbind(),
+    ]
+}
+
 pub(crate) fn activity_labels(device: &CoreDevice) -> Vec<String> {
     let all = (0..device.modes.len()).map(Activity::Mode).chain((0..device.transitions.len()).map(Activity::Transition));
     all.chain(std::iter::once(Activity::Serving)).map(|a| a.label(device)).collect()

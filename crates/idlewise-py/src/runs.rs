@@ -267,11 +267,9 @@ impl StreamedRuns {
         let out = PyList::empty_bound(py);
         for (volume, run, records) in runs.take_per_request() {
             let d = PyDict::new_bound(py);
-            d.set_item("arrival_s", PyArray1::from_vec_bound(py, records.arrival_s))?;
-            d.set_item("start_s", PyArray1::from_vec_bound(py, records.start_s))?;
-            d.set_item("response_s", PyArray1::from_vec_bound(py, records.response_s))?;
-            let codes: Vec<u32> = records.at_arrival.iter().map(|&a| activity_code(&self.device, a)).collect();
-            d.set_item("at_arrival", PyArray1::from_vec_bound(py, codes))?;
+            for (key, array) in ["arrival_s", "start_s", "response_s", "at_arrival"].into_iter().zip(per_request_arrays(py, records, &self.device)) {
+                d.set_item(key, array)?;
+            }
             d.set_item("activity_labels", activity_labels(&self.device))?;
             out.append((volume, run, d))?;
         }

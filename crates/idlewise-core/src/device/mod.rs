@@ -287,6 +287,12 @@ impl Device {
         self.modes.iter().position(|m| m.name == name)
     }
 
+    /// The modes transition `i` goes from and to, by name: what a run's account calls it.
+    pub fn transition_names(&self, i: usize) -> (String, String) {
+        let t = &self.transitions[i];
+        (self.modes[t.from].name.clone(), self.modes[t.to].name.clone())
+    }
+
     /// The least power any mode draws: what the theoretical minima charge for time no request
     /// takes.
     pub fn lowest_power_w(&self) -> f64 {
