@@ -11,11 +11,12 @@ use crate::error::{Error, Result};
 use crate::evaluate::Report;
 use crate::metrics::{PerRequest, RunResult, Timeline};
 
-/// A run's figure that is one number, read off its account.
-pub enum Figure {
-    Float(fn(&RunResult) -> f64),
-    Count(fn(&RunResult) -> u64),
-    Maybe(fn(&RunResult) -> Option<f64>),
+/// A run's figure that is one number, read off its account (or, for the figures against the
+/// references, off its report).
+pub enum Figure<Of = RunResult> {
+    Float(fn(&Of) -> f64),
+    Count(fn(&Of) -> u64),
+    Maybe(fn(&Of) -> Option<f64>),
 }
 
 /// A run's one-number figures before its per-mode maps, and after them, in a run's dict's order.
@@ -52,23 +53,17 @@ pub const THEORETICAL_MINIMA: &[(&str, Figure)] = &[
     ("theoretical_min_response_s", Figure::Maybe(|r| r.theoretical_min_response_s())),
 ];
 
-/// A run's figure against its references (always-on, the oracle) or its trace, read off its report.
-pub enum Against {
-    Float(fn(&Report) -> f64),
-    Maybe(fn(&Report) -> Option<f64>),
-}
-
 /// The figures against the references, after a run's own, in a run's dict's order.
-pub const FIGURES_AGAINST_REFERENCES: &[(&str, Against)] = &[
-    ("normalized_energy", Against::Maybe(|r| r.normalized_energy)),
-    ("normalized_system_energy", Against::Maybe(|r| r.normalized_system_energy)),
-    ("normalized_mean_response", Against::Maybe(|r| r.normalized_mean_response)),
-    ("energy_vs_oracle", Against::Maybe(|r| r.energy_vs_oracle)),
-    ("wakeups_per_day", Against::Float(|r| r.wakeups_per_day)),
-    ("cycle_wakeups_per_day", Against::Float(|r| r.cycle_wakeups_per_day)),
-    ("load_unload_wakeups_per_day", Against::Float(|r| r.load_unload_wakeups_per_day)),
-    ("years_to_rated_cycles", Against::Maybe(|r| r.years_to_rated_cycles)),
-    ("offered_load", Against::Maybe(|r| r.offered_load)),
+pub const FIGURES_AGAINST_REFERENCES: &[(&str, Figure<Report>)] = &[
+    ("normalized_energy", Figure::Maybe(|r| r.normalized_energy)),
+    ("normalized_system_energy", Figure::Maybe(|r| r.normalized_system_energy)),
+    ("normalized_mean_response", Figure::Maybe(|r| r.normalized_mean_response)),
+    ("energy_vs_oracle", Figure::Maybe(|r| r.energy_vs_oracle)),
+    ("wakeups_per_day", Figure::Float(|r| r.wakeups_per_day)),
+    ("cycle_wakeups_per_day", Figure::Float(|r| r.cycle_wakeups_per_day)),
+    ("load_unload_wakeups_per_day", Figure::Float(|r| r.load_unload_wakeups_per_day)),
+    ("years_to_rated_cycles", Figure::Maybe(|r| r.years_to_rated_cycles)),
+    ("offered_load", Figure::Maybe(|r| r.offered_load)),
 ];
 
 /// One figure of every run.
@@ -81,7 +76,7 @@ pub enum Values {
 }
 
 impl Values {
-    fn of(figure: &Figure) -> Values {
+    fn of<Of>(figure: &Figure<Of>) -> Values {
         match figure {
             Figure::Float(_) => Values::Floats(Vec::new()),
             Figure::Count(_) => Values::Counts(Vec::new()),
@@ -89,42 +84,16 @@ impl Values {
         }
     }
 
-    fn against(figure: &Against) -> Values {
-        match figure {
-            Against::Float(_) => Values::Floats(Vec::new()),
-            Against::Maybe(_) => Values::Maybe(Vec::new(), Vec::new()),
-        }
-    }
-
-    fn push_float(&mut self, value: f64) {
-        match self {
-            Values::Floats(v) => v.push(value),
-            _ => unreachable!("a column takes the kind its figure gives"),
-        }
-    }
-
-    fn push_count(&mut self, value: u64) {
-        match self {
-            Values::Counts(v) => v.push(value),
-            _ => unreachable!("a column takes the kind its figure gives"),
-        }
-    }
-
-    fn push_maybe(&mut self, value: Option<f64>) {
-        match self {
-            Values::Maybe(v, missing) => {
+    fn push<Of>(&mut self, figure: &Figure<Of>, of: &Of) {
+        match (self, figure) {
+            (Values::Floats(v), Figure::Float(get)) => v.push(get(of)),
+            (Values::Counts(v), Figure::Count(get)) => v.push(get(of)),
+            (Values::Maybe(v, missing), Figure::Maybe(get)) => {
+                let value = get(of);
                 v.push(value.unwrap_or(f64::NAN));
                 missing.push(value.is_none());
             }
             _ => unreachable!("a column takes the kind its figure gives"),
-        }
-    }
-
-    fn push(&mut self, figure: &Figure, run: &RunResult) {
-        match figure {
-            Figure::Float(get) => self.push_float(get(run)),
-            Figure::Count(get) => self.push_count(get(run)),
-            Figure::Maybe(get) => self.push_maybe(get(run)),
         }
     }
 
@@ -242,7 +211,7 @@ impl RunTable {
             transitions: Vec::new(),
             after_modes: FIGURES_AFTER_MODES.iter().map(|(_, f)| Values::of(f)).collect(),
             theoretical_minima: THEORETICAL_MINIMA.iter().map(|(_, f)| Values::of(f)).collect(),
-            against_references: FIGURES_AGAINST_REFERENCES.iter().map(|(_, f)| Values::against(f)).collect(),
+            against_references: FIGURES_AGAINST_REFERENCES.iter().map(|(_, f)| Values::of(f)).collect(),
             per_request: Vec::new(),
             timeline: Vec::new(),
         }
@@ -286,10 +255,7 @@ impl RunTable {
             column.push(figure, run);
         }
         for ((_, figure), column) in FIGURES_AGAINST_REFERENCES.iter().zip(&mut self.against_references) {
-            match figure {
-                Against::Float(get) => column.push_float(get(&report)),
-                Against::Maybe(get) => column.push_maybe(get(&report)),
-            }
+            column.push(figure, &report);
         }
         let RunResult { per_request, timeline, .. } = report.run;
         if let Some(records) = per_request {
