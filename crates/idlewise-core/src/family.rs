@@ -43,7 +43,7 @@ use std::sync::Arc;
 
 use crate::device::{Device, READY};
 use crate::device_sim::{descend, stays_ready, DeviceSim, OneStep};
-use crate::metrics::{bucket, ResponseStats, SharedCounts};
+use crate::metrics::{bucket, BucketTree, ResponseStats, SharedCounts};
 use crate::options::{ReplayMode, ReplayOptions, ResponseFrom};
 use crate::replay::Replay;
 use crate::trace::TraceView;
@@ -527,6 +527,20 @@ impl Spread {
             each(m, &plus, &minus);
         }
     }
+
+    /// The same sums as counts in `tree` (which holds the shared counts each member starts
+    /// from), each member's added as it is reached: `each(member, tree, responses it took, gave
+    /// up)`, the last member first.
+    fn each_sum_in(&self, tree: &mut BucketTree, mut each: impl FnMut(usize, &mut BucketTree, u64, u64)) {
+        let (mut added, mut replaced) = (0, 0);
+        for m in (0..self.plus.len()).rev() {
+            tree.add_counts(&self.plus[m], 1);
+            tree.add_counts(&self.minus[m], -1);
+            added += self.plus[m].count();
+            replaced += self.minus[m].count();
+            each(m, tree, added, replaced);
+        }
+    }
 }
 
 pub(crate) struct Family<'p> {
@@ -931,7 +945,7 @@ impl<'p> Family<'p> {
         }
         if self.slept.steps.iter().all(Option::is_none) {
             let all: Vec<bool> = self.members.iter().map(|m| m.replay.is_some()).collect();
-            self.settle(&all);
+            self.settle(&all, false);
             self.tracks.clear();
             self.disbanded = true;
             return;
@@ -940,7 +954,7 @@ impl<'p> Family<'p> {
         if !walking.contains(&true) {
             return;
         }
-        self.settle(&walking);
+        self.settle(&walking, false);
         leave_out(&mut self.sharing, &walking);
         let mut t = 0;
         while t < self.tracks.len() {
@@ -961,7 +975,9 @@ impl<'p> Family<'p> {
     /// replay of its own from here. Called between pieces, when every response so far is
     /// counted. (The tracks hand over what they served to all their members: it is theirs
     /// whenever they take it.)
-    fn settle(&mut self, settled: &[bool]) {
+    /// Members that `end` record no more: their histograms are not made, only their report's
+    /// quantiles read ([`ResponseStats::shared_with_own_reported`]).
+    fn settle(&mut self, settled: &[bool], end: bool) {
         let Family { members, sharing, shared, tracks, spread, takings, slept, common, .. } = self;
         // Where each member is: sharing (None) or in a track.
         let mut in_track: Vec<Option<usize>> = vec![None; members.len()];
@@ -980,11 +996,9 @@ impl<'p> Family<'p> {
             common.take_summary_of(&shared.responses);
         }
         let common = common.as_ref().unwrap_or(&shared.responses);
-        let mut gathered = SharedCounts::of(common);
-        spread.each_sum(|m, added, replaced| {
-            if !settled[m] {
-                return;
-            }
+        // A member's ledger completed with all but its responses; its histogram (or a summary)
+        // is then `merged` from its own.
+        let mut complete = |m: usize, merged: &mut dyn FnMut(&ResponseStats, f64) -> ResponseStats| {
             let member = &mut members[m];
             if member.spec == ALWAYS_ON {
                 return settle_always_on(member, shared);
@@ -1002,8 +1016,23 @@ impl<'p> Family<'p> {
             ledger.service_energy_j += taken.service_j;
             ledger.delayed_requests += taken.delayed;
             ledger.responses.add_summary(0.0, f64::INFINITY, taken.max_s);
-            ledger.responses = ResponseStats::shared_with_own(common, &ledger.responses, added, replaced, taken.response_s, &mut gathered);
-        });
+            ledger.responses = merged(&ledger.responses, taken.response_s);
+        };
+        if end {
+            let mut tree = BucketTree::of(common);
+            spread.each_sum_in(&mut tree, |m, tree, added, replaced| {
+                if settled[m] {
+                    complete(m, &mut |own, shared_sum_s| ResponseStats::shared_with_own_reported(common, own, added, replaced, shared_sum_s, tree));
+                }
+            });
+        } else {
+            let mut gathered = SharedCounts::of(common);
+            spread.each_sum(|m, added, replaced| {
+                if settled[m] {
+                    complete(m, &mut |own, shared_sum_s| ResponseStats::shared_with_own(common, own, added, replaced, shared_sum_s, &mut gathered));
+                }
+            });
+        }
     }
 
     /// Each member's replay, its ledger completed with what it shared, with its spec's index;
@@ -1011,7 +1040,7 @@ impl<'p> Family<'p> {
     pub(crate) fn finish(mut self) -> (Vec<(usize, Replay<'p>)>, Option<Replay<'p>>) {
         if !self.disbanded {
             let staying: Vec<bool> = self.members.iter().map(|m| m.replay.is_some()).collect();
-            self.settle(&staying);
+            self.settle(&staying, true);
         }
         let mut always_on = None;
         let mut runs = std::mem::take(&mut self.left);

@@ -94,12 +94,37 @@ pub struct ResponseStats {
     sum_s: f64,
     min_s: f64,
     max_s: f64,
+    /// The report's quantiles ([`REPORTED_QUANTILES`]), when they were found without a
+    /// histogram of this run's own (a family's members at the end, [`BucketTree`]): the
+    /// histogram is then empty, and no other quantile can be read.
+    reported_s: Option<[f64; 3]>,
 }
+
+/// The quantiles a run's report gives: the median, the 95th and the 99th percentile.
+pub const REPORTED_QUANTILES: [f64; 3] = [0.50, 0.95, 0.99];
 
 impl Default for ResponseStats {
     fn default() -> Self {
-        ResponseStats { sparse: Vec::new(), listed: 0, slot_of: None, blocks: Vec::new(), carries: Vec::new(), pending: Vec::new(), count: 0, sum_s: 0.0, min_s: f64::INFINITY, max_s: 0.0 }
+        ResponseStats {
+            sparse: Vec::new(),
+            listed: 0,
+            slot_of: None,
+            blocks: Vec::new(),
+            carries: Vec::new(),
+            pending: Vec::new(),
+            count: 0,
+            sum_s: 0.0,
+            min_s: f64::INFINITY,
+            max_s: 0.0,
+            reported_s: None,
+        }
     }
+}
+
+/// The rank (from 1) of the `q`-quantile among `count` responses: the `ceil(q · count)`-th
+/// smallest.
+fn rank_of(q: f64, count: u64) -> u64 {
+    ((q.clamp(0.0, 1.0) * count as f64).ceil() as u64).max(1)
 }
 
 /// The bucket of a non-negative response (NaN and negatives, which the engine never records,
@@ -389,10 +414,14 @@ impl ResponseStats {
         if self.count == 0 {
             return [0.0; N];
         }
+        if let Some(reported) = self.reported_s {
+            assert!(qs[..] == REPORTED_QUANTILES[..], "a run finished by its family kept only its report's quantiles ({REPORTED_QUANTILES:?}), not {qs:?}");
+            return std::array::from_fn(|k| reported[k]);
+        }
         if !self.pending.is_empty() {
             return self.settled().quantiles_s(qs);
         }
-        let ranks = qs.map(|q| ((q.clamp(0.0, 1.0) * self.count as f64).ceil() as u64).max(1));
+        let ranks = qs.map(|q| rank_of(q, self.count));
         let mut out = [self.max_s; N];
         let mut found = [false; N];
         let mut seen = 0u64;
@@ -401,7 +430,7 @@ impl ResponseStats {
             seen += count;
             for k in 0..N {
                 if !found[k] && seen >= ranks[k] {
-                    (out[k], found[k]) = (bucket_upper_s(index).clamp(self.min_s, self.max_s), true);
+                    (out[k], found[k]) = (self.value_of_bucket(index), true);
                 }
             }
             found.iter().all(|&f| f)
@@ -428,6 +457,12 @@ impl ResponseStats {
             }
         }
         out
+    }
+
+    /// What a quantile falling in bucket `index` reads: the bucket's upper end, kept within the
+    /// exact least and largest responses.
+    fn value_of_bucket(&self, index: usize) -> f64 {
+        bucket_upper_s(index).clamp(self.min_s, self.max_s)
     }
 
     /// Every (bucket, count) held, in no particular order.
@@ -574,6 +609,27 @@ impl ResponseStats {
         out
     }
 
+    /// [`ResponseStats::shared_with_own`] for a run that records nothing more: its count, sum,
+    /// least and largest alike, and only the report's quantiles ([`REPORTED_QUANTILES`]), read
+    /// off `others` (the shared run's counts, plus those the run took from elsewhere, less those
+    /// it replaced: `added` and `replaced` responses) with its own counts added for the reading.
+    /// The quantiles are those of the histogram `shared_with_own` makes, bit for bit (tested).
+    pub(crate) fn shared_with_own_reported(shared: &ResponseStats, own: &ResponseStats, added: u64, replaced: u64, shared_sum_s: f64, others: &mut BucketTree) -> ResponseStats {
+        let own = own.settled();
+        let mut out = ResponseStats {
+            count: shared.count + own.count + added - replaced,
+            sum_s: shared_sum_s + own.sum_s,
+            min_s: shared.min_s.min(own.min_s),
+            max_s: shared.max_s.max(own.max_s),
+            ..ResponseStats::default()
+        };
+        others.add_counts(&own, 1);
+        let buckets = REPORTED_QUANTILES.map(|q| others.bucket_of_rank(rank_of(q, out.count)));
+        others.add_counts(&own, -1);
+        out.reported_s = Some(if out.count == 0 { [0.0; 3] } else { buckets.map(|b| b.map_or(out.max_s, |b| out.value_of_bucket(b))) });
+        out
+    }
+
     /// Adds `count` responses to a bucket of a run that counts in blocks.
     fn add_to_bucket(&mut self, index: usize, count: u64) {
         let (low, wraps) = (count as u32, count >> 32);
@@ -610,6 +666,68 @@ fn positive_counts(dense: &[i64]) -> Vec<(usize, u64)> {
     let mut out = Vec::with_capacity(dense.iter().filter(|&&c| c > 0).count());
     out.extend(dense.iter().enumerate().filter(|&(_, &c)| c > 0).map(|(b, &c)| (b, c as u64)));
     out
+}
+
+/// Counts by bucket in a Fenwick tree (Fenwick 1994, "A new data structure for cumulative
+/// frequency tables"): a count added, or the bucket where the running count reaches a rank
+/// found, in a step for each bit of a bucket's number (17). A family's members at the end differ
+/// from one another by a few buckets each: their quantiles are read off one tree updated member
+/// by member ([`ResponseStats::shared_with_own_reported`]), not off a histogram of every bucket
+/// made for each (100 timeouts on each of 1,000 round-robin volumes: half the CPU of the
+/// finish).
+pub(crate) struct BucketTree {
+    /// `sums[i]` (from 1) holds the counts of buckets `i − lowbit(i) .. i` (from 0).
+    sums: Vec<i64>,
+}
+
+impl BucketTree {
+    /// A tree holding `stats`' counts.
+    pub(crate) fn of(stats: &ResponseStats) -> Self {
+        let mut tree = BucketTree { sums: vec![0; BUCKETS + 1] };
+        tree.add_counts(&stats.settled(), 1);
+        tree
+    }
+
+    fn add(&mut self, bucket: usize, count: i64) {
+        let mut i = bucket + 1;
+        while i <= BUCKETS {
+            self.sums[i] += count;
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    /// Adds `sign` × each of `stats`' bucket counts (settled: none pending).
+    pub(crate) fn add_counts(&mut self, stats: &ResponseStats, sign: i64) {
+        debug_assert!(stats.pending.is_empty(), "counts read settled");
+        for &(b, c) in stats.sparse.iter().filter(|&&(b, _)| b != FREE) {
+            self.add(b as usize, sign * i64::from(c));
+        }
+        if let Some(slot_of) = stats.slot_of.as_deref() {
+            for (block, &slot) in slot_of.iter().enumerate().filter(|(_, &slot)| slot != 0) {
+                for (i, &c) in stats.blocks[slot as usize - 1].iter().enumerate().filter(|(_, &c)| c != 0) {
+                    self.add(block * PER_BLOCK + i, sign * i64::from(c));
+                }
+            }
+        }
+        for &(b, wraps) in &stats.carries {
+            self.add(b as usize, sign * ((wraps << 32) as i64));
+        }
+    }
+
+    /// The first bucket at which the running count reaches `rank` (from 1), if the tree holds
+    /// that many; every bucket's count must be at least zero.
+    fn bucket_of_rank(&self, rank: u64) -> Option<usize> {
+        let (mut below, mut rest) = (0usize, rank as i64);
+        let mut step = 1usize << (usize::BITS - 1 - BUCKETS.leading_zeros());
+        while step > 0 {
+            if below + step <= BUCKETS && self.sums[below + step] < rest {
+                below += step;
+                rest -= self.sums[below];
+            }
+            step >>= 1;
+        }
+        (below < BUCKETS).then_some(below)
+    }
 }
 
 /// A shared run's bucket counts, gathered once for every run merged with it
@@ -884,7 +1002,7 @@ impl RunResult {
         base_power_w: f64,
     ) -> Self {
         ledger.responses.settle();
-        let [p50, p95, p99] = ledger.responses.quantiles_s([0.50, 0.95, 0.99]);
+        let [p50, p95, p99] = ledger.responses.quantiles_s(REPORTED_QUANTILES);
         let energy_by_mode_j: Vec<f64> =
             ledger.time_by_mode_s.iter().zip(&device.modes).map(|(t, m)| t * m.power_w).collect();
         let transition_counts = ledger
@@ -1252,6 +1370,54 @@ mod tests {
                 let again = ResponseStats::shared_with_own(&shared, &own, &added, &replaced, kept_sum, &mut gathered);
                 assert_eq!(format!("{again:?}"), format!("{merged:?}"), "{n} responses");
             }
+            // Read off a tree of the others' counts instead, the report's figures are the
+            // histogram's bit for bit, and the tree is left as it was (read twice).
+            let mut others = BucketTree::of(&shared);
+            others.add_counts(&added.settled(), 1);
+            others.add_counts(&replaced.settled(), -1);
+            for _ in 0..2 {
+                let reported = ResponseStats::shared_with_own_reported(&shared, &own, added.count(), replaced.count(), kept_sum, &mut others);
+                assert_eq!(reported.quantiles_s(REPORTED_QUANTILES).map(f64::to_bits), merged.quantiles_s(REPORTED_QUANTILES).map(f64::to_bits), "{n} responses");
+                assert_eq!((reported.count(), reported.mean_s().to_bits(), reported.max_s().to_bits()), (merged.count(), merged.mean_s().to_bits(), merged.max_s().to_bits()), "{n} responses");
+            }
         }
+    }
+
+    /// The tree finds the bucket where the running count reaches each rank, as a walk over every
+    /// bucket does: counts in the first and last buckets, past 2^32 in one, none at all.
+    #[test]
+    fn a_bucket_tree_finds_each_rank_where_a_walk_over_the_buckets_does() {
+        let mut next = uniform(0x9E37_79B9_7F4A_7C15);
+        for trial in 0..40 {
+            let mut stats = ResponseStats::default();
+            let mut dense = vec![0u64; BUCKETS];
+            for _ in 0..(1 + trial * 37) {
+                let b = match trial % 4 {
+                    0 => (next() * BUCKETS as f64) as usize,
+                    1 => BUCKETS - 1 - (next() * 3.0) as usize,
+                    _ => (next() * 40.0) as usize * 1000,
+                }
+                .min(BUCKETS - 1);
+                stats.count_buckets(&[b as u32]);
+                dense[b] += 1;
+            }
+            if trial == 7 {
+                stats.move_to_blocks();
+                stats.add_to_bucket(5, 1 << 33);
+                dense[5] += 1 << 33;
+            }
+            let tree = BucketTree::of(&stats);
+            let total: u64 = dense.iter().sum();
+            for rank in [1, 2, total / 3, total / 2, total - 1, total].into_iter().filter(|&r| r >= 1) {
+                let mut seen = 0;
+                let walked = dense.iter().position(|&c| {
+                    seen += c;
+                    seen >= rank
+                });
+                assert_eq!(tree.bucket_of_rank(rank), walked, "trial {trial}, rank {rank} of {total}");
+            }
+            assert_eq!(tree.bucket_of_rank(total + 1), None, "trial {trial}");
+        }
+        assert_eq!(BucketTree::of(&ResponseStats::default()).bucket_of_rank(1), None);
     }
 }
