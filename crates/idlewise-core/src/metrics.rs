@@ -714,6 +714,13 @@ impl BucketTree {
         }
     }
 
+    /// Adds `sign` for each of `buckets` (one a response).
+    pub(crate) fn add_buckets(&mut self, buckets: &[u32], sign: i64) {
+        for &b in buckets {
+            self.add(b as usize, sign);
+        }
+    }
+
     /// The first bucket at which the running count reaches `rank` (from 1), if the tree holds
     /// that many; every bucket's count must be at least zero.
     fn bucket_of_rank(&self, rank: u64) -> Option<usize> {
