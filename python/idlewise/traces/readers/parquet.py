@@ -234,8 +234,11 @@ def read_parquet(path, *, sort: bool = False, name: str | None = None) -> Trace:
         **_restored(path, meta))
 
 
-#: Records a batch when a Parquet trace is replayed as it is read (about 30 MB of columns).
-BATCH_RECORDS = 1 << 20
+#: Records a batch when a Parquet trace is replayed as it is read (about 8 MB of columns). Reading
+#: holds several copies of a batch at once (Arrow's, its cast, NumPy's): batches of 1M records
+#: held 210 MB beyond the interpreter; these, 160 MB, with no change in speed measured
+#: (`benchmarks/parquet_stream.py`).
+BATCH_RECORDS = 1 << 18
 
 
 def recording_of(path) -> dict:
