@@ -637,6 +637,11 @@ pub(crate) struct Family<'p> {
 /// the spares then take at most that much a member, however long the bursts tracks served.
 const SPARE_TRACK_BUCKETS: usize = 1 << 16;
 
+/// Families of at least this many members read their quantiles at the end off one tree of
+/// counts ([`BucketTree`], 864 KiB); smaller ones make each member's histogram, as between
+/// pieces: a million devices under one timeout made a million trees.
+const READ_OFF_A_TREE_FROM_MEMBERS: usize = 8;
+
 /// The place of always-on among the members' specs, when the family carries it.
 const ALWAYS_ON: usize = usize::MAX;
 
@@ -1019,8 +1024,8 @@ impl<'p> Family<'p> {
     /// replay of its own from here. Called between pieces, when every response so far is
     /// counted. (The tracks hand over what they served to all their members: it is theirs
     /// whenever they take it.)
-    /// Members that `end` record no more: their histograms are not made, only their report's
-    /// quantiles read ([`ResponseStats::shared_with_own_reported`]).
+    /// Members that `end` record no more: in a family of many, their histograms are not made,
+    /// only their report's quantiles read ([`ResponseStats::shared_with_own_reported`]).
     fn settle(&mut self, settled: &[bool], end: bool) {
         let Family { members, sharing, shared, tracks, spread, takings, slept, common, .. } = self;
         // Where each member is: sharing (None) or in a track.
@@ -1040,6 +1045,7 @@ impl<'p> Family<'p> {
             common.take_summary_of(&shared.responses);
         }
         let common = common.as_ref().unwrap_or(&shared.responses);
+        let many = members.len() >= READ_OFF_A_TREE_FROM_MEMBERS;
         // A member's ledger completed with all but its responses; its histogram (or a summary)
         // is then `merged` from its own.
         let mut complete = |m: usize, merged: &mut dyn FnMut(&ResponseStats, f64) -> ResponseStats| {
@@ -1062,7 +1068,7 @@ impl<'p> Family<'p> {
             ledger.responses.add_summary(0.0, f64::INFINITY, taken.max_s);
             ledger.responses = merged(&ledger.responses, taken.response_s);
         };
-        if end {
+        if end && many {
             let mut tree = BucketTree::of(common);
             spread.each_sum_in(&mut tree, |m, tree, added, replaced| {
                 if settled[m] {
