@@ -1,54 +1,19 @@
 """Policy specs as users write them: one range per spec, ``START..STOP/STEP`` with units where
 the parameter has them (``timeout:0s..60s/2s`` gives 31 specs, ``stpm:knob=0..100/10`` 11).
-Accepted wherever a policy is given: ``simulate``, ``sweep``, the Python API."""
+Accepted wherever a policy is given: ``simulate``, ``sweep``, the Python API. The engine reads
+specs, ranges included (``idlewise_core::policy``); this module keeps no syntax of its own."""
 
 from __future__ import annotations
 
 import functools
-import math
-import re
-
-from ._core import parse_duration_s
-from .errors import IdlewiseError
-
-# A number matches one way only (digits, then an optional fraction) and a range starts where a
-# number does: the ambiguous ``[0-9]*\.?[0-9]+`` backtracked for minutes on a long run of digits.
-_NUMBER = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
-_RANGE = re.compile(rf"(?<![0-9.])(?P<a>{_NUMBER})(?P<ua>[a-z]*)\.\.(?P<b>{_NUMBER})(?P<ub>[a-z]*)/(?P<s>{_NUMBER})(?P<us>[a-z]*)")
-
-
-def _fmt(v: float) -> str:
-    text = f"{v:.9f}".rstrip("0").rstrip(".")
-    return text or "0"
 
 
 def expand_spec(spec: str) -> list[str]:
-    """Expands a ``START..STOP/STEP`` range in a policy spec into one spec per value."""
-    matches = list(_RANGE.finditer(spec))
-    if not matches:
-        return [spec]
-    if len(matches) > 1:
-        raise IdlewiseError(f"policy '{spec}': only one range per spec is supported; give several --policy values")
-    m = matches[0]
-    units = {m.group("ua"), m.group("ub"), m.group("us")} - {""}
-    try:
-        if units:
-            a, b, step = (parse_duration_s(m.group(k) + (m.group(u) or m.group("us") or m.group("ub") or m.group("ua")))
-                          for k, u in (("a", "ua"), ("b", "ub"), ("s", "us")))
-            suffix = "s"
-        else:
-            a, b, step = float(m.group("a")), float(m.group("b")), float(m.group("s"))
-            suffix = ""
-    except ValueError as e:
-        raise IdlewiseError(f"policy '{spec}': {e}") from None
-    if not all(math.isfinite(v) for v in (a, b, step)):
-        raise IdlewiseError(f"policy '{spec}': a range's START, STOP and STEP must be finite numbers")
-    if step <= 0 or b < a:
-        raise IdlewiseError(f"policy '{spec}': a range needs START <= STOP and a positive STEP")
-    count = int(math.floor((b - a) / step + 1e-9)) + 1
-    if count > 100_000:
-        raise IdlewiseError(f"policy '{spec}': the range expands to {count:,} specs; use a coarser step")
-    return [spec[: m.start()] + _fmt(round(a + i * step, 9)) + suffix + spec[m.end():] for i in range(count)]
+    """Expands a ``START..STOP/STEP`` range in a policy spec into one spec per value (a spec
+    without one is itself); a bad range raises :class:`idlewise.IdlewiseError` saying why."""
+    from . import _core
+
+    return _core.expand_policy_range(spec)
 
 
 @functools.lru_cache(maxsize=4096)

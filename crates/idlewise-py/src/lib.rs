@@ -72,6 +72,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;
     m.add_function(wrap_pyfunction!(policy_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(expand_policy_range, m)?)?;
     m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
     m.add_function(wrap_pyfunction!(parse_power_w, m)?)?;
     m.add_function(wrap_pyfunction!(makedev, m)?)?;

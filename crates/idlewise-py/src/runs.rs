@@ -18,6 +18,13 @@ pub(crate) fn policy_columns(py: Python<'_>, label: &str) -> (String, Option<f64
     (columns.family, columns.timeout_s, columns.knob.map(value), params)
 }
 
+/// Every spec a policy spec stands for: itself, or one for each value of its range
+/// (`START..STOP/STEP`, `idlewise_core::policy::expand_range`, the one home of the syntax).
+#[pyfunction]
+pub(crate) fn expand_policy_range(spec: &str) -> PyResult<Vec<String>> {
+    idlewise_core::policy::expand_range(spec).map_err(to_py_err)
+}
+
 /// Parses a policy spec and builds it for a device, to fail fast on bad specs.
 #[pyfunction]
 #[pyo3(signature = (spec, device, base_power_w=0.0))]

@@ -17,11 +17,13 @@ mod oracle;
 mod predictive;
 mod psm;
 mod randomized;
+mod range;
 mod stpm;
 mod stpm_network;
 mod timeout;
 
 pub use columns::{ParamValue, PolicyColumns};
+pub use range::expand_range;
 
 use crate::device::{Device, RouteId, READY};
 use crate::error::{Error, Result};
