@@ -48,6 +48,17 @@ impl InputFile {
 
 /// A Linux device's stream number, as the engine's readers key devices
 /// (`idlewise_core::readers::makedev`); `None` for a part out of range.
+/// `--format auto`: the format of a file whose first (up to 65,536, decompressed) bytes are
+/// `head` (`idlewise_core::readers::detect`), or why none is (an error message naming `path`):
+/// `(format, None)` or `(None, message)`.
+#[pyfunction]
+pub(crate) fn detect_trace_format(head: &[u8], path: &str) -> (Option<&'static str>, Option<String>) {
+    match idlewise_core::readers::detect::format_of_head(head, path) {
+        Ok(format) => (Some(format), None),
+        Err(message) => (None, Some(message)),
+    }
+}
+
 /// The trace formats' table (`idlewise_core::readers::table`): one dict per format, in the order
 /// `idlewise trace formats` lists them.
 #[pyfunction]

@@ -74,6 +74,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(policy_columns, m)?)?;
     m.add_function(wrap_pyfunction!(expand_policy_range, m)?)?;
     m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
+    m.add_function(wrap_pyfunction!(detect_trace_format, m)?)?;
     m.add_function(wrap_pyfunction!(parse_power_w, m)?)?;
     m.add_function(wrap_pyfunction!(makedev, m)?)?;
     m.add_function(wrap_pyfunction!(read_text, m)?)?;

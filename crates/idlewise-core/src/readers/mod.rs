@@ -10,6 +10,7 @@
 mod blkparse;
 mod bytemap;
 mod csv;
+pub mod detect;
 mod formats;
 pub mod input;
 mod mapped_csv;

@@ -47,8 +47,8 @@ pub struct TraceFormat {
     /// The bytes a file of a binary format begins with (checked as a compressed one is
     /// decompressed, before the rest).
     pub magic: Option<&'static [u8]>,
-    /// How `--format auto` knows it, in words (`idlewise trace formats`); the
-    /// rules themselves are `traces/detect.py`'s, tested against this table's formats.
+    /// How `--format auto` knows it, in words (`idlewise trace formats`); the rules themselves
+    /// are `detect.rs`'s, beside this table.
     pub recognised_by: &'static str,
     pub time_field: Option<TimeField>,
     pub reading: Reading,

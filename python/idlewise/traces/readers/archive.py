@@ -18,6 +18,7 @@ import numpy as np
 
 from ...errors import TraceError
 from ..trace import Trace
+from ..detect import HEAD_BYTES  # a member's bytes read to know what it is before any is written
 from ..inputs import trace_name
 
 #: Bytes into a tar header where its magic ``ustar`` stands (POSIX.1-1988 and GNU tar alike).
@@ -55,8 +56,6 @@ def _members(path: str) -> list:
     return out
 
 
-#: Bytes of a member read to know what it is before any is written (what detection reads).
-HEAD_BYTES = 65536
 #: The magic numbers of compressed files (a member may itself be compressed: read when it is read).
 COMPRESSED = (b"\x1f\x8b", b"\x28\xb5\x2f\xfd", b"BZh", b"\xfd7zXZ\x00")
 

@@ -9,7 +9,6 @@ line is an error naming the line. Parsed by the engine (``readers/blkparse.rs``)
 
 from __future__ import annotations
 
-from ..detect import BLKPARSE_EVENT as EVENT
 from ..trace import Trace
 from ._text import read_text_trace
 
@@ -18,4 +17,4 @@ def read_blkparse(path, *, sort: bool = False, name: str | None = None) -> Trace
     return read_text_trace(path, "blkparse", sort=sort, name=name)
 
 
-__all__ = ["read_blkparse", "EVENT"]
+__all__ = ["read_blkparse"]
