@@ -57,6 +57,15 @@ def _say_where_references_wait(args, devices) -> None:
               "when asked (--references: two more event-by-event replays of the sled)")
 
 
+def _replay_choices(args, device) -> dict:
+    """How ``simulate``'s command line asks a trace to be replayed on ``device``, once for a trace
+    read whole and a file replayed as it is read: the API makes them one ``ReplayOptions``."""
+    return {"base_power_w": args.base_power, "initial_mode": args.initial_mode, "replay": args.replay,
+            "fold_offsets": args.fold_offsets, "response_from": args.response_from, "tail_s": args.tail,
+            "transition_seed": args.transition_seed, "transform": args.transform,
+            "references": _references(args, device), "service": args.service}
+
+
 def cmd_simulate(args) -> int:
     from ..simulate import simulate
 
@@ -73,10 +82,7 @@ def cmd_simulate(args) -> int:
     read = {"read_report": trace.read_report(), "records_skipped": sum(trace.skipped.values())}
     picked = _picked(args, trace)
     for device in devices:
-        run = simulate(trace, device, policies, base_power_w=args.base_power, initial_mode=args.initial_mode,
-                       replay=args.replay, fold_offsets=args.fold_offsets, response_from=args.response_from,
-                       tail_s=args.tail, transition_seed=args.transition_seed, per_request=bool(args.per_request),
-                       transform=args.transform, references=_references(args, device), service=args.service)
+        run = simulate(trace, device, policies, per_request=bool(args.per_request), **_replay_choices(args, device))
         if args.per_request:
             per_request.append(_with_run_columns(run.per_request(), device.name, picked.get("stream")))
         for r in run:
@@ -162,12 +168,8 @@ def _simulate_streamed(args, devices, policies) -> int:
             if args.per_request:
                 per_request.append(f"{args.per_request}.{i}.part")
             results = simulate_file(args.trace, device, policies, format=args.format, stream=args.stream,
-                                    base_power_w=args.base_power, initial_mode=args.initial_mode, replay=args.replay,
-                                    fold_offsets=args.fold_offsets, response_from=args.response_from, tail_s=args.tail,
-                                    transition_seed=args.transition_seed, columns=getattr(args, "columns", None),
-                                    write_flag=getattr(args, "write_flag", None), transform=args.transform,
-                                    per_request=per_request[-1] if args.per_request else None,
-                                    references=_references(args, device), service=args.service)
+                                    columns=getattr(args, "columns", None), write_flag=getattr(args, "write_flag", None),
+                                    per_request=per_request[-1] if args.per_request else None, **_replay_choices(args, device))
             records.extend(results)
         if not args.json:
             say(records[0]["read_report"])
