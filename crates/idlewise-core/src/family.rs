@@ -472,22 +472,36 @@ struct Spread {
     minus: Vec<Counted>,
 }
 
-/// Responses counted at one member number of a [`Spread`]: the latest as their buckets in a
-/// plain list (4 bytes a response), folded into a histogram once the list would pass
-/// [`FOLDED_ABOVE`]. A round-robin volume's sweep counts a few hundred wake-ups at each of most
-/// numbers, nearly each in a bucket of its own, which a histogram's table kept at 16–32 bytes a
-/// bucket (half the memory of 1,000 such volumes' runs).
+/// Responses counted at one member number of a [`Spread`]: as their buckets in a plain list (4
+/// bytes a response), folded into a histogram (16–32 bytes a distinct bucket) once the list
+/// would pass [`FOLDED_ABOVE`]; or straight into the histogram, when the first
+/// [`WEIGHED_AT`] repeat their buckets enough for the histogram to be the smaller. A
+/// round-robin volume's sweep on a disk whose wake-ups vary counts a few hundred of them at each
+/// of most numbers, nearly each in a bucket of its own (listed: half the memory of 1,000 such
+/// volumes' runs); on a drive whose wake-ups are alike, a few buckets over and over (counted).
 #[derive(Default)]
 struct Counted {
     folded: ResponseStats,
     latest: Vec<u32>,
+    /// Weighed, at its first [`WEIGHED_AT`] responses: they repeat their buckets, so every
+    /// response goes straight into the histogram.
+    repeats: bool,
 }
 
 /// Buckets a [`Counted`] lists before it folds them into its histogram (4 KiB).
 const FOLDED_ABOVE: usize = 1024;
+/// A list is weighed once, when it first holds this many buckets.
+const WEIGHED_AT: usize = 64;
+/// A list holding more than this many responses a distinct bucket is folded: a histogram keeps a
+/// bucket in 16–32 bytes, the list a response in 4.
+const FOLDED_ABOVE_REPEATS: usize = 4;
 
 impl Counted {
     fn count_buckets(&mut self, buckets: &[u32]) {
+        if self.repeats {
+            return self.folded.count_buckets(buckets);
+        }
+        let weighed = self.folded.count() > 0 || self.latest.len() >= WEIGHED_AT;
         if self.latest.len() + buckets.len() > FOLDED_ABOVE {
             self.folded.count_buckets(&self.latest);
             self.latest.clear();
@@ -501,6 +515,16 @@ impl Counted {
             self.latest.reserve_exact((wanted + wanted / 2).min(FOLDED_ABOVE) - self.latest.len());
         }
         self.latest.extend_from_slice(buckets);
+        if !weighed && self.latest.len() >= WEIGHED_AT {
+            // (The order of a list's buckets counts for nothing.)
+            self.latest.sort_unstable();
+            let distinct = 1 + self.latest.windows(2).filter(|w| w[0] != w[1]).count();
+            if self.latest.len() > FOLDED_ABOVE_REPEATS * distinct {
+                self.repeats = true;
+                self.folded.count_buckets(&self.latest);
+                self.latest = Vec::new();
+            }
+        }
     }
 
     fn count(&self) -> u64 {
