@@ -1048,6 +1048,7 @@ impl<'p> Family<'p> {
     /// replay of its own from here. Called between pieces, when every response so far is
     /// counted. (The tracks hand over what they served to all their members: it is theirs
     /// whenever they take it.)
+    ///
     /// Members that `end` record no more: in a family of many, their histograms are not made,
     /// only their report's quantiles read ([`ResponseStats::shared_with_own_reported`]).
     fn settle(&mut self, settled: &[bool], end: bool) {

@@ -467,6 +467,7 @@ impl ResponseStats {
 
     /// Every (bucket, count) held, in no particular order.
     fn bucket_counts(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        debug_assert!(self.reported_s.is_none(), "a run finished by its family holds no counts to read");
         let listed = self.sparse.iter().filter(|&&(b, _)| b != FREE).map(|&(b, c)| (b as usize, u64::from(c)));
         let blocks = self.slot_of.iter().flat_map(move |slot_of| {
             slot_of.iter().enumerate().filter(|(_, &slot)| slot != 0).flat_map(move |(b, &slot)| {
