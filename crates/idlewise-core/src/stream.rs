@@ -132,6 +132,10 @@ pub struct StreamedRuns {
     summary: KeptSummary,
     /// Records of a many-volume trace waiting for their volume's next part.
     pending: BTreeMap<i64, Waiting>,
+    /// (Reused.) A part's (volume, place) pairs, sorted to split it by volume: made once, not
+    /// for every part (a part's worth of memory made and dropped each time left the heap
+    /// fragmented, 20 MB more for a 1,000-volume sweep).
+    split: Vec<(i64, usize)>,
 }
 
 /// Records a volume of a many-volume trace gathers before its runs take them (about 100 kB).
@@ -161,6 +165,7 @@ impl StreamedRuns {
             other_volumes: 0,
             summary: KeptSummary::default(),
             pending: BTreeMap::new(),
+            split: Vec::new(),
         })
     }
 
@@ -240,9 +245,12 @@ impl StreamedRuns {
             // Sorted as (volume, place) pairs, each volume's records in file order: a stable
             // sort of places by their volume looked each volume up at every comparison (a
             // twentieth of a 1,000-volume sweep's CPU, on one core while the others wait).
-            let mut pairs: Vec<(i64, usize)> = chunk.stream.iter().copied().zip(0..).collect();
+            let mut pairs = std::mem::take(&mut self.split);
+            pairs.clear();
+            pairs.extend(chunk.stream.iter().copied().zip(0..));
             pairs.sort_unstable();
-            let order: Vec<usize> = pairs.into_iter().map(|(_, i)| i).collect();
+            let order: Vec<usize> = pairs.iter().map(|&(_, i)| i).collect();
+            self.split = pairs;
             let lines: Vec<u64> = chunk.line.iter().collect(); // once: a record's line is a walk
             let mut ready = Vec::new();
             for group in order.chunk_by(|&a, &b| chunk.stream[a] == chunk.stream[b]) {
