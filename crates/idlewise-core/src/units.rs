@@ -203,15 +203,18 @@ pub fn parse_size_bytes(text: &str) -> std::result::Result<Option<u64>, String> 
     Ok(Some(bytes as u64))
 }
 
+/// `value` to `places` decimals, without trailing zeros or a trailing point (`0.5`, `30`, `0`):
+/// how a number is written back into a spec or a label.
+pub fn trimmed_decimal(value: f64, places: usize) -> String {
+    let text = format!("{value:.places$}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// Formats seconds the way a user would write them back in a spec (`4s`, `500ms`, `2.5min`,
 /// `250us`), in a label of a few characters whatever the value: beyond 10^7 s (115 days) or
 /// below a nanosecond, in seconds with an exponent (`1e12s`), never hundreds of digits.
 pub fn format_duration_s(seconds: f64) -> String {
-    fn trim(v: f64) -> String {
-        let s = format!("{v:.6}");
-        let s = s.trim_end_matches('0').trim_end_matches('.');
-        s.to_string()
-    }
+    let trim = |v: f64| trimmed_decimal(v, 6);
     if seconds == 0.0 {
         "0s".to_string()
     } else if !(1e-9..1e7).contains(&seconds) {

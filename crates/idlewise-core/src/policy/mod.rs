@@ -438,8 +438,7 @@ impl PolicySpec {
 
 /// Formats a float for an expanded spec: shortest form that round-trips to a readable value.
 pub(crate) fn fmt_num(v: f64) -> String {
-    let s = format!("{v:.6}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
+    crate::units::trimmed_decimal(v, 6)
 }
 
 /// The deepest mode of a device, or an error explaining that the policy needs one.

@@ -6,7 +6,7 @@
 //! seconds; one without is a plain number. One range a spec: several are several specs.
 
 use crate::error::{Error, Result};
-use crate::units::parse_duration_s;
+use crate::units::{parse_duration_s, trimmed_decimal};
 
 /// More specs than this from one range is a slip of the step (a sweep of them would run for days).
 const MOST_SPECS: u64 = 100_000;
@@ -64,14 +64,8 @@ pub fn expand_range(spec: &str) -> Result<Vec<String>> {
     }
     let suffix = if with_units { "s" } else { "" };
     let (before, after) = (&spec[..range.at.start], &spec[range.at.end..]);
-    Ok((0..count as u64).map(|i| format!("{before}{}{suffix}{after}", decimal(a + i as f64 * by))).collect())
-}
-
-/// A value written to nine decimals at most, without trailing zeros (`0.5`, `30`, `0`).
-fn decimal(value: f64) -> String {
-    let text = format!("{value:.9}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    if text.is_empty() || text == "-0" { "0".into() } else { text.into() }
+    // (Nine decimals: a range's values are written as the Python face always wrote them.)
+    Ok((0..count as u64).map(|i| format!("{before}{}{suffix}{after}", trimmed_decimal(a + i as f64 * by, 9))).collect())
 }
 
 fn thousands(n: u64) -> String {

@@ -47,7 +47,8 @@ fn strip(text: &str) -> &str {
 
 /// A whole number, signed or not, of ASCII digits (white space around it ignored).
 fn is_int(text: &str) -> bool {
-    let digits = strip(text).strip_prefix(['+', '-']).unwrap_or(strip(text));
+    let text = strip(text);
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
     !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
