@@ -262,14 +262,23 @@ def parse_value(text: str):
 
 # --- what the faces hand the engine ----------------------------------------------------------------
 
+def parsed(policy):
+    """A built-in's spec parsed by the engine, once (``_core.ParsedPolicy``: every run of it takes
+    the parsed spec); any other policy as it is (a ``python:`` spec is loaded where it runs)."""
+    return _core.ParsedPolicy(policy) if isinstance(policy, str) and not is_python_spec(policy) else policy
+
+
 def resolved(policies) -> list:
-    """Each policy of a list as the engine takes it: a built-in's spec (str), a Python policy
-    (an :class:`Policy` instance, from a ``python:`` spec too), or an engine handle already made."""
+    """Each policy of a list as the engine takes it: a built-in's spec (parsed, :func:`parsed`), a
+    Python policy (an :class:`Policy` instance, from a ``python:`` spec too), or an engine handle
+    already made."""
     out = []
     for p in policies:
         if is_python_spec(p):
             out.append(load_spec(p))
-        elif isinstance(p, (str, Policy, _core.PythonPolicy)):
+        elif isinstance(p, str):
+            out.append(parsed(p))
+        elif isinstance(p, (Policy, _core.PythonPolicy, _core.ParsedPolicy)):
             out.append(p)
         else:
             raise IdlewiseError(f"a policy is a spec such as 'timeout:2s', 'python:FILE.py:Class', or an idlewise.Policy; "
@@ -288,4 +297,4 @@ def label(policy) -> str:
 
 
 __all__ = ["Policy", "PolicyError", "Request", "engine_policy", "family_of", "for_engine", "is_python_spec", "label",
-           "load_class", "load_spec", "parse_value", "resolved"]
+           "load_class", "load_spec", "parse_value", "parsed", "resolved"]

@@ -78,11 +78,12 @@ def check_replay_options(replay: str, response_from: str, tail_s, transition_see
 
 def engine_specs(policies, device, base_power_w: float = 0.0) -> list:
     """Policies as the engine takes them on ``device``, each checked: built-in specs (ranges
-    expanded) and policies written in Python (:class:`idlewise.Policy` instances, or
-    ``python:FILE.py:Class`` specs) made into engine handles. :func:`spec_label` names each."""
+    expanded, each parsed once) and policies written in Python (:class:`idlewise.Policy`
+    instances, or ``python:FILE.py:Class`` specs) made into engine handles. :func:`spec_label`
+    names each."""
     from .policy import Policy, for_engine, resolved
 
-    if isinstance(policies, (str, Policy, _core.PythonPolicy)):
+    if isinstance(policies, (str, Policy, _core.PythonPolicy, _core.ParsedPolicy)):
         policies = [policies]
     try:
         given = list(policies)

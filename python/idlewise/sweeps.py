@@ -25,7 +25,7 @@ from .runcolumns import RunColumns
 from .traces import Trace, apply_transform, read_trace
 from .traces.transforms import split_selection
 from .simulate import engine_specs, normalize_to_untransformed, spec_label
-from .policy import Policy, is_python_spec
+from .policy import Policy, is_python_spec, parsed
 from .traces.formats import reads_whole
 from .options import ReplayOptions
 from .policies import expand_spec, family_of, policy_columns
@@ -181,7 +181,9 @@ def plan(traces, devices, policies, transforms=("none",), base_power_w: float = 
         policies = [policies]
     # Built-in specs and Python policies (instances, or python:FILE.py:Class specs, loaded where
     # a task runs: a process or a Dask worker loads the file itself).
-    specs = [e for p in policies for e in (expand_spec(p) if isinstance(p, str) else [p])]
+    # A built-in's spec parsed here, once, for every task (a process or a worker parses its
+    # pickled text again).
+    specs = [parsed(e) for p in policies for e in (expand_spec(p) if isinstance(p, str) else [p])]
     if not specs:
         raise IdlewiseError("no policy given")
     device_refs = [d if isinstance(d, Device) or (isinstance(d, str) and not d.endswith(".toml")) else os.fspath(d) for d in devices]

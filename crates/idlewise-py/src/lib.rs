@@ -6,9 +6,9 @@
 //! GIL is released while a replay runs, so a Python thread can draw progress from a `Progress`.
 //!
 //! One module per domain, as polars splits its binding: `devices` (a device model), `inputs`
-//! (trace files and text parsing), `runs` (replays, and the `ReplayOptions` each takes whole),
-//! `hybrid`, `system`, `live` (the manager's disk), `python_policy` (policies written in
-//! Python) and `conversions` (errors, result dicts, activity codes, progress).
+//! (trace files and text parsing), `policies` (specs, parsed once), `runs` (replays, and the
+//! `ReplayOptions` each takes whole), `hybrid`, `system`, `live` (the manager's disk),
+//! `python_policy` (policies written in Python) and `conversions` (errors, result dicts, activity codes, progress).
 
 // PyO3 0.22's #[pymethods] wraps every `PyResult` return in a conversion to the same error type,
 // which today's clippy flags at each method's signature (36 times): the macro's code, not ours.
@@ -23,6 +23,7 @@ mod devices;
 mod hybrid;
 mod inputs;
 mod live;
+mod policies;
 mod python_policy;
 mod runs;
 mod system;
@@ -32,7 +33,8 @@ use devices::*;
 use hybrid::*;
 use inputs::*;
 use live::*;
-use python_policy::{raise_failures, PolicyArg};
+use policies::*;
+use python_policy::raise_failures;
 use runs::*;
 use system::*;
 
@@ -65,6 +67,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TextBatches>()?;
     m.add_class::<IdleGapStream>()?;
     m.add_class::<LiveDisk>()?;
+    m.add_class::<ParsedPolicy>()?;
     m.add_class::<python_policy::PythonPolicy>()?;
     m.add_class::<python_policy::Request>()?;
     m.add("PolicyError", m.py().get_type_bound::<python_policy::PolicyError>())?;

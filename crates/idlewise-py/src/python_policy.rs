@@ -16,6 +16,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PySequence, PyString};
 
+use crate::policies::PolicyArg;
 use crate::IdlewiseError;
 
 pyo3::create_exception!(_core, PolicyError, IdlewiseError, "A policy written in Python failed: the cause is its own exception.");
@@ -65,6 +66,14 @@ impl PythonPolicy {
     }
 }
 
+impl PythonPolicy {
+    /// The engine's spec of this policy: its maker, which makes each run's policy object.
+    pub(crate) fn spec(&self, py: Python<'_>) -> PyResult<PolicySpec> {
+        let maker = Maker { factory: self.factory.clone_ref(py), name: self.name.clone(), hooks: self.hooks, failure: Arc::clone(&self.failure) };
+        PolicySpec::external(&self.name, &self.family, Arc::new(maker)).map_err(crate::to_py_err)
+    }
+}
+
 /// Stands in for a maker where only the name is checked.
 struct NeverMade;
 
@@ -105,32 +114,6 @@ impl PolicyMaker for Maker {
 fn error_text(py: Python<'_>, e: &PyErr) -> String {
     let kind = e.get_type_bound(py).name().map(|n| n.to_string()).unwrap_or_else(|_| "Exception".into());
     format!("{kind}: {}", e.value_bound(py))
-}
-
-/// A policy given to the engine: a built-in's spec, or one written in Python.
-#[derive(FromPyObject)]
-pub enum PolicyArg {
-    Python(Py<PythonPolicy>),
-    Text(String),
-}
-
-impl PolicyArg {
-    /// The engine's spec of this policy.
-    pub fn spec(&self, py: Python<'_>) -> PyResult<PolicySpec> {
-        match self {
-            PolicyArg::Text(text) => PolicySpec::parse(text).map_err(crate::to_py_err),
-            PolicyArg::Python(p) => {
-                let p = p.get();
-                let maker = Maker { factory: p.factory.clone_ref(py), name: p.name.clone(), hooks: p.hooks, failure: Arc::clone(&p.failure) };
-                PolicySpec::external(&p.name, &p.family, Arc::new(maker)).map_err(crate::to_py_err)
-            }
-        }
-    }
-}
-
-/// Every policy's spec.
-pub fn specs(py: Python<'_>, policies: &[PolicyArg]) -> PyResult<Vec<PolicySpec>> {
-    policies.iter().map(|p| p.spec(py)).collect()
 }
 
 /// The outcome of a run of `policies`, or the first failure of a Python policy among them: a

@@ -1,78 +1,7 @@
-//! Replays: a trace in memory (`evaluate`), a file read by the engine (`evaluate_file`), batches
-//! fed from Python (`StreamedRuns`), and the policy specs they take.
+//! Replays: a trace in memory (`evaluate`), a file read by the engine (`evaluate_file`) and
+//! batches fed from Python (`StreamedRuns`).
 
 use super::*;
-
-/// A result row's policy columns from its canonical label: `(family, timeout_s, knob, params)`,
-/// `params` a list of `(name, value)`, each value a float where it reads as a number, else its
-/// text (`idlewise_core::policy::PolicyColumns`, the one home of this reading).
-#[pyfunction]
-pub(crate) fn policy_columns(py: Python<'_>, label: &str) -> (String, Option<f64>, Option<PyObject>, Vec<(String, PyObject)>) {
-    use idlewise_core::policy::{ParamValue, PolicyColumns};
-    let value = |v: ParamValue| match v {
-        ParamValue::Number(x) => x.into_py(py),
-        ParamValue::Text(s) => s.into_py(py),
-    };
-    let columns = PolicyColumns::of_label(label);
-    let params = columns.params.into_iter().map(|(name, v)| (name, value(v))).collect();
-    (columns.family, columns.timeout_s, columns.knob.map(value), params)
-}
-
-/// Every spec a policy spec stands for: itself, or one for each value of its range
-/// (`START..STOP/STEP`, `idlewise_core::policy::expand_range`, the one home of the syntax).
-#[pyfunction]
-pub(crate) fn expand_policy_range(spec: &str) -> PyResult<Vec<String>> {
-    idlewise_core::policy::expand_range(spec).map_err(to_py_err)
-}
-
-/// Parses a policy spec and builds it for a device, to fail fast on bad specs.
-#[pyfunction]
-#[pyo3(signature = (spec, device, base_power_w=0.0))]
-pub(crate) fn check_policy(py: Python<'_>, spec: PolicyArg, device: &Device, base_power_w: f64) -> PyResult<()> {
-    build_policy(py, &spec, device, base_power_w).map(|_| ())
-}
-
-pub(crate) fn build_policy(py: Python<'_>, spec: &PolicyArg, device: &Device, base_power_w: f64) -> PyResult<Box<dyn idlewise_core::Policy>> {
-    let parsed = spec.spec(py)?;
-    // Made with the GIL released, as a run makes it: a Python policy's factory takes it back.
-    let built = py.allow_threads(|| parsed.build(&device.inner, &idlewise_core::policy::BuildContext { base_power_w })).map_err(to_py_err);
-    raise_failures(py, std::slice::from_ref(spec), built)
-}
-
-/// The policy families with their parameters.
-///
-/// Parameters
-/// ----------
-/// (none)
-///
-/// Returns
-/// -------
-/// list of dict
-///     One per family: ``name``, ``help``, ``example``, ``run_by_the_drive`` (the drive runs
-///     it itself once set up: EPC, APST) and ``params`` (each ``name``, ``default``, ``help``),
-///     as ``idlewise policies`` prints them.
-#[pyfunction]
-pub(crate) fn policy_families(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
-    let list = PyList::empty_bound(py);
-    for f in families() {
-        let d = PyDict::new_bound(py);
-        d.set_item("name", f.name)?;
-        d.set_item("summary", f.summary)?;
-        d.set_item("example", f.example)?;
-        d.set_item("run_by_the_drive", f.run_by_the_drive)?;
-        let params = PyList::empty_bound(py);
-        for p in f.params {
-            let pd = PyDict::new_bound(py);
-            pd.set_item("name", p.name)?;
-            pd.set_item("default", p.default)?;
-            pd.set_item("help", p.help)?;
-            params.append(pd)?;
-        }
-        d.set_item("params", params)?;
-        list.append(d)?;
-    }
-    Ok(list)
-}
 
 /// Replays the trace under each policy (plus the always-on and oracle references) and returns
 /// the runs as columns (`reports_columns`), one run per policy.
@@ -92,7 +21,7 @@ pub(crate) fn evaluate<'py>(
     original_time_s: Option<PyReadonlyArray1<'py, f64>>,
     service_s: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let specs = python_policy::specs(py, &policies)?;
+    let specs = policies::specs(py, &policies)?;
     let trace = trace_with_original(trace_view(&time_s, &offset_bytes, &size_bytes, &is_write)?, original_time_s.as_ref())?;
     let trace = match service_s.as_ref() {
         Some(observed) => trace.with_observed_service_s(observed.as_slice()?).map_err(to_py_err)?,
@@ -129,7 +58,7 @@ pub(crate) fn evaluate_file<'py>(
     volume: Option<i64>,
     volume_part: Option<(u32, u32)>,
 ) -> PyResult<Streamed<'py>> {
-    let specs = python_policy::specs(py, &policies)?;
+    let specs = policies::specs(py, &policies)?;
     let (opts, threads) = (options.inner.clone(), options.threads);
     let counter = progress.map(|p| Arc::clone(&p.done));
     let core_device = &device.inner;
@@ -194,7 +123,7 @@ impl StreamedRuns {
             "lines" => idlewise_core::stream::Positions::Lines,
             other => return Err(PyValueError::new_err(format!("positions must be 'records' or 'lines', got '{other}'"))),
         };
-        let specs = python_policy::specs(py, &policies)?;
+        let specs = policies::specs(py, &policies)?;
         let (opts, threads) = (&options.inner, options.threads);
         // A binary file's records are named by their index, a text file's by their lines (fed
         // with each batch).
