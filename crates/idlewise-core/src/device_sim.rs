@@ -242,7 +242,7 @@ impl OneStep {
 /// the arithmetic of a gap taken whole, here and in `family.rs`, which charges many at once.)
 #[inline(always)]
 pub(crate) fn descend(from_s: f64, at_s: f64, hops_s: impl IntoIterator<Item = f64>) -> (f64, f64) {
-    let begin = (from_s + at_s).max(from_s);
+    let begin = step_begins(from_s, at_s);
     let mut t = begin;
     for h in hops_s {
         t += h;
@@ -254,7 +254,21 @@ pub(crate) fn descend(from_s: f64, at_s: f64, hops_s: impl IntoIterator<Item = f
 /// the gap) is still ready at `to_s`.
 #[inline(always)]
 pub(crate) fn stays_ready(from_s: f64, at_s: f64, to_s: f64) -> bool {
-    (from_s + at_s).max(from_s) >= to_s
+    step_begins(from_s, at_s) >= to_s
+}
+
+/// When a step `at_s` into a gap starting at `from_s` comes: `max(from_s + at_s, from_s)`,
+/// written as a comparison. The same value (`from_s` where the sum is NaN, as `f64::max` gives
+/// it; zeros of either sign charge alike), in one instruction where `f64::max`'s NaN rule takes
+/// five: a sweep's family works it out for every member in every gap of a round-robin volume.
+#[inline(always)]
+fn step_begins(from_s: f64, at_s: f64) -> f64 {
+    let stepped = from_s + at_s;
+    if stepped >= from_s {
+        stepped
+    } else {
+        from_s
+    }
 }
 
 /// A wake-up planned to end exactly at the arrival `end_s` may end an ulp later by rounding

@@ -265,7 +265,10 @@ struct Slept {
     hops_s: Vec<Vec<f64>>,
     ready_s: Vec<f64>,
     low_s: Vec<f64>,
-    gaps: Vec<u64>,
+    /// The gaps slept through, as differences over member numbers (a block's members `m..down`
+    /// counted at `down − 1` and taken off at `m − 1`, [`Slept::gaps`]): one count a block, not
+    /// one a member, in the loop every gap of a round-robin volume runs.
+    gaps_by_runs: Vec<i64>,
     /// (when they are ready again, members `lo..hi`) that slept through the request being fed.
     woken: Vec<(f64, usize, usize)>,
 }
@@ -290,7 +293,7 @@ impl Slept {
             }
         }
         let at_s = steps.iter().map(|s| s.map_or(f64::NAN, |s| s.at_s())).collect();
-        Slept { steps, at_s, same_routes_until, hops_of, hops_s, ready_s: vec![0.0; n], low_s: vec![0.0; n], gaps: vec![0; n], woken: Vec::new() }
+        Slept { steps, at_s, same_routes_until, hops_of, hops_s, ready_s: vec![0.0; n], low_s: vec![0.0; n], gaps_by_runs: vec![0; n], woken: Vec::new() }
     }
 
     /// The members `lo..hi`, ready and idle since `from_s`, at an arrival at `arrival_s`: those
@@ -299,7 +302,7 @@ impl Slept {
     /// handed to `apart`, in turn.
     #[inline]
     fn sleep_run(&mut self, lo: usize, hi: usize, device: &Device, from_s: f64, arrival_s: f64, ready: &mut Vec<(usize, usize)>, mut apart: impl FnMut(usize)) {
-        let Slept { steps, at_s, same_routes_until, hops_of, hops_s, ready_s, low_s, gaps, woken } = self;
+        let Slept { steps, at_s, same_routes_until, hops_of, hops_s, ready_s, low_s, gaps_by_runs, woken } = self;
         let mut m = lo;
         while m < hi {
             let Some(step) = steps[m] else {
@@ -312,13 +315,17 @@ impl Slept {
             let block = &at_s[m..end];
             let down = m + block.partition_point(|&at_s| descend(from_s, at_s, hops.iter().copied()).1 < arrival_s);
             let stays = m + block.partition_point(|&at_s| !stays_ready(from_s, at_s, arrival_s));
-            let (at_s, ready_s, low_s, gaps) = (&at_s[m..down], &mut ready_s[m..down], &mut low_s[m..down], &mut gaps[m..down]);
+            let (at_s, ready_s, low_s) = (&at_s[m..down], &mut ready_s[m..down], &mut low_s[m..down]);
             // (A route down of one hop, as most are, charged in a loop the compiler unrolls.)
             match hops[..] {
-                [hop_s] => charge(at_s, ready_s, low_s, gaps, from_s, arrival_s, || std::iter::once(hop_s)),
-                _ => charge(at_s, ready_s, low_s, gaps, from_s, arrival_s, || hops.iter().copied()),
+                [hop_s] => charge(at_s, ready_s, low_s, from_s, arrival_s, || std::iter::once(hop_s)),
+                _ => charge(at_s, ready_s, low_s, from_s, arrival_s, || hops.iter().copied()),
             }
             if down > m {
+                gaps_by_runs[down - 1] += 1;
+                if m > 0 {
+                    gaps_by_runs[m - 1] -= 1;
+                }
                 woken.push((step.ready_after_wake(device, arrival_s), m, down));
             }
             (down..stays).for_each(&mut apart);
@@ -330,15 +337,27 @@ impl Slept {
     }
 }
 
+impl Slept {
+    /// Each member's count of gaps slept through (by member number).
+    fn gaps(&self) -> Vec<u64> {
+        let mut sum = 0i64;
+        let mut gaps = vec![0; self.gaps_by_runs.len()];
+        for m in (0..gaps.len()).rev() {
+            sum += self.gaps_by_runs[m];
+            gaps[m] = sum as u64;
+        }
+        gaps
+    }
+}
+
 /// Charges members (by their steps `at_s`, one block's) a gap from `from_s` to `arrival_s` that
 /// each took whole, its descent (`descend`) with hops down of `hops_s`.
 #[inline(always)]
-fn charge<H: IntoIterator<Item = f64>>(at_s: &[f64], ready_s: &mut [f64], low_s: &mut [f64], gaps: &mut [u64], from_s: f64, arrival_s: f64, hops_s: impl Fn() -> H) {
-    for (((&at_s, ready_s), low_s), gaps) in at_s.iter().zip(ready_s).zip(low_s).zip(gaps) {
+fn charge<H: IntoIterator<Item = f64>>(at_s: &[f64], ready_s: &mut [f64], low_s: &mut [f64], from_s: f64, arrival_s: f64, hops_s: impl Fn() -> H) {
+    for ((&at_s, ready_s), low_s) in at_s.iter().zip(ready_s).zip(low_s) {
         let (begin, down_at) = descend(from_s, at_s, hops_s());
         *ready_s += begin - from_s;
         *low_s += arrival_s - down_at;
-        *gaps += 1;
     }
 }
 
@@ -1066,6 +1085,7 @@ impl<'p> Family<'p> {
             takings.shared(m, m + 1, &shared.sums, 1.0);
         }
         let taken = takings.totals();
+        let slept_gaps = slept.gaps();
         if let Some(common) = common.as_mut() {
             common.take_summary_of(&shared.responses);
         }
@@ -1079,7 +1099,7 @@ impl<'p> Family<'p> {
                 return settle_always_on(member, shared);
             }
             let sim = member.sim();
-            sim.charge_slept_gaps(slept.gaps[m], slept.ready_s[m], slept.low_s[m]);
+            sim.charge_slept_gaps(slept_gaps[m], slept.ready_s[m], slept.low_s[m]);
             match in_track[m].map(|t| &tracks[t]) {
                 Some(track) => sim.resume_woken_at(track.free_at, shared.head_bytes, track.woken_at),
                 None => sim.resume_ready_at(shared.free_at, shared.head_bytes),
