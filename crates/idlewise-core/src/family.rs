@@ -296,12 +296,13 @@ impl Slept {
         Slept { steps, at_s, same_routes_until, hops_of, hops_s, ready_s: vec![0.0; n], low_s: vec![0.0; n], gaps_by_runs: vec![0; n], woken: Vec::new() }
     }
 
-    /// The members `lo..hi`, ready and idle since `from_s`, at an arrival at `arrival_s`: those
+    /// The `members`, ready and idle since `from_s`, at an arrival at `arrival_s`: those
     /// of one step that get all the way down before it are charged the gap and noted as woken
     /// by it; those of one step still ready then are put in `ready` (as runs); the others are
     /// handed to `apart`, in turn.
     #[inline]
-    fn sleep_run(&mut self, lo: usize, hi: usize, device: &Device, from_s: f64, arrival_s: f64, ready: &mut Vec<(usize, usize)>, mut apart: impl FnMut(usize)) {
+    fn sleep_run(&mut self, members: std::ops::Range<usize>, device: &Device, from_s: f64, arrival_s: f64, ready: &mut Vec<(usize, usize)>, mut apart: impl FnMut(usize)) {
+        let (lo, hi) = (members.start, members.end);
         let Slept { steps, at_s, same_routes_until, hops_of, hops_s, ready_s, low_s, gaps_by_runs, woken } = self;
         let mut m = lo;
         while m < hi {
@@ -868,7 +869,7 @@ impl<'p> Family<'p> {
                         ending.extend((lo..hi).map(|m| (m, since[m])));
                     }
                     since[lo..hi].fill(i);
-                    slept.sleep_run(lo, hi, device, shared.free_at, arrival, staying, |m| {
+                    slept.sleep_run(lo..hi, device, shared.free_at, arrival, staying, |m| {
                         let sim = members[m].sim();
                         sim.resume_ready_at(shared.free_at, shared.head_bytes);
                         sim.request_measured_from(arrival, measured_from, size, is_write, offset, Some((service_s, service_j)));
@@ -897,7 +898,7 @@ impl<'p> Family<'p> {
                 track.hand_over(&shared.sums, spread, takings);
                 let free_at = track.free_at;
                 for &(lo, hi) in &track.runs {
-                    slept.sleep_run(lo, hi, device, free_at, arrival, staying, |m| {
+                    slept.sleep_run(lo..hi, device, free_at, arrival, staying, |m| {
                         let sim = members[m].sim();
                         sim.resume_ready_at(free_at, shared.head_bytes);
                         if sim.idle_between(free_at, arrival) {

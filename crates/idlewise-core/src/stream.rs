@@ -464,7 +464,7 @@ impl Finished {
         Finished { table: RunTable::new(device), volumes: Vec::new(), failure: None }
     }
 
-    fn add(&mut self, finished: Vec<(Option<i64>, u64, Result<Vec<Report>>)>) -> Result<()> {
+    fn add(&mut self, finished: Vec<FinishedVolume>) -> Result<()> {
         for (id, records, reports) in finished {
             match reports {
                 Ok(reports) => {
@@ -566,14 +566,17 @@ impl VolumeSplit {
     }
 }
 
+/// A volume's runs finished: (volume, records, reports).
+type FinishedVolume = (Option<i64>, u64, Result<Vec<Report>>);
+
 /// Each volume's runs finished on their own (their rows completed from what they shared), the
-/// volumes in turns over the threads: (volume, records, reports), in the volumes' order.
-fn finish_volumes(device: &Arc<Device>, threads: usize, volumes: Vec<(Option<i64>, Volume)>) -> Vec<(Option<i64>, u64, Result<Vec<Report>>)> {
+/// volumes in turns over the threads, in the volumes' order.
+fn finish_volumes(device: &Arc<Device>, threads: usize, volumes: Vec<(Option<i64>, Volume)>) -> Vec<FinishedVolume> {
     let threads = threads.clamp(1, volumes.len().max(1));
     let per_thread = volumes.len().div_ceil(threads).max(1);
     let mut volumes = volumes.into_iter();
     let batches: Vec<Vec<(Option<i64>, Volume)>> = std::iter::from_fn(|| Some(volumes.by_ref().take(per_thread).collect::<Vec<_>>()).filter(|b| !b.is_empty())).collect();
-    let mut finished: Vec<Vec<(Option<i64>, u64, Result<Vec<Report>>)>> = Vec::new();
+    let mut finished: Vec<Vec<FinishedVolume>> = Vec::new();
     std::thread::scope(|scope| {
         let finish = |batch: Vec<(Option<i64>, Volume)>| batch.into_iter().map(|(id, v)| (id, v.records, v.runs.finish(device, None))).collect::<Vec<_>>();
         let mut batches = batches.into_iter();

@@ -79,7 +79,10 @@ impl LiveDisk {
         if a.len() != s.len() || a.len() != w.len() || busy.is_some_and(|b| b.len() != a.len()) {
             return Err(PyValueError::new_err("arrival_s, size_bytes, is_write and service_s must have the same length"));
         }
-        if a.windows(2).any(|p| !(p[1] >= p[0])) || a.iter().any(|t| !t.is_finite()) || s.iter().any(|x| !(x.is_finite() && *x >= 0.0))
+        // (`!(later >= earlier)`, not `later < earlier`: a NaN fails it.)
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        let out_of_order = a.windows(2).any(|p| !(p[1] >= p[0]));
+        if out_of_order || a.iter().any(|t| !t.is_finite()) || s.iter().any(|x| !(x.is_finite() && *x >= 0.0))
             || busy.is_some_and(|b| b.iter().any(|x| !(x.is_finite() && *x >= 0.0)))
         {
             return Err(PyValueError::new_err("arrival_s must be finite and in time order, size_bytes and service_s finite and non-negative"));
@@ -115,7 +118,7 @@ impl LiveDisk {
     /// causes, if the policy takes it.
     #[pyo3(signature = (now, size_bytes=4096.0, knob=50.0))]
     fn hint<'py>(&mut self, py: Python<'py>, now: f64, size_bytes: f64, knob: f64) -> PyResult<Bound<'py, PyList>> {
-        if !(0.0..=100.0).contains(&knob) || !(size_bytes.is_finite() && size_bytes >= 0.0) {
+        if !((0.0..=100.0).contains(&knob) && size_bytes.is_finite() && size_bytes >= 0.0) {
             return Err(PyValueError::new_err("knob must be from 0 to 100 and size_bytes finite and non-negative"));
         }
         let live = self.live()?;

@@ -73,11 +73,14 @@ pub fn specs(py: Python<'_>, policies: &[PolicyArg]) -> PyResult<Vec<PolicySpec>
     policies.iter().map(|p| p.spec(py)).collect()
 }
 
+/// `(family, timeout_s, knob, params)`, as [`policy_columns`] gives them.
+type RowPolicyColumns = (String, Option<f64>, Option<PyObject>, Vec<(String, PyObject)>);
+
 /// A result row's policy columns from its canonical label: `(family, timeout_s, knob, params)`,
 /// `params` a list of `(name, value)`, each value a float where it reads as a number, else its
 /// text (`idlewise_core::policy::PolicyColumns`, the one home of this reading).
 #[pyfunction]
-pub(crate) fn policy_columns(py: Python<'_>, label: &str) -> (String, Option<f64>, Option<PyObject>, Vec<(String, PyObject)>) {
+pub(crate) fn policy_columns(py: Python<'_>, label: &str) -> RowPolicyColumns {
     use idlewise_core::policy::{ParamValue, PolicyColumns};
     let value = |v: ParamValue| match v {
         ParamValue::Number(x) => x.into_py(py),
