@@ -174,6 +174,15 @@ def test_nvme_advice_names_the_latency_bound():
     assert advice["mean_added_delay_s"] == pytest.approx(0.0012, rel=1e-6)
 
 
+def test_the_advice_plot_names_a_candidate_by_its_timeout_or_latency_bound():
+    from idlewise.advisor import _short_label
+
+    assert [_short_label({"policy": f"apst:ps_max_latency_us={b}"}) for b in (1410, 100000)] == ["1410 µs", "100000 µs"]
+    assert _short_label({"policy": "timeout:300s", "timeout_s": 300.0}) == "5 min"
+    assert _short_label({"policy": "timeout:90s", "timeout_s": 90.0}) == "90 s"
+    assert _short_label({"policy": "epc:idle_b=2min,standby_z=10min"}) == "epc:idle_b=2min,standby_z=10min"
+
+
 def test_sata_ssd_advice_names_the_devslp_idle_timeout():
     # Requests every second on a SATA SSD: any DEVSLP timeout under the gap saves, the shortest
     # most (10 ms), and each request waits the 79 ms resume.

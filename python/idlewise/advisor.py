@@ -536,9 +536,14 @@ def _commands(best, disk: str) -> list[dict]:
 
 
 def _short_label(row: dict) -> str:
+    """A candidate's name on the advice's plot: its timeout, or APST's latency bound (read off
+    its label by the engine, ``policies.policy_columns``)."""
     t = row.get("timeout_s")
     if t is None:
-        return row["policy"].replace("apst:ps_max_latency_us=", "") + (" µs" if "apst" in row["policy"] else "")
+        from .policies import policy_columns
+
+        bound = policy_columns(row["policy"]).get("param.ps_max_latency_us")
+        return f"{bound:.0f} µs" if isinstance(bound, float) else row["policy"]
     return f"{t / 60:g} min" if t >= 120 else f"{t:g} s"
 
 
