@@ -315,7 +315,7 @@ impl StreamedRuns {
         for (id, c) in parts {
             blocks.push(self.take_part(c, *id)?);
         }
-        // The volumes' runs in the parts' order (both by number).
+        // The volumes' runs in the parts' order (both by number), each on the least loaded thread.
         let mut picked = Vec::with_capacity(parts.len());
         let mut wanted = parts.iter().map(|(id, _)| *id).peekable();
         // Only the parts' span of volumes is walked: every volume, for each 32 fed, made a
@@ -328,12 +328,21 @@ impl StreamedRuns {
             }
         }
         debug_assert!(wanted.peek().is_none(), "every part's volume has runs");
-        // The largest parts first, each to whichever thread is free: parts cost unlike amounts
-        // (a volume whose every request follows a gap costs more), and shares dealt out before
-        // left one thread replaying while the other waited.
-        let mut parts: Vec<(&mut Runs<'static>, TraceView)> = picked.into_iter().zip(blocks).collect();
-        parts.sort_by_key(|(_, block)| std::cmp::Reverse(block.len()));
-        map_on_threads(parts, self.threads, |(runs, block)| runs.feed_until_stopped(&block, 1, stop));
+        let threads = self.threads.min(parts.len());
+        let mut shares: Vec<(usize, Vec<(&mut Runs<'static>, TraceView)>)> = (0..threads).map(|_| (0, Vec::new())).collect();
+        for (runs, block) in picked.into_iter().zip(blocks) {
+            let share = shares.iter_mut().min_by_key(|(load, _)| *load).expect("a thread");
+            share.0 += block.len();
+            share.1.push((runs, block));
+        }
+        std::thread::scope(|scope| {
+            let mut shares = shares.into_iter();
+            let own = shares.next().expect("a thread");
+            for (_, share) in shares {
+                scope.spawn(move || share.into_iter().for_each(|(runs, block)| runs.feed_until_stopped(&block, 1, stop)));
+            }
+            own.1.into_iter().for_each(|(runs, block)| runs.feed_until_stopped(&block, 1, stop));
+        });
         Ok(())
     }
 
@@ -563,35 +572,20 @@ type FinishedVolume = (Option<i64>, u64, Result<Vec<Report>>);
 /// Each volume's runs finished on their own (their rows completed from what they shared), the
 /// volumes in turns over the threads, in the volumes' order.
 fn finish_volumes(device: &Arc<Device>, threads: usize, volumes: Vec<(Option<i64>, Volume)>) -> Vec<FinishedVolume> {
-    map_on_threads(volumes, threads, |(id, v)| (id, v.records, v.runs.finish(device, None)))
-}
-
-/// `work` done on each item by whichever of `threads` threads is free (the calling thread one
-/// of them), the items taken in their order: the results in the items' order.
-fn map_on_threads<T: Send, R: Send>(items: Vec<T>, threads: usize, work: impl Fn(T) -> R + Sync) -> Vec<R> {
-    let threads = threads.clamp(1, items.len().max(1));
-    if threads == 1 {
-        return items.into_iter().map(work).collect();
-    }
-    let count = items.len();
-    let queue = std::sync::Mutex::new(items.into_iter().enumerate());
-    let done = std::sync::Mutex::new(Vec::with_capacity(count));
-    let worker = || loop {
-        // (The queue's lock is held only to take an item: a panic in `work` poisons nothing.)
-        let next = queue.lock().expect("the queue is never poisoned").next();
-        let Some((place, item)) = next else { break };
-        let result = work(item);
-        done.lock().expect("the results are never poisoned").push((place, result));
-    };
+    let threads = threads.clamp(1, volumes.len().max(1));
+    let per_thread = volumes.len().div_ceil(threads).max(1);
+    let mut volumes = volumes.into_iter();
+    let batches: Vec<Vec<(Option<i64>, Volume)>> = std::iter::from_fn(|| Some(volumes.by_ref().take(per_thread).collect::<Vec<_>>()).filter(|b| !b.is_empty())).collect();
+    let mut finished: Vec<Vec<FinishedVolume>> = Vec::new();
     std::thread::scope(|scope| {
-        for _ in 1..threads {
-            scope.spawn(worker);
-        }
-        worker();
+        let finish = |batch: Vec<(Option<i64>, Volume)>| batch.into_iter().map(|(id, v)| (id, v.records, v.runs.finish(device, None))).collect::<Vec<_>>();
+        let mut batches = batches.into_iter();
+        let own = batches.next();
+        let handles: Vec<_> = batches.map(|batch| scope.spawn(move || finish(batch))).collect();
+        finished.extend(own.map(finish));
+        finished.extend(handles.into_iter().map(|h| h.join().expect("a volume's runs finish without panicking")));
     });
-    let mut done = done.into_inner().expect("the results are never poisoned");
-    done.sort_unstable_by_key(|&(place, _)| place);
-    done.into_iter().map(|(_, result)| result).collect()
+    finished.into_iter().flatten().collect()
 }
 
 /// Replays the trace file at `path` (a text format) on `device` under every spec, next to the
