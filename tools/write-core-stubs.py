@@ -3,9 +3,8 @@ changes (`python tools/write-core-stubs.py`); tests/test_face.py checks the stub
 import idlewise._core as c
 lines = ['"""Type stubs of the compiled engine (idlewise._core, PyO3 bindings of idlewise-core): what a',
          'type checker and an editor see. Written from the module\'s own signatures; its values are',
-         'NumPy arrays, dicts and the classes below."""', '', 'from typing import Any', '', '__version__: str',
-         'MAX_LINE_BYTES: int', 'SEED000_IO_CPU_POWER_W: float', '', '', 'class IdlewiseError(ValueError): ...', '', '',
-         'class TraceRecordError(IdlewiseError): ...', '', '']
+         'NumPy arrays, dicts and the classes below."""', '', 'from typing import Any', '', '__version__: str']
+errors = ['', '', 'class IdlewiseError(ValueError): ...', '', '', 'class TraceRecordError(IdlewiseError): ...', '', '']
 LITERAL = set("0123456789-\"")
 
 
@@ -26,12 +25,14 @@ def params(sig):
     return ", ".join(out)
 
 
-classes, functions = [], []
+constants, classes, functions = [], [], []
 for n in sorted(dir(c)):
-    if n.startswith("_") or n in ("IdlewiseError", "TraceRecordError", "MAX_LINE_BYTES", "SEED000_IO_CPU_POWER_W"):
+    if n.startswith("_") or n in ("IdlewiseError", "TraceRecordError"):
         continue
     o = getattr(c, n)
-    if isinstance(o, type):
+    if isinstance(o, (int, float, str)):  # the engine's constants, by their type
+        constants.append(f"{n}: {type(o).__name__}")
+    elif isinstance(o, type):
         sig = getattr(o, "__text_signature__", None) or "()"
         members = [m for m in dir(o) if not m.startswith("_")]
         ps = params(sig)
@@ -58,4 +59,4 @@ for n in sorted(dir(c)):
     else:
         sig = getattr(o, "__text_signature__", None) or "()"
         functions.append(f"def {n}({params(sig)}) -> Any: ...")
-open("python/idlewise/_core.pyi", "w").write("\n".join(lines + classes + functions) + "\n")
+open("python/idlewise/_core.pyi", "w").write("\n".join(lines + constants + errors + classes + functions) + "\n")

@@ -7,6 +7,7 @@ from typing import Any
 __version__: str
 MAX_LINE_BYTES: int
 SEED000_IO_CPU_POWER_W: float
+TRACE_HEAD_BYTES: int
 
 
 class IdlewiseError(ValueError): ...

@@ -336,9 +336,7 @@ impl Slept {
             m = end;
         }
     }
-}
 
-impl Slept {
     /// Each member's count of gaps slept through (by member number).
     fn gaps(&self) -> Vec<u64> {
         let mut sum = 0i64;

@@ -715,7 +715,7 @@ mod tests {
     use super::VolumeSplit;
     use crate::testing::{property_cases, PROPERTY_SEED};
     use proptest::prelude::*;
-    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    use proptest::test_runner::{Config, RngSeed};
 
     /// Volume numbers as traces have them: a few or many, dense from any start (near either end
     /// of the i64 range too), or scattered (the sort's side), in runs or dealt round-robin.
@@ -737,22 +737,21 @@ mod tests {
         prop_oneof![dense, scattered, wide]
     }
 
-    /// Each volume's records in file order, the volumes by number: what a stable sort of the
-    /// places by volume gives, whichever way the split went; the same with its room reused.
-    #[test]
-    fn a_split_orders_as_a_stable_sort_by_volume() {
-        let config = Config { cases: property_cases(300), ..Config::default() };
-        let seed = std::env::var("PROPTEST_RNG_SEED").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(PROPERTY_SEED);
-        let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[seed.to_le_bytes(), [0; 8], [0; 8], [0; 8]].concat()));
-        let split = std::cell::RefCell::new(VolumeSplit::default());
-        runner
-            .run(&streams(), |stream| {
+    proptest! {
+        // The workspace's fixed seed and scaled counts (`testing`), as `tests/common` sets them.
+        #![proptest_config(Config { cases: property_cases(300), rng_seed: RngSeed::Fixed(PROPERTY_SEED), failure_persistence: None, ..Config::default() })]
+
+        /// Each volume's records in file order, the volumes by number: what a stable sort of the
+        /// places by volume gives, whichever way the split went; the same with its room reused.
+        #[test]
+        fn a_split_orders_as_a_stable_sort_by_volume(first in streams(), second in streams()) {
+            let mut split = VolumeSplit::default();
+            for stream in [&first, &second] {
                 let mut sorted: Vec<usize> = (0..stream.len()).collect();
                 sorted.sort_by_key(|&i| stream[i]);
-                prop_assert_eq!(split.borrow_mut().order(&stream), sorted);
-                Ok(())
-            })
-            .unwrap();
-        assert!(split.borrow_mut().order(&[]).is_empty());
+                prop_assert_eq!(split.order(stream), sorted);
+            }
+            prop_assert!(split.order(&[]).is_empty());
+        }
     }
 }

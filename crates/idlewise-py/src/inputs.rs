@@ -46,8 +46,6 @@ impl InputFile {
     }
 }
 
-/// A Linux device's stream number, as the engine's readers key devices
-/// (`idlewise_core::readers::makedev`); `None` for a part out of range.
 /// `--format auto`: the format of a file whose first (up to 65,536, decompressed) bytes are
 /// `head` (`idlewise_core::readers::detect`), or why none is (an error message naming `path`):
 /// `(format, None)` or `(None, message)`.
@@ -79,6 +77,8 @@ pub(crate) fn trace_formats(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     Ok(list)
 }
 
+/// A Linux device's stream number, as the engine's readers key devices
+/// (`idlewise_core::readers::makedev`); `None` for a part out of range.
 #[pyfunction]
 pub(crate) fn makedev(major: i64, minor: i64) -> Option<i64> {
     ((0..1 << 31).contains(&major) && (0..1 << 32).contains(&minor)).then(|| idlewise_core::readers::makedev(major, minor))

@@ -8,7 +8,8 @@
 //! One module per domain, as polars splits its binding: `devices` (a device model), `inputs`
 //! (trace files and text parsing), `policies` (specs, parsed once), `runs` (replays, and the
 //! `ReplayOptions` each takes whole), `hybrid`, `system`, `live` (the manager's disk),
-//! `python_policy` (policies written in Python) and `conversions` (errors, result dicts, activity codes, progress).
+//! `python_policy` (policies written in Python) and `conversions` (errors, result dicts,
+//! activity codes, progress).
 
 // PyO3 0.22's #[pymethods] wraps every `PyResult` return in a conversion to the same error type,
 // which today's clippy flags at each method's signature (36 times): the macro's code, not ours.
@@ -56,6 +57,8 @@ create_exception!(_core, TraceRecordError, IdlewiseError, "An invalid trace reco
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The bytes of a file `--format auto` reads (its rules cut a last line at that length).
+    m.add("TRACE_HEAD_BYTES", idlewise_core::readers::detect::HEAD_BYTES)?;
     m.add("MAX_LINE_BYTES", idlewise_core::readers::MAX_LINE_BYTES)?;
     m.add_class::<Device>()?;
     m.add_class::<InputFile>()?;

@@ -10,8 +10,8 @@ import os
 from .. import _core
 from ..errors import TraceError
 
-#: Bytes of a file the rules read.
-HEAD_BYTES = 65536
+#: Bytes of a file the rules read (the engine's: a line cut at that length is not judged).
+HEAD_BYTES = _core.TRACE_HEAD_BYTES
 
 
 def head_bytes(path: str, n: int = HEAD_BYTES) -> bytes:
