@@ -206,6 +206,17 @@ def test_a_binary_device_file_is_a_clear_error(tmp_path):
         idlewise.load_device(path)
 
 
+def test_a_binary_file_given_as_a_device_or_a_manager_s_configuration_is_named(tmp_path, capsys):
+    # (Found by the deep check: `manage unit --config x.parquet` ended in a UnicodeDecodeError.)
+    path = write(tmp_path, "x.parquet", b"PAR1\x15\xa0\x00\xff")
+    assert main(["devices", str(path), "--toml"]) == 2
+    assert main(["manage", "unit", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: not a TOML device file: byte 5 is not UTF-8 text" in " ".join(err.split())
+    assert f"{path}: not valid TOML: byte 5 is not UTF-8 text" in " ".join(err.split())
+    assert "Traceback" not in err
+
+
 def test_a_low_power_mode_above_ready_warns(tmp_path):
     text = idlewise.load_device("hitachi-microdrive-1gb")  # noqa: F841 - the catalog loads without warnings
     toml = ("name='w'\nkind='disk'\n[[modes]]\nname='a'\npower_w=1\nserves=true\n[[modes]]\nname='b'\npower_w=2\n"

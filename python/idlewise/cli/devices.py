@@ -58,8 +58,11 @@ def cmd_devices(args) -> int:
 def _device_toml(name: str) -> str:
     """A catalog entry's file (or a device file's text), to start a new device file from."""
     if os.path.exists(name):
-        with open(name, encoding="utf-8") as f:
-            return f.read()
+        try:
+            with open(name, encoding="utf-8") as f:
+                return f.read()
+        except UnicodeDecodeError as e:
+            raise IdlewiseError(f"{name}: not a TOML device file: byte {e.start} is not UTF-8 text") from None
     if name not in catalog_names():
         load_device(name)  # the catalog's error, naming the devices it has
     return package_text("catalog", f"{name}.toml")

@@ -95,6 +95,8 @@ def read_config(path: str) -> Settings:
         raise IdlewiseError(f"{path}: cannot read the configuration: {e.strerror or e}") from None
     except tomllib.TOMLDecodeError as e:
         raise IdlewiseError(f"{path}: not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:  # (tomllib decodes the whole file before it parses)
+        raise IdlewiseError(f"{path}: not valid TOML: byte {e.start} is not UTF-8 text") from None
     unknown = set(data) - {"manager", "defaults", "disks"}
     if unknown:
         raise IdlewiseError(f"{path}: unknown table(s) {', '.join(sorted(unknown))}; known: manager, defaults, disks")
