@@ -217,6 +217,35 @@ def test_a_binary_file_given_as_a_device_or_a_manager_s_configuration_is_named(t
     assert "Traceback" not in err
 
 
+def test_times_in_nanoseconds_given_as_seconds_are_refused_not_replayed_into_zero_responses(tmp_path, capsys):
+    # Found by hand: a Parquet trace of nanosecond epoch times in `time_s` replayed, every
+    # response 0 (a double resolves 256 s at 1.7e18) and the energy of 285 years.
+    path = str(tmp_path / "ns.parquet")
+    columns = {"offset_bytes": [0, 512, 1024], "size_bytes": [512] * 3, "is_write": [False] * 3}
+    pq.write_table(pa.table({"time_s": [1.7e18, 1.7e18 + 5e9, 1.7e18 + 9e9], **columns}), path)
+    assert main(["simulate", path, "--device", "hitachi-travelstar-5k320", "--policy", "timeout:1s"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "ns.parquet" in err and "record 0, field 'time_s'" in err and "closer than 256s" in err and "nanoseconds" in err
+    assert "Traceback" not in err
+    with pytest.raises(TraceError, match="record 0, field 'time_s'.*272 years"):
+        idlewise.simulate(idlewise.read_trace(path), "hitachi-travelstar-5k320", ["timeout:1s"], progress=False)
+    # Epoch seconds, and times just inside 2^33 s, replay.
+    pq.write_table(pa.table({"time_s": [1.7e9, 1.7e9 + 5.0, 8_589_934_591.0], **columns}), path)
+    assert main(["simulate", path, "--device", "hitachi-travelstar-5k320", "--policy", "timeout:1s", "--json"]) == 0
+    run = json.loads(capsys.readouterr().out)[0]
+    assert run["requests"] == 3 and run["mean_response_s"] > 1.0  # two spin-ups among three requests
+
+
+def test_numbers_too_long_to_group_are_written_with_their_exponent_never_cut():
+    from idlewise.cli._common import _fmt_rate, _fmt_years
+    from idlewise.traces.describe import grouped, span_text
+
+    assert grouped(1_800_000_020.7027) == "1,800,000,020.7" and grouped(-2.5, 0) == "-2"
+    assert grouped(4e299) == "4e+299" and grouped(123_456_789_012_345.0) == "1.235e+14"
+    assert _fmt_years(1.9e298) == "1.9e+298" and _fmt_rate(3e15) == "3e+15" and _fmt_rate(45_728.9) == "45,729"
+    assert span_text(9e9) == "285.19 years" and span_text(3 * 86400) == "3.00 days" and span_text(2e300) == "6.338e+292 years"
+
+
 def test_a_low_power_mode_above_ready_warns(tmp_path):
     text = idlewise.load_device("hitachi-microdrive-1gb")  # noqa: F841 - the catalog loads without warnings
     toml = ("name='w'\nkind='disk'\n[[modes]]\nname='a'\npower_w=1\nserves=true\n[[modes]]\nname='b'\npower_w=2\n"

@@ -3,6 +3,29 @@
 
 use crate::error::{Error, Result};
 
+/// The farthest from zero a trace's time may lie: 2^33 s (272 years), where a double's spacing
+/// grows to 2^-19 s (1.9 µs). Past it a replay cannot tell a request's finish from its arrival
+/// (at 1.7e18 s, a nanosecond epoch read as seconds, the spacing is 256 s: every response 0),
+/// so such a trace is refused rather than replayed into wrong rows. Epoch seconds (1.7e9) and
+/// times from a trace's start lie well inside it.
+pub const TIME_LIMIT_S: f64 = 8_589_934_592.0;
+
+/// A time's refusal, or None where it is a finite number within [`TIME_LIMIT_S`].
+fn time_refusal(t: f64) -> Option<String> {
+    if !t.is_finite() {
+        return Some(format!("time must be a finite number, got {t}"));
+    }
+    (t.abs() >= TIME_LIMIT_S).then(|| {
+        let spacing_s = f64::from_bits(t.abs().to_bits() + 1) - t.abs();
+        format!(
+            "time {t:e} s lies beyond ±2^33 s (272 years), where a double cannot tell apart times closer than {}, so \
+             responses would be lost; are the times in milliseconds, microseconds or nanoseconds? Give seconds, or times \
+             from the trace's start",
+            crate::units::format_duration_s(spacing_s)
+        )
+    })
+}
+
 /// Borrowed columns of a trace, one entry per request, in arrival order.
 #[derive(Debug, Clone, Copy)]
 pub struct TraceView<'a> {
@@ -86,7 +109,7 @@ impl<'a> TraceView<'a> {
         self.arrival_s.is_empty()
     }
 
-    /// Checks every record: finite times in non-decreasing order, non-negative sizes and
+    /// Checks every record: finite times within [`TIME_LIMIT_S`] in non-decreasing order, non-negative sizes and
     /// offsets, op 0 or 1. The first offending record is reported by its index.
     pub fn validate(&self) -> Result<()> {
         if self.checked {
@@ -117,25 +140,25 @@ impl<'a> TraceView<'a> {
         Ok(TraceView { checked: true, ..self })
     }
 
-    // Negated comparisons are the point: NaN must fail them. `t − t` is the finiteness test.
+    // Negated comparisons are the point: NaN must fail them. `|t| < TIME_LIMIT_S` is the
+    // finiteness test too (NaN and the infinities fail it).
     #[allow(clippy::neg_cmp_op_on_partial_ord, clippy::eq_op)]
     fn block_is_valid(&self, from: usize, to: usize, previous: f64) -> bool {
         // Each check is a 0/1 folded with `|` (no early exit, no short-circuit), which the
-        // compiler turns into vector compares; NaN fails every `>=` and infinities fail the
-        // subtraction-based finiteness test (`t − t` is NaN for them).
+        // compiler turns into vector compares; NaN fails every `>=` and `<`.
         let times = &self.arrival_s[from..to];
         let mut bad = u8::from(!(times[0] >= previous));
         for (a, b) in times.iter().zip(&times[1..]) {
             bad |= u8::from(!(*b >= *a));
         }
         for &t in times {
-            bad |= u8::from(!(t - t == 0.0));
+            bad |= u8::from(!(t.abs() < TIME_LIMIT_S));
         }
         let sizes = &self.size_bytes[from..to];
         let offsets = &self.offset_bytes[from..to];
         let signs = sizes.iter().zip(offsets).fold(0i64, |acc, (&s, &o)| acc | s | o);
         let ops = self.is_write[from..to].iter().fold(0u8, |acc, &w| acc | (w & !1));
-        let original_bad = self.original_s.map_or(0u8, |o| o[from..to].iter().fold(0u8, |acc, &t| acc | u8::from(!(t - t == 0.0))));
+        let original_bad = self.original_s.map_or(0u8, |o| o[from..to].iter().fold(0u8, |acc, &t| acc | u8::from(!(t.abs() < TIME_LIMIT_S))));
         let service_bad = self.observed_service_s.map_or(0u8, |o| o[from..to].iter().fold(0u8, |acc, &s| acc | u8::from(!(s - s == 0.0 && s >= 0.0))));
         bad == 0 && signs >= 0 && ops == 0 && original_bad == 0 && service_bad == 0
     }
@@ -143,8 +166,8 @@ impl<'a> TraceView<'a> {
     fn first_bad_record(&self, from: usize, to: usize, mut previous: f64) -> Error {
         for i in from..to {
             let t = self.arrival_s[i];
-            if !t.is_finite() {
-                return Error::TraceRecord { index: i, field: "time_s", message: format!("time must be a finite number, got {t}") };
+            if let Some(message) = time_refusal(t) {
+                return Error::TraceRecord { index: i, field: "time_s", message };
             }
             if t < previous {
                 return Error::TraceRecord {
@@ -160,10 +183,8 @@ impl<'a> TraceView<'a> {
             if self.offset_bytes[i] < 0 {
                 return Error::TraceRecord { index: i, field: "offset_bytes", message: format!("offset must be non-negative, got {}", self.offset_bytes[i]) };
             }
-            if let Some(original) = self.original_s {
-                if !original[i].is_finite() {
-                    return Error::TraceRecord { index: i, field: "original_time_s", message: format!("time must be a finite number, got {}", original[i]) };
-                }
+            if let Some(message) = self.original_s.and_then(|original| time_refusal(original[i])) {
+                return Error::TraceRecord { index: i, field: "original_time_s", message };
             }
             if let Some(service) = self.observed_service_s {
                 if !(service[i].is_finite() && service[i] >= 0.0) {
@@ -240,5 +261,25 @@ mod tests {
             let err = TraceView::new(&t3, &o, &s, &w).unwrap().validate().unwrap_err();
             assert!(matches!(err, Error::TraceRecord { index, .. } if index == at), "{at}: {err}");
         }
+    }
+
+    #[test]
+    fn times_a_double_cannot_resolve_to_a_microsecond_are_refused_with_the_spacing_there() {
+        let (o, s, w) = ([0i64; 3], [512i64; 3], [0u8; 3]);
+        let below = f64::from_bits(TIME_LIMIT_S.to_bits() - 1);
+        assert!(TraceView::new(&[-below, 0.0, below], &o, &s, &w).unwrap().validate().is_ok());
+        for (t, at, spacing) in [
+            ([0.0, 1.0, TIME_LIMIT_S], 2, "closer than 1.907349us"),
+            ([-TIME_LIMIT_S, 0.0, 1.0], 0, "closer than 1.907349us"),
+            ([1.7e18, 1.7e18, 1.7e18 + 5e9], 0, "closer than 256s"),
+        ] {
+            let err = TraceView::new(&t, &o, &s, &w).unwrap().validate().unwrap_err().to_string();
+            assert!(err.contains(&format!("record {at}, field 'time_s'")) && err.contains(spacing) && err.contains("nanoseconds"), "{err}");
+        }
+        // A transform's original times are held to the same range.
+        let original = [0.0, 1.0, 2.0 * TIME_LIMIT_S];
+        let view = TraceView { original_s: Some(&original), ..TraceView::new(&[0.0, 1.0, 2.0], &o, &s, &w).unwrap() };
+        let err = view.validate().unwrap_err().to_string();
+        assert!(err.contains("field 'original_time_s'") && err.contains("272 years"), "{err}");
     }
 }

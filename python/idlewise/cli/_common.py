@@ -8,6 +8,7 @@ import os
 import sys
 
 from .. import traces
+from ..traces.describe import grouped
 from ..results import Results
 
 
@@ -115,14 +116,14 @@ def _fmt_years(years) -> str:
         return "n/a"
     if not math.isfinite(years):
         return "never"
-    return f"{years:,.1f}"
+    return grouped(years)
 
 
 def _fmt_rate(value: float) -> str:
     """A count per day or per hour as a reader takes it in: whole from 100 up (45,729, not
     45728.9), three significant figures below."""
     if value >= 99.95:
-        return f"{value:,.0f}"
+        return grouped(value, 0)
     if value >= 9.995:
         return f"{value:.1f}"
     return f"{value:.2f}"
@@ -137,8 +138,8 @@ def _fmt_ratio(value, digits: int = 3) -> str:
 #: Columns of a results table: (header, cell of a result row, shown by default). The default set
 #: fits a 100-column terminal; --wide adds the rest.
 RESULT_COLUMNS = (
-    ("energy J", lambda r: f"{r['energy_j']:,.1f}", True),
-    ("system J", lambda r: f"{r['system_energy_j']:,.1f}", False),
+    ("energy J", lambda r: grouped(r["energy_j"]), True),
+    ("system J", lambda r: grouped(r["system_energy_j"]), False),
     ("vs always-on", lambda r: _fmt_ratio(r["normalized_energy"]), True),
     ("vs oracle", lambda r: _fmt_ratio(r["energy_vs_oracle"]), True),
     # Every return to the ready mode, from any low-power mode (a shallow idle mode's too): said in
@@ -147,7 +148,7 @@ RESULT_COLUMNS = (
     # The wake-ups that start a stopped spindle (a rated start/stop cycle): the ones that wear a
     # disk most. Head loads (load_unload_wakeups) count in "years to rated cycles" and the JSON.
     ("spin-ups", lambda r: f"{r['cycle_wakeups']:,}" if "cycle_wakeups" in r else "", True),
-    ("cycles/day", lambda r: f"{r['cycle_wakeups_per_day']:,.1f}" if "cycle_wakeups_per_day" in r else "", False),
+    ("cycles/day", lambda r: grouped(r["cycle_wakeups_per_day"]) if "cycle_wakeups_per_day" in r else "", False),
     ("mean resp", lambda r: _fmt_time(r["mean_response_s"]), True),
     ("p99 resp", lambda r: _fmt_time(r["p99_response_s"]), True),
     ("delayed", lambda r: f"{r['delayed_requests']:,}", True),

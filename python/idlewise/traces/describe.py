@@ -37,8 +37,24 @@ def describe_text(name: str, requests: int, writes: int, span_s: float) -> str:
             f"over {span_text(span_s)}")
 
 
+#: Past this a number is written with its exponent (``4.2e+15``): its digits grouped would be
+#: wider than a table's column or a line, and a cut number reads as another number.
+GROUPED_MAX = 1e12
+
+#: A Julian year, as the yearly figures count it.
+YEAR_S = 365.25 * 86400
+
+
+def grouped(value: float, decimals: int = 1) -> str:
+    """A number as a reader takes it in: digits grouped (``1,800,000,020.7``) up to
+    :data:`GROUPED_MAX`, four significant figures and an exponent past it."""
+    return f"{value:,.{decimals}f}" if abs(value) < GROUPED_MAX else f"{value:.4g}"
+
+
 def span_text(span_s: float) -> str:
-    """A trace's span in the unit a reader thinks in: seconds, minutes, hours, days."""
+    """A trace's span in the unit a reader thinks in: seconds, minutes, hours, days, years."""
+    if span_s >= 2 * YEAR_S:  # (a trace of centuries: times in nanoseconds read as seconds?)
+        return f"{grouped(span_s / YEAR_S, 2)} years"
     if span_s >= 2 * 86400:
         return f"{span_s / 86400:,.2f} days"
     if span_s >= 2 * 3600:
