@@ -29,6 +29,38 @@ def test_stats_exact_on_a_small_trace():
     assert 0.99 < standby["idle_share_longer"] < 1.0
 
 
+def test_gaps_outside_the_bins_are_counted_with_their_idle_time_and_shown(tmp_path, capsys):
+    # Gaps of 0.5 ms, 5 s, exactly 10^4 s (the last bin holds its edge) and 2 x 10^4 s: the
+    # terminal's table listed only the bins, leaving out a week's nights and every burst.
+    times = [0.0, 0.0005, 5.0005, 10_005.0005, 30_005.0005]
+    t = idlewise.Trace.from_arrays(times, [512] * 5)
+    g = trace_stats(t)["gaps"]
+    assert (g["count"], g["below_1ms"], g["above_10000s"]) == (4, 1, 1)
+    assert g["below_1ms_idle_s"] == pytest.approx(0.0005) and g["above_10000s_idle_s"] == pytest.approx(20_000.0)
+    assert [(h["count"], h["to_s"]) for h in g["histogram"]][-1] == (1, pytest.approx(10_000.0))
+    inside = sum(h["idle_s"] for h in g["histogram"])
+    assert inside + g["below_1ms_idle_s"] + g["above_10000s_idle_s"] == pytest.approx(g["idle_total_s"], rel=1e-15)
+    # A file of two devices (the grouped path) says the same of each.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "two.parquet"
+    pq.write_table(pa.table({"time_s": np.repeat(times, 2), "offset_bytes": [0] * 10, "size_bytes": [512] * 10,
+                             "is_write": [False] * 10, "stream": [0, 1] * 5}), path)
+    assert main(["trace", "stats", str(path), "--json"]) == 0
+    for st in json.loads(capsys.readouterr().out):
+        for key in ("count", "below_1ms", "above_10000s", "below_1ms_idle_s", "above_10000s_idle_s"):
+            assert st["gaps"][key] == pytest.approx(g[key]), key
+    # The table has a row for each side, and its gaps and shares add up to all of them.
+    single = tmp_path / "one.csv"
+    single.write_text("time_s,offset_bytes,size_bytes,op\n" + "\n".join(f"{x},0,512,R" for x in times) + "\n")
+    assert main(["trace", "stats", str(single)]) == 0
+    lines = [line.split("│") for line in capsys.readouterr().out.splitlines() if line.count("│") == 5]
+    cells = [[c.strip() for c in line[1:5]] for line in lines]
+    assert cells[0][0] == "under 1.0 ms" and cells[-1][0] == "over 10000.00 s"
+    assert sum(int(c[1]) for c in cells) == 4 and sum(float(c[3].rstrip("%")) for c in cells) == pytest.approx(100.0, abs=0.2)
+
+
 def test_stats_cli_json_and_plot(tmp_path, capsys):
     assert main(["trace", "stats", SRT, "--device", "hitachi-travelstar-5k320", "--plot", str(tmp_path / "g.png"), "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)
@@ -98,6 +130,8 @@ def _same(got, want):
         for key in ("definition", "count", "below_1ms", "above_10000s", "median_s", "max_s"):
             assert gg[key] == wg[key], (key, g["stream"])
         assert gg["idle_total_s"] == pytest.approx(wg["idle_total_s"], rel=1e-12)
+        for key in ("below_1ms_idle_s", "above_10000s_idle_s"):
+            assert gg[key] == pytest.approx(wg[key], rel=1e-12, abs=1e-12), (key, g["stream"])
         assert [(h["from_s"], h["count"]) for h in gg["histogram"]] == [(h["from_s"], h["count"]) for h in wg["histogram"]]
         assert [h["idle_s"] for h in gg["histogram"]] == pytest.approx([h["idle_s"] for h in wg["histogram"]], rel=1e-12)
 

@@ -7,6 +7,7 @@ import sys
 
 from .. import traces
 from ..errors import IdlewiseError
+from ..traces.describe import grouped
 from ..traces.trace import counted, span_text
 from ._common import Table, _console, _fmt_time, _picked, _read_trace, _report_read, _streamable, say
 
@@ -71,10 +72,16 @@ def cmd_trace_stats(args) -> int:
         table = Table(title="idle-gap histogram (log scale, 10 bins per decade)", title_justify="left")
         for column in ("gap length", "gaps", "idle time", "share of idle time"):
             table.add_column(column, justify="right")
+        from ..traces.stats import BIN_EDGES_S
+
         total = g["idle_total_s"] or 1.0
-        for h in g["histogram"]:
-            table.add_row(f"{_fmt_time(h['from_s'])} - {_fmt_time(h['to_s'])}", f"{h['count']:,}", f"{h['idle_s']:,.1f} s",
-                          f"{h['idle_s'] / total:.1%}")
+        # Gaps outside the bins have rows of their own: every gap and all idle time are in the
+        # table (a week's nights, hours long, hold most of it).
+        rows = ([(f"under {_fmt_time(BIN_EDGES_S[0])}", g["below_1ms"], g["below_1ms_idle_s"])] if g["below_1ms"] else []) \
+            + [(f"{_fmt_time(h['from_s'])} - {_fmt_time(h['to_s'])}", h["count"], h["idle_s"]) for h in g["histogram"]] \
+            + ([(f"over {_fmt_time(BIN_EDGES_S[-1])}", g["above_10000s"], g["above_10000s_idle_s"])] if g["above_10000s"] else [])
+        for label, count, idle_s in rows:
+            table.add_row(label, f"{count:,}", f"{grouped(idle_s)} s", f"{idle_s / total:.1%}")
         console.print(table)
         for m in st.get("modes", []):
             console.print(f"  {m['mode']}: break-even {_fmt_time(m['break_even_s'])}; {m['gaps_longer']:,} gaps longer, "

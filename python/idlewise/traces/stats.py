@@ -16,12 +16,19 @@ import numpy as np
 from .. import _core
 from ..devices import load_device
 from ..errors import TraceRecordError
+from .describe import counted
 from .trace import Trace
 from ..output import save_figure
 from .inputs import trace_name
 
 #: Log-spaced gap bins, 10 per decade from 1 ms to 10^4 s.
 BIN_EDGES_S = np.logspace(-3, 4, 71)
+
+
+def _outside_bins(gaps: np.ndarray) -> tuple:
+    """Which gaps fall below the first bin and which above the last (np.histogram's last bin
+    holds its upper edge): counted, with their idle time, beside the histogram."""
+    return gaps < BIN_EDGES_S[0], gaps > BIN_EDGES_S[-1]
 
 
 def idle_gaps_s(trace: Trace, device=None, fold_offsets: bool = False) -> np.ndarray:
@@ -70,7 +77,7 @@ class TraceStats:
         self.first_s = self.last_s = None
         self.sizes: dict = {}
         self.gap_count = self.below = self.above = 0
-        self.idle_total = 0.0
+        self.idle_total = self.below_idle = self.above_idle = 0.0
         self.gap_max = 0.0
         self.bin_counts = np.zeros(len(BIN_EDGES_S) - 1, dtype=np.int64)
         self.bin_idle = np.zeros(len(BIN_EDGES_S) - 1)
@@ -113,8 +120,11 @@ class TraceStats:
         self.gap_count += len(gaps)
         self.idle_total += float(gaps.sum())
         self.gap_max = max(self.gap_max, float(gaps.max()))
-        self.below += int((gaps < BIN_EDGES_S[0]).sum())
-        self.above += int((gaps >= BIN_EDGES_S[-1]).sum())
+        below, above = _outside_bins(gaps)
+        self.below += int(below.sum())
+        self.above += int(above.sum())
+        self.below_idle += float(gaps[below].sum())
+        self.above_idle += float(gaps[above].sum())
         self.bin_counts += np.histogram(gaps, bins=BIN_EDGES_S)[0]
         self.bin_idle += np.histogram(gaps, bins=BIN_EDGES_S, weights=gaps)[0]
         for m in self.modes:
@@ -177,6 +187,8 @@ class TraceStats:
                 "max_s": self.gap_max,
                 "below_1ms": self.below,
                 "above_10000s": self.above,
+                "below_1ms_idle_s": self.below_idle,
+                "above_10000s_idle_s": self.above_idle,
                 "histogram": [{"from_s": float(a), "to_s": float(b), "count": int(c), "idle_s": float(w)}
                               for a, b, c, w in zip(BIN_EDGES_S[:-1], BIN_EDGES_S[1:], self.bin_counts, self.bin_idle) if c],
             },
@@ -238,6 +250,7 @@ class GroupedStats:
         self.ints = {k: np.zeros(0, np.int64) for k in self._SCALARS}
         self.first_s, self.last_s = np.zeros(0), np.zeros(0)
         self.idle_total, self.gap_max = np.zeros(0), np.zeros(0)
+        self.below_idle, self.above_idle = np.zeros(0), np.zeros(0)
         self.bin_counts = np.zeros((0, len(BIN_EDGES_S) - 1), np.int64)
         self.bin_idle = np.zeros((0, len(BIN_EDGES_S) - 1))
         self.size_pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))  # (index, size, count)
@@ -260,6 +273,8 @@ class GroupedStats:
         self.last_s = np.concatenate([self.last_s, np.full(extra, np.nan)])
         self.idle_total = np.concatenate([self.idle_total, np.zeros(extra)])
         self.gap_max = np.concatenate([self.gap_max, np.zeros(extra)])
+        self.below_idle = np.concatenate([self.below_idle, np.zeros(extra)])
+        self.above_idle = np.concatenate([self.above_idle, np.zeros(extra)])
         self.bin_counts = np.concatenate([self.bin_counts, np.zeros((extra, self.bin_counts.shape[1]), np.int64)])
         self.bin_idle = np.concatenate([self.bin_idle, np.zeros((extra, self.bin_idle.shape[1]))])
         self.n = n
@@ -312,8 +327,11 @@ class GroupedStats:
         _add(ints["gap_count"], gi)
         _add(self.idle_total, gi, gaps)
         np.maximum.at(self.gap_max, gi, gaps)
-        _add(ints["below"], gi[gaps < BIN_EDGES_S[0]])
-        _add(ints["above"], gi[gaps >= BIN_EDGES_S[-1]])
+        below, above = _outside_bins(gaps)
+        _add(ints["below"], gi[below])
+        _add(ints["above"], gi[above])
+        _add(self.below_idle, gi[below], gaps[below])
+        _add(self.above_idle, gi[above], gaps[above])
         # np.histogram's bins: [a, b) each, the last [a, b]; gaps outside are left out.
         bins = np.searchsorted(BIN_EDGES_S, gaps, side="right") - 1
         bins[gaps == BIN_EDGES_S[-1]] = len(BIN_EDGES_S) - 2
@@ -379,6 +397,7 @@ class GroupedStats:
         smallest, largest = smallest.tolist(), largest.tolist()
         span = (self.last_s[:self.n] - self.first_s[:self.n]).tolist()
         idle_total, gap_max = self.idle_total.tolist(), self.gap_max.tolist()
+        below_idle, above_idle = self.below_idle.tolist(), self.above_idle.tolist()
         # Every device's nonzero histogram bins at once, split by device.
         rows, bins = np.nonzero(self.bin_counts[:self.n])
         counts, idles = self.bin_counts[rows, bins].tolist(), self.bin_idle[rows, bins].tolist()
@@ -412,6 +431,8 @@ class GroupedStats:
                     "max_s": gap_max[j],
                     "below_1ms": ints["below"][j],
                     "above_10000s": ints["above"][j],
+                    "below_1ms_idle_s": below_idle[j],
+                    "above_10000s_idle_s": above_idle[j],
                     "histogram": histogram,
                 },
                 "stream": None if stream < 0 else stream,
@@ -470,16 +491,25 @@ def _found_kept(path: str, keep, read) -> None:
 def draw_gap_histogram(ax, stats: dict) -> None:
     """One trace's idle-gap histogram on ``ax`` (log scale, count and cumulative share of idle
     time), each mode's break-even time marked, as seed 004 Figure 4a."""
-    hist = stats["gaps"]["histogram"]
+    gaps = stats["gaps"]
+    hist = gaps["histogram"]
     left = [h["from_s"] for h in hist]
     width = [h["to_s"] - h["from_s"] for h in hist]
     ax.bar(left, [h["count"] for h in hist], width=width, align="edge", color="#4c72b0", edgecolor="white", label="gaps")
+    # Gaps past the last bin (a week's nights) drawn as one hatched bar to the longest: the
+    # cumulative share of idle time then reaches all of it.
+    ends, idle = [h["to_s"] for h in hist], [h["idle_s"] for h in hist]
+    if gaps.get("above_10000s"):
+        ax.bar(BIN_EDGES_S[-1], gaps["above_10000s"], width=max(gaps["max_s"], BIN_EDGES_S[-1] * 1.26) - BIN_EDGES_S[-1],
+               align="edge", color="#4c72b0", edgecolor="white", hatch="//", alpha=0.6)
+        ends.append(max(gaps["max_s"], BIN_EDGES_S[-1] * 1.26))
+        idle.append(gaps["above_10000s_idle_s"])
     ax.set_xscale("log")
-    ax.set_xlabel("idle gap length")
+    ax.set_xlabel("idle gap length" + (f" ({counted(gaps['below_1ms'], 'gap')} under 1 ms not drawn)" if gaps.get("below_1ms") else ""))
     ax.set_ylabel("number of gaps")
     share = ax.twinx()
-    total = stats["gaps"]["idle_total_s"] or 1.0
-    share.step([h["to_s"] for h in hist], np.cumsum([h["idle_s"] for h in hist]) / total, where="pre",
+    total = gaps["idle_total_s"] or 1.0
+    share.step(ends, (gaps.get("below_1ms_idle_s", 0.0) + np.cumsum(idle)) / total, where="pre",
                color="#dd8452", label="cumulative share of idle time")
     share.set_ylim(0, 1.02)
     share.set_ylabel("share of idle time")
