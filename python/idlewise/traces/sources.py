@@ -110,7 +110,8 @@ class _Binary:
         if format == "parquet":
             from .readers.parquet import iter_parquet_batches, recording_of
 
-            self._batches = iter_parquet_batches(path)
+            self._dates: dict = {}
+            self._batches = iter_parquet_batches(path, dates=self._dates)
             kept = recording_of(path)
             self.names, end, self.start_unix_s = kept["stream_names"], kept["end_time_s"], kept["start_unix_s"]
             if end is not None:  # a recording converted: it replays as its source does
@@ -123,6 +124,8 @@ class _Binary:
     def __iter__(self):
         for t, o, s, w, v in self._batches:
             self.records_read += len(t)
+            # A Parquet trace's times given as dates: its clock known with its first batch.
+            self.start_unix_s = getattr(self, "_dates", {}).get("start_unix_s", self.start_unix_s)
             yield t, o, s, w, v, None, None
         self.skipped = skipped_at_source(self.format, self.path)
         self.records_read += sum(self.skipped.values())

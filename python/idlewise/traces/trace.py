@@ -158,11 +158,20 @@ class Trace:
                     sort=False, path=None, lines=None, skipped=None, stream=None, records_read=None,
                     format="arrays", stream_names=None, end_time_s=None, service_s=None, start_unix_s=None) -> "Trace":
         """Builds a trace from array-likes. ``op`` holds 'R'/'W' strings or 0/1; ``is_write`` booleans.
+        ``time_s`` holds seconds, or dates or durations (``datetime64``/``timedelta64``, as pandas'
+        and polars' time columns): dates are made times from the earliest, which is kept as
+        ``start_unix_s`` (:mod:`idlewise.traces.times`).
 
         Times must be in order unless ``sort=True``, which sorts stably and records how many
         records moved in :attr:`records_moved`.
         """
         origin = path or name
+        from .times import dates_or_durations, seconds_of
+
+        dates = dates_or_durations(time_s)  # (pandas', polars', Arrow's time columns)
+        if dates is not None:
+            time_s, start, _ = seconds_of(dates, where=f"{origin}: ")
+            start_unix_s = start if start_unix_s is None else start_unix_s
         t = _column("time_s", time_s, np.float64, origin)
         n = len(t)
         size = _column("size_bytes", size_bytes, np.int64, origin)

@@ -1,5 +1,6 @@
-"""Parquet, the native format: columns ``time_s`` (double), ``offset_bytes`` (int64),
-``size_bytes`` (int64), ``is_write`` (bool) and, for multi-device traces, ``stream`` (int64).
+"""Parquet, the native format: columns ``time_s`` (double seconds, or Arrow timestamps or
+durations: :mod:`..times`), ``offset_bytes`` (int64), ``size_bytes`` (int64), ``is_write`` (bool)
+and, for multi-device traces, ``stream`` (int64).
 Writing then reading gives identical columns, and keeps in the file's metadata what else a replay
 depends on: the devices' names (``idlewise.stream_names``, JSON) and a recording's end
 (``idlewise.end_time_s``: a diskstats recording's idle after its last request)."""
@@ -177,14 +178,31 @@ def _open(path: str, streaming: bool = False):
     return file
 
 
-def _checked(path: str, table, first_record: int = 0):
+def _checked(path: str, table, first_record: int = 0, dates: dict | None = None):
     """The trace columns of ``table`` (a whole file's, or one record batch's) cast to their types,
-    with errors that name the column (and the record, counted from ``first_record``)."""
+    with errors that name the column (and the record, counted from ``first_record``). A
+    ``time_s`` of Arrow timestamps or durations is made seconds (:mod:`..times`); timestamps
+    from the tick ``dates["origin"]`` (the table's earliest where it is None), which is set,
+    with ``dates["start_unix_s"]``, on the first batch."""
     import numpy as np
     import pyarrow as pa
 
     if isinstance(table, pa.RecordBatch):
         table = pa.Table.from_batches([table])
+    times = table.column("time_s")
+    if pa.types.is_timestamp(times.type) or pa.types.is_duration(times.type):
+        from ..times import seconds_of
+
+        dates = {} if dates is None else dates
+        try:
+            ticks = times.to_numpy()  # datetime64 / timedelta64 in the column's unit (a null: NaT)
+        except (pa.ArrowException, ValueError) as e:
+            raise TraceError(f"{path}: column 'time_s' cannot be read as times: {e}") from None
+        seconds, start, origin = seconds_of(ticks, "earliest" if dates.get("origin") is None else dates["origin"],
+                                            where=f"{path}: ", first_record=first_record)
+        if origin is not None and "start_unix_s" not in dates:
+            dates.update(origin=origin, start_unix_s=start)
+        table = table.set_column(table.column_names.index("time_s"), "time_s", pa.array(seconds, pa.float64()))
     for column, kind_name in SCHEMA.items():
         kind = getattr(pa, kind_name)()
         if column == "is_write" and not pa.types.is_boolean(table.column(column).type):
@@ -217,7 +235,8 @@ def read_parquet(path, *, sort: bool = False, name: str | None = None) -> Trace:
     except (pa.ArrowException, OSError, ValueError) as e:
         raise TraceError(f"{path}: not a readable Parquet file: {e}") from None
     _check_count(path, table.num_rows, file)
-    table = _checked(path, table)
+    dates: dict = {}
+    table = _checked(path, table, dates=dates)
     # The trace is this file; a conversion's origin (idlewise trace convert msr.csv msr.parquet)
     # is said in the read report, not taken as the name.
     # (What is known only once a file is read, as a streamed conversion's end, is in its footer.)
@@ -231,7 +250,7 @@ def read_parquet(path, *, sort: bool = False, name: str | None = None) -> Trace:
         offset_bytes=table.column("offset_bytes").to_numpy(), is_write=table.column("is_write").to_numpy(zero_copy_only=False),
         stream=_stream(path, table),
         name=name or trace_name(path), path=path, lines=None, sort=sort, format=described, skipped=skipped,
-        **_restored(path, meta))
+        **{**_restored(path, meta), **({"start_unix_s": dates["start_unix_s"]} if "start_unix_s" in dates else {})})
 
 
 #: Records a batch when a Parquet trace is replayed as it is read (about 8 MB of columns). Reading
@@ -252,9 +271,30 @@ def recording_of(path) -> dict:
             "start_unix_s": restored.get("start_unix_s")}
 
 
-def iter_parquet_batches(path, batch_records: int | None = None):
+def _earliest_date(path: str, file, batch_records: int):
+    """The earliest tick of a ``time_s`` of timestamps (None for any other), read a batch of the
+    one column at a time: a streamed read's times are then those of the file read whole, though
+    a file of many devices is in time order only device by device."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pa.types.is_timestamp(file.schema_arrow.field("time_s").type):
+        return None
+    earliest = None
+    try:
+        for batch in file.iter_batches(batch_size=batch_records, columns=["time_s"]):
+            least = pc.min(batch.column(0)).cast(pa.int64()).as_py()
+            earliest = least if earliest is None or (least is not None and least < earliest) else earliest
+    except (pa.ArrowException, OSError) as e:
+        raise TraceError(f"{path}: not a readable Parquet file: {e}") from None
+    return earliest
+
+
+def iter_parquet_batches(path, batch_records: int | None = None, dates: dict | None = None):
     """A Parquet trace's records in batches, as NumPy columns (time_s, offset_bytes, size_bytes,
-    is_write as uint8, stream or None), read one batch at a time: memory stays a batch's."""
+    is_write as uint8, stream or None), read one batch at a time: memory stays a batch's. Dates
+    in ``time_s`` are made times from the earliest (read first, a column at a time), which
+    ``dates`` (a dict) is given as ``start_unix_s`` once the first batch is read."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -263,9 +303,11 @@ def iter_parquet_batches(path, batch_records: int | None = None):
     file = _open(path, streaming=True)
     columns = [*SCHEMA, *(["stream"] if "stream" in file.schema_arrow.names else [])]
     first = 0
+    dates = {} if dates is None else dates
+    dates["origin"] = _earliest_date(path, file, batch_records or BATCH_RECORDS)
     try:
         for batch in file.iter_batches(batch_size=batch_records or BATCH_RECORDS, columns=columns):
-            table = _checked(path, batch, first)
+            table = _checked(path, batch, first, dates)
             yield (np.ascontiguousarray(table.column("time_s").to_numpy()),
                    np.ascontiguousarray(table.column("offset_bytes").to_numpy()),
                    np.ascontiguousarray(table.column("size_bytes").to_numpy()),
