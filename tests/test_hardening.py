@@ -236,6 +236,14 @@ def test_times_in_nanoseconds_given_as_seconds_are_refused_not_replayed_into_zer
     assert run["requests"] == 3 and run["mean_response_s"] > 1.0  # two spin-ups among three requests
 
 
+def test_a_bad_value_from_numpy_is_shown_as_the_value_it_holds():
+    # NumPy 2's repr had messages say "got np.float64(2.0)", "got np.str_('X')".
+    with pytest.raises(TraceError, match=r"field 'is_write': expected 0 \(read\) or 1 \(write\), got 2\.0$"):
+        idlewise.Trace.from_arrays([0.0, 1.0], [1, 1], is_write=np.array([0.0, 2.0]))
+    with pytest.raises(TraceError, match=r"field 'op': expected 'R' or 'W', got 'X'$"):
+        idlewise.Trace.from_arrays([0.0, 1.0], [1, 1], op=np.array(["R", "X"]))
+
+
 def test_numbers_too_long_to_group_are_written_with_their_exponent_never_cut():
     from idlewise.cli._common import _fmt_rate, _fmt_years
     from idlewise.traces.describe import grouped, span_text

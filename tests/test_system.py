@@ -85,7 +85,7 @@ def test_experiment_cli_draws_plots(tmp_path, capsys):
 
 @pytest.mark.parametrize("row, needle", [
     ("0,a,100,X,1", "line 2, field 'op': expected 'R' \\(read\\), 'W' \\(send\\), 'D'"),
-    ("0,a,-5,R,1", "line 2, field 'size_bytes'"),
+    ("0,a,-5,R,1", "line 2, field 'size_bytes': expected a non-negative size, got -5.0$"),  # (not np.float64(-5.0))
     ("0,a,5,R,yes", "line 2, field 'cached'"),
 ])
 def test_bad_application_traces(tmp_path, row, needle):
@@ -93,6 +93,17 @@ def test_bad_application_traces(tmp_path, row, needle):
     path.write_text("time_s,object,size_bytes,op,cached\n" + row + "\n")
     with pytest.raises(TraceError, match=needle):
         read_app_trace(path)
+
+
+def test_an_application_trace_s_times_are_held_to_the_engine_s_range(tmp_path):
+    # As a block trace's: at 1e18 s a double resolves 128 s, and the run was 1e18 s of energy.
+    path = tmp_path / "far.csv"
+    path.write_text("time_s,object,size_bytes,op,cached\n0,a,100,R,1\n1e18,a,5,R,0\n")
+    with pytest.raises(TraceError, match=r"far.csv: line 3, field 'time_s': time 1e18 s lies beyond .*272 years"):
+        run_cache(read_app_trace(path))
+    # An engine's refusal names the record of a workload made in Python (it was a tuple's repr).
+    with pytest.raises(TraceError, match=r"^workload: record 0, field '\w+': .*never cached or written"):
+        run_cache(AppTrace(np.array([0.0]), np.array(["x"]), np.array([10.0]), np.array([False]), np.array([False])), network=None)
 
 
 def test_delete_and_rename_are_deferred(tmp_path):

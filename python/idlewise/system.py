@@ -20,7 +20,7 @@ import numpy as np
 from . import _core
 from ._extras import need
 from .devices import load_device
-from .errors import IdlewiseError, TraceError
+from .errors import IdlewiseError, TraceError, TraceRecordError, shown
 from .traces.inputs import trace_name
 
 COLUMNS = ("time_s", "object", "size_bytes", "op", "cached")
@@ -47,6 +47,8 @@ class AppTrace:
     ops: Optional[np.ndarray] = None
     name: str = "workload"
     notes: dict = field(default_factory=dict)
+    #: The CSV it was read from (its line numbers are the records' plus 2: the header, from 1).
+    path: Optional[str] = None
 
     def __len__(self) -> int:
         return len(self.time_s)
@@ -83,7 +85,7 @@ def write_app_trace(trace: AppTrace, path) -> None:
 def _fail_at(path: str, values, ok, field_name: str, expected: str):
     if not np.all(ok):
         i = int(np.argmax(~np.asarray(ok)))
-        raise TraceError(f"{path}: line {i + 2}, field '{field_name}': expected {expected}, got {values[i]!r}")
+        raise TraceError(f"{path}: line {i + 2}, field '{field_name}': expected {expected}, got {shown(values[i])}")
 
 
 def read_app_trace(path) -> AppTrace:
@@ -119,7 +121,7 @@ def read_app_trace(path) -> AppTrace:
     _fail_at(path, op, np.isin(op, tuple(OPS)), "op", "'R' (read), 'W' (send), 'D' (delete) or 'N' (rename)")
     _fail_at(path, cached, np.isin(cached, ("0", "1")), "cached", "0 or 1")
     return AppTrace(t, table.column("object").to_numpy(zero_copy_only=False).astype(str), size, op == "W", cached == "1",
-                    ops=op, name=trace_name(path))
+                    ops=op, name=trace_name(path), path=path)
 
 
 def mail_workload(seed: int = 0, messages: int = 41, duration_s: float = 900.0, send_every: int = 8) -> AppTrace:
@@ -254,13 +256,18 @@ def run_cache(trace: AppTrace, *, storage=DEFAULT_STORAGE, network=DEFAULT_NETWO
     adaptive = cache == "adaptive"
     sp = storage_policy or (f"stpm:knob={knob:g}" if adaptive else STATIC_STORAGE_POLICY)
     np_ = network_policy or (f"stpm:knob={knob:g}" if adaptive else STATIC_NETWORK_POLICY)
-    result = _core.run_system(
-        trace.time_s.astype(np.float64), trace.object_ids(), trace.size_bytes.astype(np.float64),
-        trace.op_codes(), trace.cached.astype(np.uint8), storage_dev, sp,
-        network_dev, np_ if network_dev is not None else None, knob=float(knob), base_power_w=float(base_power_w), io_cpu_power_w=float(io_cpu_power_w),
-        adaptive=adaptive, ghost_hints=ghost_hints, closed_loop=closed_loop,
-        storage_initial_mode=0 if storage_initial_mode is None else storage_dev.mode_index(storage_initial_mode),
-        network_initial_mode=0 if network_initial_mode is None or network_dev is None else network_dev.mode_index(network_initial_mode))
+    try:
+        result = _core.run_system(
+            trace.time_s.astype(np.float64), trace.object_ids(), trace.size_bytes.astype(np.float64),
+            trace.op_codes(), trace.cached.astype(np.uint8), storage_dev, sp,
+            network_dev, np_ if network_dev is not None else None, knob=float(knob), base_power_w=float(base_power_w), io_cpu_power_w=float(io_cpu_power_w),
+            adaptive=adaptive, ghost_hints=ghost_hints, closed_loop=closed_loop,
+            storage_initial_mode=0 if storage_initial_mode is None else storage_dev.mode_index(storage_initial_mode),
+            network_initial_mode=0 if network_initial_mode is None or network_dev is None else network_dev.mode_index(network_initial_mode))
+    except TraceRecordError as e:  # (an application trace has no Trace to say where: its record, or its line)
+        message, index, field_name = e.args
+        where = f"{trace.path}: line {index + 2}" if trace.path else f"{trace.name}: record {index}"
+        raise TraceError(f"{where}, field '{field_name}': {message}") from None
     result.update(workload=trace.name, cache=cache, knob=knob, ghost_hints_enabled=ghost_hints and adaptive,
                   storage=storage_dev.name, network=network_dev.name if network_dev is not None else None)
     return result

@@ -10,8 +10,9 @@ use crate::error::{Error, Result};
 /// times from a trace's start lie well inside it.
 pub const TIME_LIMIT_S: f64 = 8_589_934_592.0;
 
-/// A time's refusal, or None where it is a finite number within [`TIME_LIMIT_S`].
-fn time_refusal(t: f64) -> Option<String> {
+/// A time's refusal, or None where it is a finite number within [`TIME_LIMIT_S`]: the one
+/// rule for every time the engine is given (a trace's, an application trace's).
+pub(crate) fn time_refusal(t: f64) -> Option<String> {
     if !t.is_finite() {
         return Some(format!("time must be a finite number, got {t}"));
     }

@@ -17,7 +17,7 @@ from typing import Optional
 import numpy as np
 
 from .. import _core
-from ..errors import TraceError, TraceRecordError
+from ..errors import TraceError, TraceRecordError, shown
 from .describe import REQUESTS_DERIVED, counted, describe_text, read_report_text, span_text  # noqa: F401 - their home is describe
 
 
@@ -52,7 +52,7 @@ def _zero_or_one(name: str, values, origin: str) -> np.ndarray:
     bad = ~((array == 0) | (array == 1))
     if bad.any():
         i = int(np.argmax(bad))
-        raise TraceError(f"{origin}: record {i}, field '{name}': expected 0 (read) or 1 (write), got {array[i]!r}")
+        raise TraceError(f"{origin}: record {i}, field '{name}': expected 0 (read) or 1 (write), got {shown(array[i])}")
     return np.ascontiguousarray(array, dtype=np.uint8)
 
 
@@ -73,7 +73,7 @@ def _ops(op, is_write, n: int, origin: str) -> np.ndarray:
     bad = ~(is_w | (upper == "R"))
     if bad.any():
         i = int(np.argmax(bad))
-        raise TraceError(f"{origin}: record {i}, field 'op': expected 'R' or 'W', got {ops[i]!r}")
+        raise TraceError(f"{origin}: record {i}, field 'op': expected 'R' or 'W', got {shown(ops[i])}")
     return is_w.astype(np.uint8)
 
 

@@ -140,8 +140,11 @@ fn validate(events: &[AppEvent], cfg: &SystemConfig, has_network: bool) -> Resul
     let mut known = std::collections::HashSet::new();
     let mut previous = f64::NEG_INFINITY;
     for (i, e) in events.iter().enumerate() {
-        if !e.time_s.is_finite() || e.time_s < previous {
-            return Err(Error::TraceRecord { index: i, field: "time_s", message: format!("times must be finite and in order, got {} after {previous}", e.time_s) });
+        if let Some(message) = crate::trace::time_refusal(e.time_s) {
+            return Err(Error::TraceRecord { index: i, field: "time_s", message });
+        }
+        if e.time_s < previous {
+            return Err(Error::TraceRecord { index: i, field: "time_s", message: format!("times must be in order, got {} after {previous}", e.time_s) });
         }
         previous = e.time_s;
         if !(e.size_bytes.is_finite() && e.size_bytes >= 0.0) {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from ..._extras import need
-from ...errors import TraceError
+from ...errors import TraceError, shown
 from ..trace import Trace
 from ..inputs import trace_name
 
@@ -184,7 +184,6 @@ def _checked(path: str, table, first_record: int = 0, dates: dict | None = None)
     ``time_s`` of Arrow timestamps or durations is made seconds (:mod:`..times`); timestamps
     from the tick ``dates["origin"]`` (the table's earliest where it is None), which is set,
     with ``dates["start_unix_s"]``, on the first batch."""
-    import numpy as np
     import pyarrow as pa
 
     if isinstance(table, pa.RecordBatch):
@@ -214,8 +213,8 @@ def _checked(path: str, table, first_record: int = 0, dates: dict | None = None)
                 raise TraceError(f"{path}: column 'is_write' must be booleans or 0/1, got {values.type}") from None
             if bad.any():
                 i = int(bad.argmax())
-                value = flags[i].item() if isinstance(flags[i], np.generic) else flags[i]  # 2, not np.int64(2)
-                raise TraceError(f"{path}: record {first_record + i}, field 'is_write': expected 0 (read) or 1 (write), got {value!r}")
+                raise TraceError(f"{path}: record {first_record + i}, field 'is_write': expected 0 (read) or 1 (write), "
+                                 f"got {shown(flags[i])}")
         if table.column(column).null_count:
             raise TraceError(f"{path}: column '{column}' has {table.column(column).null_count} null values")
         try:
