@@ -150,6 +150,13 @@ def test_spinning_down_is_not_advised_when_it_saves_nothing_or_too_little(toy):
     advice = advise(toy_trace(), toy, limits=Limits(lifetime_years=0.1, min_saving_fraction=0.9), timeouts_s=(60, 120),
                     progress=False)
     assert not advice["advised"] and "saves only" in advice["verdict"]
+    # Requests all at one time hold no idle period: said so, not that every period is too short.
+    for times in ([5.0], [5.0, 5.0, 5.0]):
+        advice = advise(idlewise.Trace.from_arrays(times, np.ones(len(times))), toy, timeouts_s=(60,), progress=False)
+        assert not advice["advised"] and "holds no idle period to weigh" in advice["verdict"], times
+    # A recording idle after its one request has an idle period to weigh.
+    advice = advise(idlewise.Trace.from_arrays([0.0], [1], end_time_s=4000.0), toy, timeouts_s=(60,), progress=False)
+    assert "no idle period" not in advice["verdict"]
 
 
 def test_advice_refuses_a_trace_of_several_devices(toy):

@@ -356,7 +356,7 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
     if device.kind == "disk":
         eligible = [r for r in eligible if r["timeout_s"] is not None]  # EPC is shown, not applied by these tools
     best = min(eligible, key=lambda r: (r["energy_j"], -(r.get("timeout_s") or 0))) if eligible else None
-    verdict, advised = _verdict(best, rows, always_on_j_per_year, limits, device)
+    verdict, advised = _verdict(best, rows, always_on_j_per_year, limits, device, idle=recording.recorded_s > 0)
     if not advised:
         best = None
 
@@ -427,9 +427,12 @@ def advise(trace, device, *, limits: Limits = Limits(), disk: Optional[str] = No
     return out
 
 
-def _verdict(best, rows, always_on_j_per_year, limits: Limits, device) -> tuple[str, bool]:
+def _verdict(best, rows, always_on_j_per_year, limits: Limits, device, idle: bool = True) -> tuple[str, bool]:
     savers = [r for r in rows if r["energy_j_saved_per_year"] > 0]
     stop = "spinning down" if device.kind == "disk" else "deeper power states"
+    if not savers and not idle:  # (one request, or all at one time: nothing to weigh)
+        return (f"{stop} is not advised: the recording holds no idle period to weigh (its requests all came at one "
+                "time); record a day or more (`idlewise record`)"), False
     if not savers:
         return (f"{stop} is not advised: no setting tried uses less energy than staying ready on this workload "
                 "(every idle period is too short to pay for a wake-up)"), False
