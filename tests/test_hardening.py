@@ -252,6 +252,7 @@ def test_numbers_too_long_to_group_are_written_with_their_exponent_never_cut():
     assert grouped(4e299) == "4e+299" and grouped(123_456_789_012_345.0) == "1.235e+14"
     assert _fmt_years(1.9e298) == "1.9e+298" and _fmt_rate(3e15) == "3e+15" and _fmt_rate(45_728.9) == "45,729"
     assert span_text(9e9) == "285.19 years" and span_text(3 * 86400) == "3.00 days" and span_text(2e300) == "6.338e+292 years"
+    assert [span_text(s) for s in (0.0, 0.0123, 9.99e-5, 0.0499, 0.05)] == ["0.0 s", "12.3 ms", "99.9 us", "49.9 ms", "0.1 s"]
 
 
 def test_a_low_power_mode_above_ready_warns(tmp_path):

@@ -61,4 +61,6 @@ def span_text(span_s: float) -> str:
         return f"{span_s / 3600:,.2f} h"
     if span_s >= 600:
         return f"{span_s / 60:,.1f} min"
+    if 0 < span_s < 0.05:  # (it read "0.0 s": a burst's span, a busy recording's longest quiet)
+        return f"{span_s * 1e3:.3g} ms" if span_s >= 1e-4 else f"{span_s * 1e6:.3g} us"
     return f"{span_s:,.1f} s"
