@@ -236,6 +236,18 @@ def test_times_in_nanoseconds_given_as_seconds_are_refused_not_replayed_into_zer
     assert run["requests"] == 3 and run["mean_response_s"] > 1.0  # two spin-ups among three requests
 
 
+def test_a_recording_claiming_more_requests_than_memory_holds_names_the_interval(tmp_path, monkeypatch):
+    # Found by the deep check: the refusal named no line. Each interval's rate is below the
+    # corrupted-counter rate (10^8 a second); their sum is past the budget.
+    monkeypatch.setenv("IDLEWISE_MEMORY_BUDGET", "1GB")
+    fields = "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
+    lines = [f"{t} 8 0 sda {reads} 0 {reads} 0 {fields}" for t, reads in ((0, 0), (1e6, 10**9), (1e7, 10**13), (2e7, 2 * 10**13))]
+    path = write(tmp_path, "big.diskstats", "\n".join(lines) + "\n")
+    with pytest.raises(TraceError, match=r"big.diskstats: line 4: the counters of sda claim 20,000,000,000,000 requests "
+                                         r"\(10,000,000,000,000 in the interval ending here\).*memory budget"):
+        idlewise.read_trace(path, format="diskstats")
+
+
 def test_a_bad_value_from_numpy_is_shown_as_the_value_it_holds():
     # NumPy 2's repr had messages say "got np.float64(2.0)", "got np.str_('X')".
     with pytest.raises(TraceError, match=r"field 'is_write': expected 0 \(read\) or 1 \(write\), got 2\.0$"):

@@ -167,15 +167,19 @@ def _resets(counters: np.ndarray) -> np.ndarray:
 MAX_IOPS = 1e8
 
 
-def _check_fits(path: str, name: str, requests: int) -> None:
+def _check_fits(path: str, name: str, intervals: "Intervals") -> None:
     """Refuses a recording whose counters claim more requests than memory can hold (a counter
-    corrupted on a long interval claimed 10^12), before building them: the budget is
-    ``IDLEWISE_MEMORY_BUDGET`` or the memory available, as for any trace read whole."""
+    corrupted on a long interval claimed 10^12), before building them, naming the line that
+    ends the interval claiming most: the budget is ``IDLEWISE_MEMORY_BUDGET`` or the memory
+    available, as for any trace read whole."""
     from ..budget import BYTES_PER_RECORD, memory_budget_bytes
 
     budget = memory_budget_bytes()
+    requests = intervals.total
     if budget is not None and requests * BYTES_PER_RECORD > budget:
-        raise TraceError(f"{path}: the counters of {name} claim {requests:,} requests, which need about "
+        most = int(np.argmax(intervals.count))
+        raise TraceError(f"{path}: line {int(intervals.line[most])}: the counters of {name} claim {requests:,} requests "
+                         f"({int(intervals.count[most]):,} in the interval ending here), which need about "
                          f"{requests * BYTES_PER_RECORD / 2**30:,.1f} GiB, more than the {budget / 2**30:,.1f} GiB "
                          "memory budget (IDLEWISE_MEMORY_BUDGET or the memory available): a corrupted counter, "
                          "or a recording to cut into parts")
@@ -246,7 +250,7 @@ def _requests(path: str, name: str, times: np.ndarray, counters: np.ndarray, lin
     """Each interval's reads then writes, spread evenly over it; none across a reset; and the
     time each kept the device busy (:func:`observed_service`)."""
     intervals = _intervals(path, name, times, counters, lines, origin)
-    _check_fits(path, name, intervals.total)
+    _check_fits(path, name, intervals)
     time_s, size, is_write, line, _, service = intervals.requests()
     return time_s, size, is_write, line, service
 
