@@ -188,6 +188,10 @@ def test_arrays_devices_and_arguments_are_checked():
         idlewise.simulate(trace, "hitachi-microdrive-1gb", "always-on", base_power_w="x")
     with pytest.raises(IdlewiseError, match="initial_mode names a mode of device 'hitachi-microdrive-1gb'"):
         idlewise.simulate(trace, "hitachi-microdrive-1gb", "always-on", initial_mode=3)
+    # A seed past 64 bits is a whole number all the same: the message says the range.
+    for seed in (2**64, -1, 1.5):
+        with pytest.raises(IdlewiseError, match=r"transition_seed must be a whole number from 0 to 2\^64 - 1"):
+            idlewise.simulate(trace, "hitachi-microdrive-1gb", "always-on", transition_seed=seed)
 
 
 def test_a_mems_bus_too_slow_to_be_one_is_refused(tmp_path, capsys):

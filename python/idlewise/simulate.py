@@ -73,7 +73,7 @@ def check_replay_options(replay: str, response_from: str, tail_s, transition_see
     if not (isinstance(tail_s, numbers.Real) and math.isfinite(tail_s) and tail_s >= 0):
         raise IdlewiseError(f"tail_s must be a non-negative number of seconds, got {tail_s!r}")
     if transition_seed is not None and not (isinstance(transition_seed, numbers.Integral) and 0 <= transition_seed < 2**64):
-        raise IdlewiseError(f"transition_seed must be a non-negative integer, got {transition_seed!r}")
+        raise IdlewiseError(f"transition_seed must be a whole number from 0 to 2^64 - 1, got {transition_seed!r}")
 
 
 def engine_specs(policies, device, base_power_w: float = 0.0) -> list:
