@@ -733,6 +733,27 @@ def test_the_textfile_is_prometheus_text_written_whole(tmp_path, monkeypatch):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".idlewise-")], "no temporary file left"
 
 
+def test_a_textfile_that_cannot_be_written_is_said_once_and_the_disk_is_managed_all_the_same(tmp_path, monkeypatch):
+    # A link planted at the textfile's path: refused (its target untouched), and every poll
+    # said "a poll failed and was skipped", one line a poll, though the disk was managed.
+    target = tmp_path / "victim"
+    target.write_text("precious\n")
+    prom = tmp_path / "idlewise.prom"
+    prom.symlink_to(target)
+    log = tmp_path / "log.jsonl"
+    proc = tmp_path / "proc"
+    proc.mkdir()
+    (proc / "diskstats").write_text("   8      16 sdb 10 0 80 0 0 0 0 0 0 20 0\n")
+    monkeypatch.setenv("IDLEWISE_PROCFS_ROOT", str(proc))
+    decisions = run(["sdb"], "timeout:0.3s", device="hitachi-microdrive-1gb", interval_s=0.05, duration_s=0.8,
+                    check_interval_s=0.0, use_socket=False, textfile=str(prom), log=str(log))
+    assert [d["to_mode"] for d in decisions if "outcome" in d][:1] == ["standby"]  # managed: spun down (a dry run)
+    notes = [json.loads(line).get("note", "") for line in log.read_text().splitlines()]
+    assert sum("the textfile was not written" in n for n in notes) == 1, notes
+    assert not [n for n in notes if "poll failed" in n], notes
+    assert target.read_text() == "precious\n" and prom.is_symlink()
+
+
 def test_an_interfaces_traffic_feeds_a_network_cards_model_and_its_power_save_is_commanded(tmp_path, monkeypatch):
     """An 802.11 interface: its byte counters in /proc/net/dev are the card's transfers; the
     policy's move into PSM is `iw dev IF set power_save on` (seed 000's CAM/PSM), logged in a

@@ -616,6 +616,7 @@ def run(disks: Optional[list] = None, policy: Optional[str] = None, *, config: O
         next_keepalive = 0.0
         next_poll = interval_s
         boot_gap = _boot_minus_monotonic()
+        textfile_problem = None
         while not flags["stop"]:
             now = clock() - start
             if duration_s is not None and now >= duration_s:
@@ -668,9 +669,7 @@ def run(disks: Optional[list] = None, policy: Optional[str] = None, *, config: O
                 manager.probe_all(now)
                 out.reopen(only_if_rotated=True)
                 if textfile:
-                    from .exposition import exposition, write_textfile
-
-                    write_textfile(textfile, exposition(manager.status(now)))
+                    textfile_problem = _exposed(manager, textfile, now, textfile_problem)
             except (IdlewiseError, OSError) as e:
                 manager.note(None, now, f"a poll failed and was skipped: {e}", once=None)
             next_poll = (math.floor(now / interval_s) + 1) * interval_s
@@ -714,6 +713,24 @@ def _boot_minus_monotonic() -> Optional[float]:
         return time.clock_gettime(time.CLOCK_BOOTTIME) - time.clock_gettime(time.CLOCK_MONOTONIC)
     except (AttributeError, OSError):
         return None
+
+
+def _exposed(manager: Manager, textfile: str, now: float, problem: Optional[str]) -> Optional[str]:
+    """Writes node_exporter's textfile; returns what kept it from being written (None when it
+    was). A textfile that cannot be written is said once, and once more when it is written
+    again: the disks are managed all the same (the poll is done), and the log is not filled
+    with one line a poll."""
+    from .exposition import exposition, write_textfile
+
+    try:
+        write_textfile(textfile, exposition(manager.status(now)))
+    except (IdlewiseError, OSError) as e:
+        if str(e) != problem:
+            manager.note(None, now, f"the textfile was not written (the disks are managed all the same): {e}")
+        return str(e)
+    if problem is not None:
+        manager.note(None, now, f"the textfile is written again: {textfile}")
+    return None
 
 
 def _drain(fd: int) -> None:
