@@ -733,6 +733,53 @@ def test_the_textfile_is_prometheus_text_written_whole(tmp_path, monkeypatch):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".idlewise-")], "no temporary file left"
 
 
+def test_a_log_that_cannot_be_written_mid_run_is_said_once_and_the_run_goes_on(tmp_path, monkeypatch):
+    # A full disk under the log: its write raised through the poll, and again in the note that
+    # said so, which ended the manager (found by hand on a full tmpfs: at the start it said only
+    # "[Errno 28] No space left on device").
+    import errno
+
+    from idlewise.manage import loop, paths
+
+    full = {"on": False}
+    real_open = paths.open_log
+
+    class Flaky:
+        def __init__(self, f):
+            self.f = f
+
+        def write(self, text):
+            if full["on"]:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return self.f.write(text)
+
+        def close(self):
+            self.f.close()
+
+        def fileno(self):
+            return self.f.fileno()
+
+    monkeypatch.setattr(paths, "open_log", lambda path, **kw: Flaky(real_open(path, **kw)))
+    said = []
+    log = loop._Log(str(tmp_path / "m.jsonl"), said.append, keep=3)
+    log({"time_s": 0.0, "start": 1})
+    full["on"] = True
+    for t in (1.0, 2.0, 3.0):
+        log({"time_s": t})
+    full["on"] = False
+    log({"time_s": 9.0})
+    notes = [r["note"] for r in said if "note" in r]
+    assert len(notes) == 2 and "cannot be written (No space left on device)" in notes[0] and "written again" in notes[1], notes
+    assert [json.loads(line)["time_s"] for line in (tmp_path / "m.jsonl").read_text().splitlines()] == [0.0, 9.0]
+    assert [r["time_s"] for r in said if "note" not in r] == [0.0, 1.0, 2.0, 3.0, 9.0]  # standard output had every line
+    assert [r["time_s"] for r in log.decisions] == [2.0, 3.0, 9.0]  # a run without an end keeps its last lines
+    log.close()
+    # At the start, the same is an error naming the log.
+    full["on"] = True
+    with pytest.raises(IdlewiseError, match="m2.jsonl: the log cannot be written: No space left on device"):
+        loop._Log(str(tmp_path / "m2.jsonl"), None)({"time_s": 0.0})
+
+
 def test_a_textfile_that_cannot_be_written_is_said_once_and_the_disk_is_managed_all_the_same(tmp_path, monkeypatch):
     # A link planted at the textfile's path: refused (its target untouched), and every poll
     # said "a poll failed and was skipped", one line a poll, though the disk was managed.

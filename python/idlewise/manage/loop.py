@@ -474,50 +474,94 @@ def settings_for(disks: Optional[list], policy: Optional[str], *, config: Option
     return settings
 
 
+#: Lines a run without an end keeps to return (the log holds them all): a daemon's months of
+#: lines are not held in memory.
+KEPT_LINES = 10_000
+
+
 class _Log:
     """The decisions' destinations: the log file (reopened on SIGHUP and when rotated under it)
-    and a caller's ``emit`` (stdout, whose reader may go away: then only the file)."""
+    and a caller's ``emit`` (stdout, whose reader may go away: then only the file). A log that
+    cannot be written once the run has begun (a full disk, its directory gone, a link planted
+    where it was) is said once on ``emit``, tried again at every line, and said again when it is
+    written: the disks are managed all the same. One that cannot be written at the start is an
+    error naming it. ``keep``: the most lines kept to return (None: all)."""
 
-    def __init__(self, path: Optional[str], emit: Optional[Callable[[dict], None]]):
+    def __init__(self, path: Optional[str], emit: Optional[Callable[[dict], None]], keep: Optional[int] = None):
+        import collections
+
         from .paths import open_log
 
         self.path, self.emit = path, emit
         self.file = open_log(path) if path else None
-        self.decisions: list = []
+        self.decisions = collections.deque(maxlen=keep)
+        self.lines_written = 0
+        self.failing: Optional[str] = None
 
     def __call__(self, record: dict) -> None:
         self.decisions.append(record)
         line = json.dumps(record, allow_nan=False)
-        if self.file:
-            try:
-                self.file.write(line + "\n")
-            except OSError:
-                self.reopen()
-                if self.file:
-                    self.file.write(line + "\n")
+        if self.path:
+            self._to_file(line)
+        self._emit(record)
+
+    def _emit(self, record: dict) -> None:
         if self.emit:
             try:
                 self.emit(record)
             except (BrokenPipeError, OSError):
                 self.emit = None  # stdout's reader is gone: the file goes on
 
+    def _to_file(self, line: str) -> None:
+        from .paths import open_log
+
+        for attempt in range(2):  # (the second on a file opened again: the first may have been rotated away)
+            try:
+                if self.file is None:
+                    self.file = open_log(self.path)
+                self.file.write(line + "\n")
+                break
+            except (OSError, IdlewiseError) as e:
+                self._drop_file()
+                if attempt:
+                    self._cannot_write(e)
+                    return
+        self.lines_written += 1
+        if self.failing is not None:
+            self.failing = None
+            self._emit({"note": f"the log is written again: {self.path}", "wall": wall_text(time.time())})
+
+    def _cannot_write(self, error: Exception) -> None:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        if not self.lines_written:
+            raise IdlewiseError(f"{self.path}: the log cannot be written: {reason}") from None
+        if self.failing is None:
+            self.failing = reason
+            self._emit({"note": f"the log {self.path} cannot be written ({reason}): the disks are managed all the same, "
+                                "its lines go to standard output only until it can be", "wall": wall_text(time.time())})
+
+    def _drop_file(self) -> None:
+        if self.file is not None:
+            try:
+                self.file.close()  # (a line it could not flush is dropped with it)
+            except OSError:
+                pass
+            self.file = None
+
     def reopen(self, only_if_rotated: bool = False) -> bool:
         from .paths import open_log, same_file
 
         if not self.path or (only_if_rotated and self.file and same_file(self.path, self.file)):
             return False
-        old, self.file = self.file, None
+        self._drop_file()
         try:
             self.file = open_log(self.path)
-        finally:
-            if old:
-                old.close()
+        except (OSError, IdlewiseError) as e:  # tried again at the next line
+            self._cannot_write(e)
         return True
 
     def close(self) -> None:
-        if self.file:
-            self.file.close()
-            self.file = None
+        self._drop_file()
 
 
 def run(disks: Optional[list] = None, policy: Optional[str] = None, *, config: Optional[str] = None, device: str = "auto",
@@ -528,7 +572,7 @@ def run(disks: Optional[list] = None, policy: Optional[str] = None, *, config: O
         check_interval_s: Optional[float] = None, command_timeout_s: Optional[float] = None, executor=None,
         use_socket: bool = True) -> list:
     """Manages disks live until ``duration_s`` passes, SIGTERM or Ctrl-C; returns every line
-    logged. The disks and their settings come from the arguments or a configuration file
+    logged (the last :data:`KEPT_LINES` of a run without ``duration_s``). The disks and their settings come from the arguments or a configuration file
     (``config``; see :mod:`idlewise.manage.config`); arguments given here override the file's
     manager settings. See ``docs/manage.md`` for the log's fields."""
     from .paths import default_socket
@@ -558,7 +602,7 @@ def run(disks: Optional[list] = None, policy: Optional[str] = None, *, config: O
                             f"{', '.join(s.name for s in absent)}" + "".join(f"; {p}" for _, p in problems))
     waiting = absent
     managed, notes = prepare(present, force=force, base_power_w=base_power_w)
-    out = _Log(log, emit)
+    out = _Log(log, emit, keep=None if duration_s is not None else KEPT_LINES)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)
     os.set_blocking(wake_w, False)
@@ -690,7 +734,7 @@ def run(disks: Optional[list] = None, policy: Optional[str] = None, *, config: O
         out.close()
         os.close(wake_r)
         os.close(wake_w)
-    return out.decisions
+    return list(out.decisions)
 
 
 def _follow_renames(manager: Manager, snapshot: dict) -> None:
