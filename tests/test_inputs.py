@@ -104,6 +104,16 @@ def test_a_truncated_compressed_trace_is_an_error_naming_the_file(tmp_path, comp
         idlewise.simulate_file(path, "hitachi-microdrive-1gb", ["always-on"], progress=False)
 
 
+def test_a_file_whose_compressed_head_cannot_be_read_is_named_once(tmp_path):
+    # (It read "bad.gz: bad.gz: cannot read: gzip data: invalid gzip header".)
+    path = tmp_path / "bad.gz"
+    path.write_bytes(b"\x1f\x8b\x08garbage")
+    for read in (lambda: read_trace(path), lambda: idlewise.simulate_file(path, "hitachi-microdrive-1gb", ["always-on"], progress=False)):
+        with pytest.raises(idlewise.IdlewiseError) as refused:
+            read()
+        assert str(refused.value) == f"{path}: cannot read: gzip data: invalid gzip header"
+
+
 def _big_csv(path, n=250_000):
     """A few MB: far more than the 64 KiB format detection reads, or any reader's chunk."""
     rng = np.random.default_rng(3)
