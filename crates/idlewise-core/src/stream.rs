@@ -426,8 +426,8 @@ impl StreamedRuns {
         // A part may hold none of a trace's volumes; the trace itself must hold records.
         if self.volumes.is_empty() && finished.volumes.is_empty() && (self.part.is_none() || self.summary.records == 0) {
             return Err(Error::Read(match self.keep {
-                Some(v) => format!("no records of device {v} found in {records_read} {}s", self.position.word()),
-                None => format!("no {what} found in {records_read} {}s", self.position.word()),
+                Some(v) => format!("no records of device {v} found in {} {}s", crate::units::thousands(records_read), self.position.word()),
+                None => format!("no {what} found in {} {}s", crate::units::thousands(records_read), self.position.word()),
             }));
         }
         if self.other_volumes > 0 {

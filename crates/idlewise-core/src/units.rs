@@ -210,6 +210,19 @@ pub fn trimmed_decimal(value: f64, places: usize) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// A count with its thousands grouped (`44,519`), as every message of the Python face writes one.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Formats seconds the way a user would write them back in a spec (`4s`, `500ms`, `2.5min`,
 /// `250us`), in a label of a few characters whatever the value: beyond 10^7 s (115 days) or
 /// below a nanosecond, in seconds with an exponent (`1e12s`), never hundreds of digits.
@@ -235,6 +248,12 @@ pub fn format_duration_s(seconds: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        let shown: Vec<String> = [0, 7, 999, 1_000, 44_519, 1_000_000, u64::MAX].into_iter().map(thousands).collect();
+        assert_eq!(shown, ["0", "7", "999", "1,000", "44,519", "1,000,000", "18,446,744,073,709,551,615"]);
+    }
 
     #[test]
     fn parses_each_unit() {

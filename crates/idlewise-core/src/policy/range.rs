@@ -60,7 +60,7 @@ pub fn expand_range(spec: &str) -> Result<Vec<String>> {
     // (The slack keeps a STOP that is a whole number of steps away from being lost to rounding.)
     let count = ((b - a) / by + 1e-9).floor() + 1.0;
     if count > MOST_SPECS as f64 {
-        return Err(refused(format!("the range expands to {} specs; use a coarser step", thousands(count as u64))));
+        return Err(refused(format!("the range expands to {} specs; use a coarser step", crate::units::thousands(count as u64))));
     }
     let suffix = if with_units { "s" } else { "" };
     let (before, after) = (&spec[..range.at.start], &spec[range.at.end..]);
@@ -68,17 +68,6 @@ pub fn expand_range(spec: &str) -> Result<Vec<String>> {
     Ok((0..count as u64).map(|i| format!("{before}{}{suffix}{after}", trimmed_decimal(a + i as f64 * by, 9))).collect())
 }
 
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
 
 /// The ranges of a spec, left to right, apart. A range begins where a number does (not inside
 /// another number), and a number is digits with an optional fraction, or a fraction alone.
