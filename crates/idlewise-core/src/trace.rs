@@ -110,8 +110,9 @@ impl<'a> TraceView<'a> {
         self.arrival_s.is_empty()
     }
 
-    /// Checks every record: finite times within [`TIME_LIMIT_S`] in non-decreasing order, non-negative sizes and
-    /// offsets, op 0 or 1. The first offending record is reported by its index.
+    /// Checks every record: finite times within [`TIME_LIMIT_S`] in non-decreasing order,
+    /// non-negative sizes and offsets, op 0 or 1. The first offending record is reported by its
+    /// index.
     pub fn validate(&self) -> Result<()> {
         if self.checked {
             return Ok(());

@@ -77,9 +77,9 @@ def cmd_trace_stats(args) -> int:
         total = g["idle_total_s"] or 1.0
         # Gaps outside the bins have rows of their own: every gap and all idle time are in the
         # table (a week's nights, hours long, hold most of it).
-        rows = ([(f"under {_fmt_time(BIN_EDGES_S[0])}", g["below_1ms"], g["below_1ms_idle_s"])] if g["below_1ms"] else []) \
-            + [(f"{_fmt_time(h['from_s'])} - {_fmt_time(h['to_s'])}", h["count"], h["idle_s"]) for h in g["histogram"]] \
-            + ([(f"over {_fmt_time(BIN_EDGES_S[-1])}", g["above_10000s"], g["above_10000s_idle_s"])] if g["above_10000s"] else [])
+        under = [(f"under {_fmt_time(BIN_EDGES_S[0])}", g["below_1ms"], g["below_1ms_idle_s"])] if g["below_1ms"] else []
+        over = [(f"over {_fmt_time(BIN_EDGES_S[-1])}", g["above_10000s"], g["above_10000s_idle_s"])] if g["above_10000s"] else []
+        rows = under + [(f"{_fmt_time(h['from_s'])} - {_fmt_time(h['to_s'])}", h["count"], h["idle_s"]) for h in g["histogram"]] + over
         for label, count, idle_s in rows:
             table.add_row(label, f"{count:,}", f"{grouped(idle_s)} s", f"{idle_s / total:.1%}")
         console.print(table)

@@ -572,9 +572,10 @@ def run(disks: Optional[list] = None, policy: Optional[str] = None, *, config: O
         check_interval_s: Optional[float] = None, command_timeout_s: Optional[float] = None, executor=None,
         use_socket: bool = True) -> list:
     """Manages disks live until ``duration_s`` passes, SIGTERM or Ctrl-C; returns every line
-    logged (the last :data:`KEPT_LINES` of a run without ``duration_s``). The disks and their settings come from the arguments or a configuration file
-    (``config``; see :mod:`idlewise.manage.config`); arguments given here override the file's
-    manager settings. See ``docs/manage.md`` for the log's fields."""
+    logged (the last :data:`KEPT_LINES` of a run without ``duration_s``). The disks and their
+    settings come from the arguments or a configuration file (``config``; see
+    :mod:`idlewise.manage.config`); arguments given here override the file's manager settings.
+    See ``docs/manage.md`` for the log's fields."""
     from .paths import default_socket
     from .server import Server
     from .unit import notify, watchdog_interval_s

@@ -505,7 +505,8 @@ def draw_gap_histogram(ax, stats: dict) -> None:
         ends.append(max(gaps["max_s"], BIN_EDGES_S[-1] * 1.26))
         idle.append(gaps["above_10000s_idle_s"])
     ax.set_xscale("log")
-    ax.set_xlabel("idle gap length" + (f" ({counted(gaps['below_1ms'], 'gap')} under 1 ms not drawn)" if gaps.get("below_1ms") else ""))
+    below = f" ({counted(gaps['below_1ms'], 'gap')} under 1 ms not drawn)" if gaps.get("below_1ms") else ""
+    ax.set_xlabel("idle gap length" + below)
     ax.set_ylabel("number of gaps")
     share = ax.twinx()
     total = gaps["idle_total_s"] or 1.0

@@ -68,7 +68,6 @@ pub fn expand_range(spec: &str) -> Result<Vec<String>> {
     Ok((0..count as u64).map(|i| format!("{before}{}{suffix}{after}", trimmed_decimal(a + i as f64 * by, 9))).collect())
 }
 
-
 /// The ranges of a spec, left to right, apart. A range begins where a number does (not inside
 /// another number), and a number is digits with an optional fraction, or a fraction alone.
 fn ranges(spec: &str) -> Vec<Found<'_>> {
