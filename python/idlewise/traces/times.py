@@ -3,11 +3,11 @@ polars' time columns and Arrow's ``timestamp``/``duration`` columns become — a
 trace holds.
 
 A duration is already time from an origin: its ticks times the tick. Dates are made relative to
-an origin (the earliest), in exact integer ticks before
-scaling, as the readers of FILETIME and microsecond formats do (`relative_times` in the
-engine's readers): a date of 2024 held as seconds since 1970 would keep only 0.24 µs of a
-request's timing, a nanosecond one none. The origin is kept as the trace's ``start_unix_s``, so
-what is said by the clock (a recording's busiest hour) is said in UTC."""
+an origin (the earliest) in exact integer ticks before scaling, as the readers of FILETIME and
+microsecond formats do (`relative_times` in the engine's readers): a date of 2024 held as
+seconds since 1970 would keep only 0.24 µs of a request's timing, a nanosecond one none. The
+origin is kept as the trace's ``start_unix_s``, so what is said by the clock (a recording's
+busiest hour) is said in UTC."""
 
 from __future__ import annotations
 
