@@ -44,6 +44,9 @@ SIM = ["simulate", DISKSIM, "--device", "hitachi-microdrive-1gb", "--policy", "t
     (SIM + ["--transform", f"stream:{HUGE}"], "must be from -9,223,372,036,854,775,808 to 9,223,372,036,854,775,807"),
     (["trace", "stats", DISKSIM, "--stream", "2"], "no records of device 2 found in 100,000 records read"),
     (SIM + ["--stream", "2"], "no records of device 2 found in 100,000 lines"),  # (the engine's: it said 100000)
+    # A file the system cannot open, named as every reader names one (it said "[Errno 2] ... 'nofile.csv'").
+    (["cache", "nofile.csv"], "error: nofile.csv: No such file or directory"),
+    (["experiment", "static-vs-adaptive", "--workload", "nofile.csv"], "error: nofile.csv: No such file or directory"),
     (["sweep", DISKSIM, "--device", "hitachi-microdrive-1gb", "--policy", "timeout:2s", "--scheduler", "notaurl"],
      "expected a Dask scheduler's address, tcp://HOST:PORT"),
     (["sweep", DISKSIM, "--device", "hitachi-microdrive-1gb", "--policy", "timeout:2s", "--plot", "x.bmp"], "x.bmp: the file must end in .png"),

@@ -451,6 +451,14 @@ def _check_extras(args) -> None:
             need("parquet", f"{value}: a Parquet trace")
 
 
+def _said(error: Exception) -> str:
+    """An error as a command says it: a file the system could not open or write as every
+    reader names one (``x.csv: No such file or directory``), not Python's ``[Errno 2] ...``."""
+    if isinstance(error, OSError) and error.filename is not None and error.strerror:
+        return f"{error.filename}: {error.strerror}"
+    return str(error)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Runs one command line; SIGTERM and the warnings' printer are the command's while it runs,
     and as they were after (a program or test calling ``main`` keeps its own)."""
@@ -503,7 +511,7 @@ def _run(argv: list[str] | None) -> int:
             print("".join(traceback.format_exception(type(cause), cause, cause.__traceback__)).rstrip(), file=sys.stderr)
         from ._common import say
 
-        say(f"error: {printable(str(e))}")
+        say(f"error: {printable(_said(e))}")
         return 2
     except KeyboardInterrupt as e:
         # One line, what was finished, and the usual code: 130 for Ctrl-C, 143 for SIGTERM.
