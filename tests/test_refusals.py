@@ -47,6 +47,9 @@ SIM = ["simulate", DISKSIM, "--device", "hitachi-microdrive-1gb", "--policy", "t
     # A file the system cannot open, named as every reader names one (it said "[Errno 2] ... 'nofile.csv'").
     (["cache", "nofile.csv"], "error: nofile.csv: No such file or directory"),
     (["experiment", "static-vs-adaptive", "--workload", "nofile.csv"], "error: nofile.csv: No such file or directory"),
+    # trace convert's output is checked before the read, as every command's (it named its temporary file).
+    (["trace", "convert", DISKSIM, "nodir/x.parquet"], "nodir/x.parquet: cannot write: the directory nodir does not exist"),
+    (["trace", "convert", DISKSIM, "x.csv"], "x.csv: the file must end in .parquet"),
     (["sweep", DISKSIM, "--device", "hitachi-microdrive-1gb", "--policy", "timeout:2s", "--scheduler", "notaurl"],
      "expected a Dask scheduler's address, tcp://HOST:PORT"),
     (["sweep", DISKSIM, "--device", "hitachi-microdrive-1gb", "--policy", "timeout:2s", "--plot", "x.bmp"], "x.bmp: the file must end in .png"),

@@ -486,7 +486,8 @@ def _run(argv: list[str] | None) -> int:
         # Every file a command will write is checked before its work, which can take hours, and
         # so is every optional part it needs.
         _check_extras(args)
-        for option, suffixes in (("out", ()), ("plot", FIGURE_SUFFIXES), ("per_request", (".parquet",))):
+        for option, suffixes in (("out", ()), ("plot", FIGURE_SUFFIXES), ("per_request", (".parquet",)),
+                                 ("output", (".parquet",))):  # (trace convert's)
             if getattr(args, option, None) is not None:
                 check_destination(getattr(args, option), suffixes)
         if isinstance(getattr(args, "transform", None), str) and hasattr(args, "stream"):

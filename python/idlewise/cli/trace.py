@@ -13,8 +13,6 @@ from ._common import Table, _console, _fmt_time, _picked, _read_trace, _report_r
 
 
 def cmd_trace_convert(args) -> int:
-    if not args.output.endswith(".parquet"):
-        raise IdlewiseError(f"{args.output}: convert writes Parquet; name the output *.parquet")
     args.trace = args.input
     if _streamable(args):
         # Written a batch at a time as it is read: memory does not grow with the file.
