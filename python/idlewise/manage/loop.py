@@ -549,6 +549,7 @@ class _Log:
             self.file = None
 
     def reopen(self, only_if_rotated: bool = False) -> bool:
+        """Opens the log again (unless ``only_if_rotated`` and it was not); whether it is open."""
         from .paths import open_log, same_file
 
         if not self.path or (only_if_rotated and self.file and same_file(self.path, self.file)):
@@ -558,7 +559,7 @@ class _Log:
             self.file = open_log(self.path)
         except (OSError, IdlewiseError) as e:  # tried again at the next line
             self._cannot_write(e)
-        return True
+        return self.file is not None
 
     def close(self) -> None:
         self._drop_file()
@@ -677,8 +678,8 @@ def run(disks: Optional[list] = None, policy: Optional[str] = None, *, config: O
             now = clock() - start
             if flags["hup"]:
                 flags["hup"] = False
-                out.reopen()
-                manager.note(None, now, "SIGHUP: the log reopened")
+                # (A log that cannot be opened was said once, by the log: not "reopened".)
+                manager.note(None, now, "SIGHUP: the log reopened" if out.reopen() else "SIGHUP: the log could not be reopened")
             manager.collect(now)
             while True:
                 try:
