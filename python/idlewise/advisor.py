@@ -33,10 +33,10 @@ from .errors import IdlewiseError
 from .results import saturation_note
 from .simulate import simulate
 from .output import save_figure
+from .traces.describe import SECONDS_PER_YEAR
 from .traces.trace import span_text
 from ._compat import zip_exact
 
-SECONDS_PER_YEAR = 365.25 * 86400
 JOULES_PER_KWH = 3.6e6
 #: Timeouts tried on a hard disk: each one ``hdparm -S`` can set exactly.
 DEFAULT_TIMEOUTS_S = (5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 240, 300, 420, 600, 900, 1200, 1800, 3600, 7200,

@@ -56,6 +56,7 @@ def cmd_trace_stats(args) -> int:
     if len(stats) > 1:
         _print_devices_summary(console, stats)
     detailed = stats if len(stats) <= DETAILED_DEVICES_MAX else []
+    from ..traces.stats import BIN_EDGES_S
     if not detailed:
         console.print(f"each device's sizes, gaps and histogram: --json for all {len(stats):,}, --stream K for one")
     for st in detailed:
@@ -70,8 +71,6 @@ def cmd_trace_stats(args) -> int:
         table = Table(title="idle-gap histogram (log scale, 10 bins per decade)", title_justify="left")
         for column in ("gap length", "gaps", "idle time", "share of idle time"):
             table.add_column(column, justify="right")
-        from ..traces.stats import BIN_EDGES_S
-
         total = g["idle_total_s"] or 1.0
         # Gaps outside the bins have rows of their own: every gap and all idle time are in the
         # table (a week's nights, hours long, hold most of it).

@@ -495,7 +495,7 @@ class _Log:
         self.path, self.emit = path, emit
         self.file = open_log(path) if path else None
         self.decisions = collections.deque(maxlen=keep)
-        self.lines_written = 0
+        self.written = False  # (a log never written is an error, not a note: the start)
         self.failing: Optional[str] = None
 
     def __call__(self, record: dict) -> None:
@@ -526,14 +526,14 @@ class _Log:
                 if attempt:
                     self._cannot_write(e)
                     return
-        self.lines_written += 1
+        self.written = True
         if self.failing is not None:
             self.failing = None
             self._emit({"note": f"the log is written again: {self.path}", "wall": wall_text(time.time())})
 
     def _cannot_write(self, error: Exception) -> None:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        if not self.lines_written:
+        if not self.written:
             raise IdlewiseError(f"{self.path}: the log cannot be written: {reason}") from None
         if self.failing is None:
             self.failing = reason

@@ -41,8 +41,8 @@ def describe_text(name: str, requests: int, writes: int, span_s: float) -> str:
 #: wider than a table's column or a line, and a cut number reads as another number.
 GROUPED_MAX = 1e12
 
-#: A Julian year, as the yearly figures count it.
-YEAR_S = 365.25 * 86400
+#: A Julian year, as the yearly figures (advise's) count it.
+SECONDS_PER_YEAR = 365.25 * 86400
 
 
 def grouped(value: float, decimals: int = 1) -> str:
@@ -53,8 +53,8 @@ def grouped(value: float, decimals: int = 1) -> str:
 
 def span_text(span_s: float) -> str:
     """A trace's span in the unit a reader thinks in: seconds, minutes, hours, days, years."""
-    if span_s >= 2 * YEAR_S:  # (a trace of centuries: times in nanoseconds read as seconds?)
-        return f"{grouped(span_s / YEAR_S, 2)} years"
+    if span_s >= 2 * SECONDS_PER_YEAR:  # (a trace of centuries: times in nanoseconds read as seconds?)
+        return f"{grouped(span_s / SECONDS_PER_YEAR, 2)} years"
     if span_s >= 2 * 86400:
         return f"{span_s / 86400:,.2f} days"
     if span_s >= 2 * 3600:

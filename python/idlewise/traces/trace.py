@@ -18,7 +18,8 @@ import numpy as np
 
 from .. import _core
 from ..errors import TraceError, TraceRecordError, shown
-from .describe import REQUESTS_DERIVED, counted, describe_text, read_report_text, span_text  # noqa: F401 - their home is describe
+from .times import dates_or_durations, seconds_of
+from .describe import SECONDS_PER_YEAR, REQUESTS_DERIVED, counted, describe_text, read_report_text, span_text  # noqa: F401 - their home is describe
 
 
 class TraceWarning(UserWarning):
@@ -166,8 +167,6 @@ class Trace:
         records moved in :attr:`records_moved`.
         """
         origin = path or name
-        from .times import dates_or_durations, seconds_of
-
         dates = dates_or_durations(time_s)  # (pandas', polars', Arrow's time columns)
         if dates is not None:
             time_s, start, _ = seconds_of(dates, where=f"{origin}: ")
@@ -229,8 +228,8 @@ class Trace:
             span = self.span_s
             if span < 1e-3:
                 warnings.warn(f"{origin}: {len(self):,} requests within {span:.3g} s; is the time unit right?", TraceWarning, stacklevel=3)
-            elif span > 10 * 365.25 * 86400:
-                warnings.warn(f"{origin}: the trace spans {span / 86400 / 365.25:,.0f} years; is the time unit right?", TraceWarning, stacklevel=3)
+            elif span > 10 * SECONDS_PER_YEAR:
+                warnings.warn(f"{origin}: the trace spans {span / SECONDS_PER_YEAR:,.0f} years; is the time unit right?", TraceWarning, stacklevel=3)
 
     def subset(self, mask_or_index, *, name: Optional[str] = None) -> "Trace":
         """The records selected by a boolean mask or index array, in their order."""
