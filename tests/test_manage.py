@@ -584,21 +584,27 @@ def _child_manager(tmp_path, *extra):
     return child, log, sock
 
 
+def _hup_then_stop(child) -> bytes:
+    """SIGHUP, a second of the run going on, then SIGTERM: its standard output, once it ended well."""
+    child.send_signal(signal.SIGHUP)
+    time.sleep(1.0)
+    assert child.poll() is None, "SIGHUP did not end the manager"
+    child.send_signal(signal.SIGTERM)
+    out, err = child.communicate(timeout=20)
+    assert child.returncode == 0, err
+    return out
+
+
 def test_a_link_planted_at_the_log_mid_run_is_never_followed_and_the_run_goes_on(tmp_path):
     # The log renamed away and a link to another's file put in its place, then SIGHUP: the link
     # is refused (said once), its target untouched, the run goes on, and SIGHUP does not claim
-    # the log was reopened (it did).
+    # the log was reopened (it was not).
     child, log, sock = _child_manager(tmp_path)
     target = tmp_path / "shadow"
     target.write_text("root:secret\n")
     log.rename(tmp_path / "log.jsonl.1")
     log.symlink_to(target)
-    child.send_signal(signal.SIGHUP)
-    time.sleep(1.0)
-    assert child.poll() is None, "the manager ended"
-    child.send_signal(signal.SIGTERM)
-    out, err = child.communicate(timeout=20)
-    assert child.returncode == 0, err
+    out = _hup_then_stop(child)
     notes = [json.loads(line).get("note", "") for line in out.decode().splitlines()]
     assert sum("a symbolic link: the log is never written through a link" in n for n in notes) == 1, notes
     assert "SIGHUP: the log could not be reopened" in notes and "SIGHUP: the log reopened" not in notes
@@ -609,12 +615,7 @@ def test_sighup_reopens_the_log_and_the_run_goes_on(tmp_path):
     child, log, sock = _child_manager(tmp_path)
     rotated = tmp_path / "log.jsonl.1"
     log.rename(rotated)
-    child.send_signal(signal.SIGHUP)
-    time.sleep(1.0)
-    assert child.poll() is None, "SIGHUP did not end the manager"
-    child.send_signal(signal.SIGTERM)
-    _, err = child.communicate(timeout=20)
-    assert child.returncode == 0, err
+    _hup_then_stop(child)
     old = [json.loads(line) for line in rotated.read_text().splitlines()]
     new = [json.loads(line) for line in log.read_text().splitlines()]
     assert old[0].get("start") and any("SIGHUP: the log reopened" in line.get("note", "") for line in new)
